@@ -1,0 +1,160 @@
+// Canonical keys for rows and values: the single place where ivm decides that two rows are
+// "the same row". Map keys must be primitives for V8 to hash them cheaply, so a row becomes
+// a string (or, for a one-value key, the value itself when it is a primitive).
+//
+// Values are JS primitives (null, boolean, number, string, bigint) or objects whose
+// `String(v)` is canonical within their type (e.g. an interval class). Numbers: −0 and 0 are
+// the same key; NaN equals NaN (Map uses SameValueZero).
+
+export type RowKey = string | number | boolean | null | bigint
+
+/** Key of a single value, usable directly as a Map key. */
+export function valueKey(v: unknown): RowKey {
+  switch (typeof v) {
+    case 'number':
+      return v === 0 ? 0 : v
+    case 'string':
+    case 'boolean':
+    case 'bigint':
+      return v
+    default:
+      return v === null || v === undefined ? null : '\u0000O' + String(v)
+  }
+}
+
+function token(v: unknown): string {
+  switch (typeof v) {
+    case 'number':
+      return v === 0 ? '0' : String(v)
+    case 'string':
+      return v.length + '"' + v
+    case 'boolean':
+      return v ? '\u0000T' : '\u0000F'
+    case 'bigint':
+      return 'b' + String(v)
+    default:
+      return v === null || v === undefined ? '\u0000N' : '\u0000O' + String(v).length + '"' + String(v)
+  }
+}
+
+/** Key of a whole row (all columns). Injective: distinct rows give distinct keys. */
+export function rowKey(row: readonly unknown[]): RowKey {
+  const n = row.length
+  if (n === 1) return valueKey(row[0])
+  let s = token(row[0])
+  for (let i = 1; i < n; i++) s += '|' + token(row[i])
+  return s
+}
+
+/** Key of the given columns of a row. */
+export function columnsKey(row: readonly unknown[], columns: readonly number[]): RowKey {
+  const n = columns.length
+  if (n === 1) return valueKey(row[columns[0]!])
+  if (n === 0) return ''
+  let s = token(row[columns[0]!])
+  for (let i = 1; i < n; i++) s += '|' + token(row[columns[i]!])
+  return s
+}
+
+/** A specialised key function for a fixed column list (avoids the generic loop on hot paths). */
+export function keyFunction(columns: readonly number[]): (row: readonly unknown[]) => RowKey {
+  if (columns.length === 0) return () => ''
+  if (columns.length === 1) {
+    const c = columns[0]!
+    return (row) => valueKey(row[c])
+  }
+  if (columns.length === 2) {
+    const a = columns[0]!
+    const b = columns[1]!
+    return (row) => token(row[a]) + '|' + token(row[b])
+  }
+  const cols = columns.slice()
+  return (row) => columnsKey(row, cols)
+}
+
+/** True when any of the given columns is NULL (SQL equi-join keys never match NULL). */
+export function hasNull(row: readonly unknown[], columns: readonly number[]): boolean {
+  for (let i = 0; i < columns.length; i++) {
+    const v = row[columns[i]!]
+    if (v === null || v === undefined) return true
+  }
+  return false
+}
+
+/** Value equality consistent with `valueKey`/`rowKey`: equal keys ⇔ equal values
+ *  (−0 equals 0, NaN equals NaN, null equals undefined, objects compare by `String(v)`). */
+export function valuesEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  const t = typeof a
+  if (t !== typeof b) return (a === null || a === undefined) && (b === null || b === undefined)
+  if (t === 'number') return a !== a && b !== b
+  if (t === 'object') return a !== null && b !== null && String(a) === String(b)
+  return false
+}
+
+/** Row equality consistent with `rowKey` (without building keys). */
+export function rowsEqual(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a === b) return true
+  const n = a.length
+  if (n !== b.length) return false
+  for (let i = 0; i < n; i++) {
+    const x = a[i]
+    const y = b[i]
+    if (x !== y && !valuesEqual(x, y)) return false
+  }
+  return true
+}
+
+function typeRank(v: unknown): number {
+  switch (typeof v) {
+    case 'boolean':
+      return 1
+    case 'number':
+      return 2
+    case 'bigint':
+      return 3
+    case 'string':
+      return 4
+    default:
+      return v === null || v === undefined ? 0 : 5
+  }
+}
+
+/** A total order on values, consistent with `valuesEqual` (0 ⇔ equal). Not a SQL order:
+ *  it only makes results deterministic (tie-breaks). null < booleans < numbers (NaN first)
+ *  < bigints < strings < objects (by `String(v)`). */
+export function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0
+  const ra = typeRank(a)
+  const rb = typeRank(b)
+  if (ra !== rb) return ra - rb
+  switch (ra) {
+    case 0:
+      return 0
+    case 2: {
+      const x = a as number
+      const y = b as number
+      if (x !== x) return y !== y ? 0 : -1
+      if (y !== y) return 1
+      return x < y ? -1 : x > y ? 1 : 0
+    }
+    case 5: {
+      const x = String(a)
+      const y = String(b)
+      return x < y ? -1 : x > y ? 1 : 0
+    }
+    default:
+      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0
+  }
+}
+
+/** A total order on rows (column by column, then by length), consistent with `rowsEqual`. */
+export function compareRows(a: readonly unknown[], b: readonly unknown[]): number {
+  if (a === b) return 0
+  const n = a.length < b.length ? a.length : b.length
+  for (let i = 0; i < n; i++) {
+    const c = compareValues(a[i], b[i])
+    if (c !== 0) return c
+  }
+  return a.length - b.length
+}

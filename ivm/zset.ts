@@ -1,0 +1,87 @@
+// Z-sets: multisets of rows with integer weights. A delta (the change of one tick) is a Z-set;
+// +1 is an insert, −1 a delete, an update is −old +new. Stored as two parallel arrays so a
+// batch of n changes costs two arrays, not n tuples.
+
+import { rowKey, type RowKey } from './key.js'
+
+/** A row is a fixed-arity array of values. ivm never looks inside values except through key
+ *  encoding and the functions the planner hands it. */
+export type Row = readonly unknown[]
+
+export class ZSet {
+  readonly rows: Row[]
+  readonly weights: number[]
+
+  constructor(rows: Row[] = [], weights: number[] = []) {
+    this.rows = rows
+    this.weights = weights
+  }
+
+  static empty(): ZSet {
+    return new ZSet()
+  }
+
+  static of(pairs: readonly (readonly [Row, number])[]): ZSet {
+    const z = new ZSet()
+    for (const [r, w] of pairs) z.push(r, w)
+    return z
+  }
+
+  get length(): number {
+    return this.rows.length
+  }
+
+  isEmpty(): boolean {
+    return this.rows.length === 0
+  }
+
+  push(row: Row, weight: number): void {
+    this.rows.push(row)
+    this.weights.push(weight)
+  }
+
+  /** Appends every entry of `other`, scaled by `scale`. */
+  append(other: ZSet, scale = 1): void {
+    const { rows, weights } = other
+    for (let i = 0; i < rows.length; i++) {
+      this.rows.push(rows[i]!)
+      this.weights.push(weights[i]! * scale)
+    }
+  }
+
+  negate(): ZSet {
+    const w = new Array<number>(this.weights.length)
+    for (let i = 0; i < w.length; i++) w[i] = -this.weights[i]!
+    return new ZSet(this.rows.slice(), w)
+  }
+
+  /** Merges equal rows (by value) and drops zero weights. Keeps first-seen order. */
+  consolidate(): ZSet {
+    const n = this.rows.length
+    if (n === 0) return this
+    if (n === 1) return this.weights[0] === 0 ? new ZSet() : this
+    const index = new Map<RowKey, number>()
+    const rows: Row[] = []
+    const weights: number[] = []
+    for (let i = 0; i < n; i++) {
+      const row = this.rows[i]!
+      const k = rowKey(row)
+      const at = index.get(k)
+      if (at === undefined) {
+        index.set(k, rows.length)
+        rows.push(row)
+        weights.push(this.weights[i]!)
+      } else {
+        weights[at]! += this.weights[i]!
+      }
+    }
+    const out = new ZSet()
+    for (let i = 0; i < rows.length; i++) if (weights[i] !== 0) out.push(rows[i]!, weights[i]!)
+    return out
+  }
+
+  /** [row, weight] pairs (tests, debugging, subscribers). */
+  entries(): [Row, number][] {
+    return this.rows.map((r, i) => [r, this.weights[i]!])
+  }
+}

@@ -1,0 +1,435 @@
+// AST expression → typed ScalarExpr: name resolution (with correlation to enclosing
+// scopes), operator/function overload resolution, implicit casts, NULL typing, and the
+// collection of aggregate and window calls for the query binder.
+
+import type * as ast from '../../grammar/index.js'
+import type { ScalarExpr } from '../expr/scalar.js'
+import { lit } from '../expr/scalar.js'
+import { canCast, commonSupertype, resolveBinaryOperator, resolveFunction, resolveUnaryOperator, type Resolved } from '../expr/functions.js'
+import type { AggregateCall, AggregateFunction, Column, LogicalPlan, SortKey } from '../logical/plan.js'
+import { isIntegerType, isNumericType, typeDisplayName, typeFromName, type SqlType } from '../types.js'
+import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
+import type { Scope } from './scope.js'
+
+/** Collects aggregate calls met while binding a post-aggregation expression. */
+export interface AggregateCollector {
+  readonly inputScope: Scope
+  readonly calls: AggregateCall[]
+}
+
+/** A window call `ROW_NUMBER() OVER (...)` met in a select list. */
+export interface WindowCall {
+  readonly fn: 'row_number'
+  readonly partitionBy: readonly ScalarExpr[]
+  readonly orderBy: readonly SortKey[]
+}
+
+export interface WindowCollector {
+  readonly calls: WindowCall[]
+}
+
+export interface ExprContext {
+  readonly err: ErrorContext
+  readonly scope: Scope
+  readonly aggregates?: AggregateCollector
+  readonly windows?: WindowCollector
+  /** Binds a subquery with `scope` as its enclosing scope. */
+  readonly bindSubquery: (q: ast.Query, outer: Scope) => { plan: LogicalPlan; columns: readonly Column[] }
+  /** What the expression is for, for error messages ("WHERE", "JOIN/ON", ...). */
+  readonly clause: string
+}
+
+/** Placeholder call ids used between binding and aggregate/window resolution. */
+export const AGG_PLACEHOLDER = '__agg'
+export const WINDOW_PLACEHOLDER = '__window'
+
+const AGGREGATES = new Set(['count', 'sum', 'avg', 'min', 'max', 'string_agg', 'bool_and', 'bool_or', 'every'])
+
+export function isAggregateName(name: string): boolean {
+  return AGGREGATES.has(name)
+}
+
+export function bindExpr(e: ast.Expr, ctx: ExprContext): ScalarExpr {
+  switch (e.kind) {
+    case 'literal':
+      return bindLiteral(e, ctx)
+    case 'typedLiteral': {
+      const t = typeFromName(e.type.name)
+      if (!t) throw planError(ctx.err, SqlState.undefinedObject, `type "${e.type.name}" does not exist`, e.span)
+      return { kind: 'cast', arg: lit(e.value, 'unknown'), type: t }
+    }
+    case 'interval': {
+      const text = e.unit ? `${e.value} ${e.unit}${e.toUnit ? ' to ' + e.toUnit : ''}` : e.value
+      return { kind: 'cast', arg: lit(text, 'unknown'), type: 'interval' }
+    }
+    case 'column':
+      return bindColumn(e, ctx)
+    case 'star':
+      throw planError(ctx.err, SqlState.syntaxError, `"*" is not allowed here`, e.span)
+    case 'param':
+      throw unsupported(ctx.err, 'query parameters', e.span)
+    case 'unary':
+      return bindUnary(e, ctx)
+    case 'binary':
+      return bindBinary(e, ctx)
+    case 'is':
+      return bindIs(e, ctx)
+    case 'between': {
+      const operand = bindExpr(e.operand, ctx)
+      const low = bindExpr(e.low, ctx)
+      const high = bindExpr(e.high, ctx)
+      const ge = comparison('>=', operand, low, ctx, e.span)
+      const le = comparison('<=', operand, high, ctx, e.span)
+      let r: ScalarExpr = { kind: 'and', args: [ge, le], type: 'boolean' }
+      if (e.symmetric) {
+        const ge2 = comparison('>=', operand, high, ctx, e.span)
+        const le2 = comparison('<=', operand, low, ctx, e.span)
+        r = { kind: 'or', args: [r, { kind: 'and', args: [ge2, le2], type: 'boolean' }], type: 'boolean' }
+      }
+      return e.negated ? { kind: 'not', arg: r, type: 'boolean' } : r
+    }
+    case 'inList': {
+      const arg = bindExpr(e.operand, ctx)
+      const list = e.list.map((x) => bindExpr(x, ctx))
+      const t = commonSupertype([arg.type, ...list.map((x) => x.type)])
+      if (t === undefined) throw planError(ctx.err, SqlState.datatypeMismatch, `IN types ${typeDisplayName(arg.type)} and ${typeDisplayName(list.find((x) => x.type !== arg.type)?.type ?? arg.type)} cannot be matched`, e.span)
+      const target = t === 'unknown' ? 'text' : t
+      return { kind: 'inList', arg: coerce(arg, target, ctx, e.span), list: list.map((x) => coerce(x, target, ctx, e.span)), negated: e.negated, type: 'boolean' }
+    }
+    case 'inSubquery': {
+      const operands = e.operand.kind === 'row' ? e.operand.items.map((x) => bindExpr(x, ctx)) : [bindExpr(e.operand, ctx)]
+      const sub = ctx.bindSubquery(e.query, ctx.scope)
+      if (sub.columns.length !== operands.length) throw planError(ctx.err, SqlState.syntaxError, `subquery has ${sub.columns.length > operands.length ? 'too many' : 'too few'} columns`, e.span)
+      const ops: ScalarExpr[] = []
+      for (let i = 0; i < operands.length; i++) {
+        const t = commonSupertype([operands[i]!.type, sub.columns[i]!.type])
+        if (t === undefined) throw planError(ctx.err, SqlState.undefinedFunction, `operator does not exist: ${typeDisplayName(operands[i]!.type)} = ${typeDisplayName(sub.columns[i]!.type)}`, e.span)
+        ops.push(coerce(operands[i]!, t === 'unknown' ? 'text' : t, ctx, e.span))
+      }
+      const plan = castPlanColumns(sub.plan, sub.columns, ops.map((o) => o.type))
+      const r: ScalarExpr = { kind: 'subquery', mode: 'in', plan, operands: ops, type: 'boolean' }
+      return e.negated ? { kind: 'not', arg: r, type: 'boolean' } : r
+    }
+    case 'exists': {
+      const sub = ctx.bindSubquery(e.query, ctx.scope)
+      return { kind: 'subquery', mode: 'exists', plan: sub.plan, operands: [], type: 'boolean' }
+    }
+    case 'subquery': {
+      const sub = ctx.bindSubquery(e.query, ctx.scope)
+      if (sub.columns.length !== 1) throw planError(ctx.err, SqlState.syntaxError, 'subquery must return only one column', e.span)
+      return { kind: 'subquery', mode: 'scalar', plan: sub.plan, operands: [], type: sub.columns[0]!.type }
+    }
+    case 'like': {
+      const operand = bindExpr(e.operand, ctx)
+      const pattern = bindExpr(e.pattern, ctx)
+      const args = [operand, pattern]
+      if (e.escape) args.push(bindExpr(e.escape, ctx))
+      const name = e.caseInsensitive ? 'ilike' : 'like'
+      const r = callResolved(name, resolveFunction(name, args.map((a) => a.type)) ?? resolveBinaryOperator(name, operand.type, pattern.type), args, ctx, e.span)
+      return e.negated ? { kind: 'not', arg: r, type: 'boolean' } : r
+    }
+    case 'case':
+      return bindCase(e, ctx)
+    case 'cast': {
+      const arg = bindExpr(e.operand, ctx)
+      const t = typeFromName(e.type.name)
+      if (!t) throw planError(ctx.err, '42704', `type "${e.type.name}" does not exist`, e.type.span)
+      return explicitCast(arg, t, ctx, e.span)
+    }
+    case 'extract': {
+      const arg = bindExpr(e.operand, ctx)
+      const args = [lit(e.field.toLowerCase(), 'text'), arg]
+      return callResolved('extract', resolveFunction('extract', args.map((a) => a.type)), args, ctx, e.span)
+    }
+    case 'func':
+      return bindFunc(e, ctx)
+    case 'row':
+      throw unsupported(ctx.err, 'row constructors in this position', e.span)
+  }
+}
+
+function bindLiteral(e: ast.LiteralExpr, ctx: ExprContext): ScalarExpr {
+  const v = e.value
+  switch (v.type) {
+    case 'null':
+      return lit(null, 'unknown')
+    case 'boolean':
+      return lit(v.value, 'boolean')
+    case 'string':
+      return lit(v.value, 'unknown')
+    case 'integer': {
+      const n = Number(v.text)
+      if (n <= 2147483647) return lit(n, 'integer')
+      if (Number.isSafeInteger(n)) return lit(n, 'bigint')
+      if (n <= 9223372036854775807) throw planError(ctx.err, SqlState.numericValueOutOfRange, `integer literal ${v.text} is beyond the exactly representable bigint range (±2^53)`, e.span)
+      return lit(n, 'numeric')
+    }
+    case 'decimal':
+      return lit(Number(v.text), 'numeric')
+  }
+}
+
+function bindColumn(e: ast.ColumnRef, ctx: ExprContext): ScalarExpr {
+  let scope: Scope | undefined = ctx.scope
+  let depth = 0
+  while (scope) {
+    const r = scope.resolveLocal(e.parts)
+    if (r.kind === 'ambiguous') throw planError(ctx.err, SqlState.ambiguousColumn, `column reference "${e.parts.join('.')}" is ambiguous`, e.span)
+    if (r.kind === 'found') return depth === 0 ? { kind: 'column', index: r.index, type: r.type } : { kind: 'outerColumn', depth, index: r.index, type: r.type }
+    scope = scope.parent
+    depth++
+  }
+  if (e.parts.length > 1) {
+    const q = e.parts[e.parts.length - 2]!
+    let s: Scope | undefined = ctx.scope
+    let known = false
+    while (s) {
+      if (s.hasTable(q)) known = true
+      s = s.parent
+    }
+    if (!known) throw planError(ctx.err, SqlState.undefinedTable, `missing FROM-clause entry for table "${q}"`, e.span)
+  }
+  throw planError(ctx.err, SqlState.undefinedColumn, `column "${e.parts.join('.')}" does not exist`, e.span)
+}
+
+function bindUnary(e: ast.UnaryExpr, ctx: ExprContext): ScalarExpr {
+  const arg = bindExpr(e.operand, ctx)
+  if (e.op === 'not') return { kind: 'not', arg: coerce(arg, 'boolean', ctx, e.operand.span, 'argument of NOT'), type: 'boolean' }
+  if (e.op === '+' && isNumericType(arg.type)) return arg
+  // fold a minus into a numeric literal so -2147483648 is an integer, as in Postgres
+  if (e.op === '-' && arg.kind === 'literal' && typeof arg.value === 'number' && isNumericType(arg.type)) {
+    const v = -arg.value
+    if (arg.type === 'bigint' && v === -2147483648) return lit(v, 'integer')
+    return lit(v === 0 ? 0 : v, arg.type)
+  }
+  const t = arg.type === 'unknown' ? 'numeric' : arg.type
+  const r = resolveUnaryOperator(e.op, t)
+  if (!r) throw planError(ctx.err, SqlState.undefinedFunction, `operator does not exist: ${e.op} ${typeDisplayName(arg.type)}`, e.span)
+  return callResolved(e.op, r, [arg], ctx, e.span)
+}
+
+function bindBinary(e: ast.BinaryExpr, ctx: ExprContext): ScalarExpr {
+  if (e.op === 'and' || e.op === 'or') {
+    const l = coerce(bindExpr(e.left, ctx), 'boolean', ctx, e.left.span, `argument of ${e.op.toUpperCase()}`)
+    const r = coerce(bindExpr(e.right, ctx), 'boolean', ctx, e.right.span, `argument of ${e.op.toUpperCase()}`)
+    const flat = (x: ScalarExpr) => (x.kind === e.op ? (x as { args: readonly ScalarExpr[] }).args : [x])
+    return { kind: e.op, args: [...flat(l), ...flat(r)], type: 'boolean' }
+  }
+  if (e.op === 'is distinct from' || e.op === 'is not distinct from') {
+    const l = bindExpr(e.left, ctx)
+    const r = bindExpr(e.right, ctx)
+    const eq = comparison('=', l, r, ctx, e.span)
+    // a IS NOT DISTINCT FROM b  ≡  (a IS NULL AND b IS NULL) OR COALESCE(a = b, false)
+    const bothNull: ScalarExpr = { kind: 'and', args: [{ kind: 'isNull', arg: l, negated: false, type: 'boolean' }, { kind: 'isNull', arg: r, negated: false, type: 'boolean' }], type: 'boolean' }
+    const same: ScalarExpr = { kind: 'or', args: [bothNull, { kind: 'coalesce', args: [eq, lit(false, 'boolean')], type: 'boolean' }], type: 'boolean' }
+    return e.op === 'is not distinct from' ? same : { kind: 'not', arg: same, type: 'boolean' }
+  }
+  const l = bindExpr(e.left, ctx)
+  const r = bindExpr(e.right, ctx)
+  if (e.op === '=' || e.op === '<>' || e.op === '<' || e.op === '<=' || e.op === '>' || e.op === '>=') return comparison(e.op, l, r, ctx, e.span)
+  const lt = l.type
+  const rt = r.type
+  // untyped literals: numeric context for arithmetic, text for ||
+  const res = resolveBinaryOperator(e.op, lt, rt)
+  if (!res) throw planError(ctx.err, SqlState.undefinedFunction, `operator does not exist: ${typeDisplayName(lt)} ${e.op} ${typeDisplayName(rt)}`, e.span)
+  return callResolved(e.op, res, [l, r], ctx, e.span)
+}
+
+export function comparison(op: string, l: ScalarExpr, r: ScalarExpr, ctx: ExprContext, span: ast.Span): ScalarExpr {
+  const res = resolveBinaryOperator(op, l.type, r.type)
+  if (!res) throw planError(ctx.err, SqlState.undefinedFunction, `operator does not exist: ${typeDisplayName(l.type)} ${op} ${typeDisplayName(r.type)}`, span)
+  return callResolved(op, res, [l, r], ctx, span)
+}
+
+function bindIs(e: ast.IsExpr, ctx: ExprContext): ScalarExpr {
+  const arg = bindExpr(e.operand, ctx)
+  let r: ScalarExpr
+  switch (e.test) {
+    case 'null':
+      return { kind: 'isNull', arg, negated: e.negated, type: 'boolean' }
+    case 'unknown':
+      return { kind: 'isNull', arg: coerce(arg, 'boolean', ctx, e.span), negated: e.negated, type: 'boolean' }
+    case 'true':
+    case 'false': {
+      // x IS TRUE ≡ COALESCE(x = true, false); never NULL
+      const b = coerce(arg, 'boolean', ctx, e.span)
+      const test: ScalarExpr = e.test === 'true' ? b : { kind: 'not', arg: b, type: 'boolean' }
+      r = { kind: 'coalesce', args: [test, lit(false, 'boolean')], type: 'boolean' }
+      return e.negated ? { kind: 'not', arg: r, type: 'boolean' } : r
+    }
+  }
+}
+
+function bindCase(e: ast.CaseExpr, ctx: ExprContext): ScalarExpr {
+  const operand = e.operand ? bindExpr(e.operand, ctx) : undefined
+  const whens = e.whens.map((w) => {
+    const when = operand ? comparison('=', operand, bindExpr(w.when, ctx), ctx, w.when.span) : coerce(bindExpr(w.when, ctx), 'boolean', ctx, w.when.span, 'argument of CASE/WHEN')
+    return { when, then: bindExpr(w.then, ctx) }
+  })
+  const els = e.else ? bindExpr(e.else, ctx) : lit(null, 'unknown')
+  const results = [...whens.map((w) => w.then), els]
+  const t0 = commonSupertype(results.map((x) => x.type))
+  if (t0 === undefined) throw planError(ctx.err, SqlState.datatypeMismatch, `CASE types ${results.map((x) => typeDisplayName(x.type)).filter((v, i, a) => a.indexOf(v) === i).join(' and ')} cannot be matched`, e.span)
+  const t = t0 === 'unknown' ? 'text' : t0
+  return { kind: 'case', whens: whens.map((w) => ({ when: w.when, then: coerce(w.then, t, ctx, e.span) })), else: coerce(els, t, ctx, e.span), type: t }
+}
+
+function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
+  const name = e.name[e.name.length - 1]!
+  if (e.over) return bindWindow(e, name, ctx)
+  if (isAggregateName(name) && e.name.length === 1) return bindAggregate(e, name, ctx)
+  if (e.distinct || e.orderBy.length > 0 || e.filter) throw planError(ctx.err, SqlState.wrongObjectType, `DISTINCT, ORDER BY or FILTER specified, but ${name} is not an aggregate function`, e.span)
+  if (e.args.some((a) => a.kind === 'star')) throw planError(ctx.err, SqlState.syntaxError, `"*" is only allowed in COUNT(*)`, e.span)
+  const args = e.args.map((a) => bindExpr(a, ctx))
+  switch (name) {
+    case 'coalesce': {
+      const t0 = commonSupertype(args.map((a) => a.type))
+      if (t0 === undefined) throw planError(ctx.err, SqlState.datatypeMismatch, `COALESCE types cannot be matched`, e.span)
+      const t = t0 === 'unknown' ? 'text' : t0
+      return { kind: 'coalesce', args: args.map((a) => coerce(a, t, ctx, e.span)), type: t }
+    }
+    case 'nullif': {
+      if (args.length !== 2) throw planError(ctx.err, SqlState.undefinedFunction, 'function nullif requires 2 arguments', e.span)
+      const [a, b] = args as [ScalarExpr, ScalarExpr]
+      const t = a.type === 'unknown' ? (b.type === 'unknown' ? 'text' : b.type) : a.type
+      const eq = comparison('=', a, b, ctx, e.span)
+      return { kind: 'case', whens: [{ when: eq, then: lit(null, t) }], else: coerce(a, t, ctx, e.span), type: t }
+    }
+  }
+  const res = resolveFunction(name, args.map((a) => a.type))
+  if (!res) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${args.map((a) => typeDisplayName(a.type === 'unknown' ? 'text' : a.type)).join(', ')}) does not exist`, e.span)
+  return callResolved(name, res, args, ctx, e.span)
+}
+
+function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr {
+  const coll = ctx.aggregates
+  if (!coll) throw planError(ctx.err, SqlState.groupingError, `aggregate functions are not allowed in ${ctx.clause}`, e.span)
+  // aggregate arguments are bound in the FROM scope and may not nest aggregates
+  const argCtx: ExprContext = { ...ctx, scope: coll.inputScope, aggregates: undefined, windows: undefined, clause: 'aggregate function calls' }
+  const star = e.args.length === 1 && e.args[0]!.kind === 'star'
+  const args = star ? [] : e.args.map((a) => bindExpr(a, argCtx))
+  const filter = e.filter ? coerce(bindExpr(e.filter, argCtx), 'boolean', argCtx, e.filter.span, 'FILTER') : undefined
+  const orderBy: SortKey[] = e.orderBy.map((o) => ({ expr: bindExpr(o.expr, argCtx), desc: o.desc, nullsFirst: o.nullsFirst ?? o.desc }))
+  let fn: AggregateFunction
+  let type: SqlType
+  let finalArgs: ScalarExpr[] = args
+  const arg0 = args[0]
+  const need = (n: number) => {
+    if (args.length !== n) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes ${n} argument${n === 1 ? '' : 's'}`, e.span)
+  }
+  switch (name) {
+    case 'count':
+      if (star) {
+        if (e.distinct) throw planError(ctx.err, SqlState.syntaxError, 'COUNT(DISTINCT *) is not valid', e.span)
+        fn = 'count_rows'
+      } else {
+        need(1)
+        fn = e.distinct ? 'count_distinct' : 'count'
+      }
+      type = 'bigint'
+      break
+    case 'sum': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
+      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function sum(${typeDisplayName(t)}) does not exist`, e.span)
+      fn = e.distinct ? 'sum_distinct' : 'sum'
+      type = t === 'smallint' || t === 'integer' ? 'bigint' : t === 'bigint' ? 'numeric' : t === 'real' ? 'real' : t
+      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      break
+    }
+    case 'avg': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
+      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function avg(${typeDisplayName(t)}) does not exist`, e.span)
+      fn = e.distinct ? 'avg_distinct' : 'avg'
+      type = isIntegerType(t) || t === 'numeric' ? 'numeric' : t === 'interval' ? 'interval' : 'double'
+      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      break
+    }
+    case 'min':
+    case 'max': {
+      need(1)
+      fn = name
+      type = arg0!.type === 'unknown' ? 'text' : arg0!.type
+      finalArgs = [coerce(arg0!, type, ctx, e.span)]
+      break
+    }
+    case 'string_agg': {
+      need(2)
+      fn = 'string_agg'
+      type = 'text'
+      finalArgs = [coerce(arg0!, 'text', ctx, e.span), coerce(args[1]!, 'text', ctx, e.span)]
+      break
+    }
+    case 'bool_and':
+    case 'every':
+    case 'bool_or':
+      need(1)
+      fn = name === 'bool_or' ? 'bool_or' : 'bool_and'
+      type = 'boolean'
+      finalArgs = [coerce(arg0!, 'boolean', ctx, e.span)]
+      break
+    default:
+      throw unsupported(ctx.err, `aggregate ${name}`, e.span)
+  }
+  if (e.distinct && fn !== 'count_distinct' && fn !== 'sum_distinct' && fn !== 'avg_distinct' && fn !== 'min' && fn !== 'max') {
+    if (fn === 'string_agg' || fn === 'bool_and' || fn === 'bool_or') throw unsupported(ctx.err, `${name}(DISTINCT ...)`, e.span)
+  }
+  const index = coll.calls.length
+  coll.calls.push({ fn, args: finalArgs, orderBy, filter, type })
+  return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type }
+}
+
+function bindWindow(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr {
+  if (!ctx.windows) throw planError(ctx.err, SqlState.windowingError, `window functions are not allowed in ${ctx.clause}`, e.span)
+  if (name !== 'row_number') throw unsupported(ctx.err, `window function ${name}`, e.span)
+  if (e.args.length > 0) throw planError(ctx.err, SqlState.undefinedFunction, 'function row_number() takes no arguments', e.span)
+  const over = e.over!
+  const wctx: ExprContext = { ...ctx, windows: undefined, clause: 'window definitions' }
+  const partitionBy = over.partitionBy.map((p) => bindExpr(p, wctx))
+  const orderBy = over.orderBy.map((o) => ({ expr: bindExpr(o.expr, wctx), desc: o.desc, nullsFirst: o.nullsFirst ?? o.desc }))
+  const index = ctx.windows.calls.length
+  ctx.windows.calls.push({ fn: 'row_number', partitionBy, orderBy })
+  return { kind: 'call', fn: WINDOW_PLACEHOLDER, args: [lit(index, 'integer')], type: 'bigint' }
+}
+
+function callResolved(name: string, res: Resolved | undefined, args: readonly ScalarExpr[], ctx: ExprContext, span: ast.Span): ScalarExpr {
+  if (!res) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${args.map((a) => typeDisplayName(a.type)).join(', ')}) does not exist`, span)
+  const cast: ScalarExpr[] = []
+  for (let i = 0; i < args.length; i++) {
+    const want = res.argTypes[i] ?? res.overload.variadic ?? res.overload.args[res.overload.args.length - 1]
+    cast.push(want ? coerce(args[i]!, want, ctx, span) : args[i]!)
+  }
+  return { kind: 'call', fn: res.overload.id, args: cast, type: res.overload.returns }
+}
+
+/** Implicit conversion of `e` to type `t` (untyped literals adopt any type). */
+export function coerce(e: ScalarExpr, t: SqlType, ctx: ExprContext | { err: ErrorContext }, span: ast.Span | undefined, what?: string): ScalarExpr {
+  if (e.type === t || t === 'unknown') return e
+  if (e.type === 'unknown') {
+    if (e.kind === 'literal' && e.value === null) return lit(null, t)
+    return { kind: 'cast', arg: e, type: t }
+  }
+  if (!canCast(e.type, t, false)) {
+    const err = 'err' in ctx ? ctx.err : (ctx as ExprContext).err
+    throw planError(err, SqlState.datatypeMismatch, what ? `${what} must be type ${typeDisplayName(t)}, not type ${typeDisplayName(e.type)}` : `cannot convert type ${typeDisplayName(e.type)} to ${typeDisplayName(t)} implicitly`, span)
+  }
+  return { kind: 'cast', arg: e, type: t }
+}
+
+export function explicitCast(e: ScalarExpr, t: SqlType, ctx: { err: ErrorContext }, span: ast.Span): ScalarExpr {
+  if (e.type === t) return e
+  if (e.type === 'unknown') {
+    if (e.kind === 'literal' && e.value === null) return lit(null, t)
+    return { kind: 'cast', arg: e, type: t }
+  }
+  if (!canCast(e.type, t, true)) throw planError(ctx.err, SqlState.cannotCoerce, `cannot cast type ${typeDisplayName(e.type)} to ${typeDisplayName(t)}`, span)
+  return { kind: 'cast', arg: e, type: t }
+}
+
+/** Wraps a subquery plan in a projection casting its columns to `types` when they differ. */
+export function castPlanColumns(plan: LogicalPlan, columns: readonly Column[], types: readonly SqlType[]): LogicalPlan {
+  if (columns.every((c, i) => c.type === types[i])) return plan
+  const exprs: ScalarExpr[] = columns.map((c, i) => (c.type === types[i] ? { kind: 'column', index: i, type: c.type } : { kind: 'cast', arg: { kind: 'column', index: i, type: c.type }, type: types[i]! }))
+  return { kind: 'project', input: plan, exprs, columns: columns.map((c, i) => ({ name: c.name, type: types[i]! })) }
+}

@@ -1,0 +1,535 @@
+// Query binding: FROM / JOIN / WHERE / GROUP BY / HAVING / window calls / select list /
+// DISTINCT / set operations / VALUES / WITH / ORDER BY / LIMIT / OFFSET → LogicalPlan.
+
+import type * as ast from '../../grammar/index.js'
+import type { ScalarExpr } from '../expr/scalar.js'
+import { col, lit } from '../expr/scalar.js'
+import { commonSupertype } from '../expr/functions.js'
+import type { AggregateCall, Column, JoinType, LogicalPlan, SortKey } from '../logical/plan.js'
+import { exprChildren, mapExpr, sameExpr, visitExpr } from '../logical/tree.js'
+import { typeDisplayName, type SqlType } from '../types.js'
+import type { Catalog } from '../catalog.js'
+import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
+import { Scope, type ScopeColumn } from './scope.js'
+import { AGG_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext, type WindowCollector } from './bind-expr.js'
+
+export interface BoundQuery {
+  readonly plan: LogicalPlan
+  readonly columns: readonly Column[]
+}
+
+type Ctes = ReadonlyMap<string, BoundQuery>
+
+interface BoundFrom {
+  readonly plan: LogicalPlan
+  readonly scope: Scope
+}
+
+export class QueryBinder {
+  readonly #catalog: Catalog
+  readonly #err: ErrorContext
+
+  constructor(catalog: Catalog, err: ErrorContext) {
+    this.#catalog = catalog
+    this.#err = err
+  }
+
+  bindQuery(q: ast.Query, outer: Scope | undefined, ctes: Ctes = new Map()): BoundQuery {
+    if (q.recursive) throw unsupported(this.#err, 'WITH RECURSIVE', q.span)
+    let scopeCtes = ctes
+    if (q.with.length > 0) {
+      const m = new Map(ctes)
+      for (const cte of q.with) {
+        const b = this.bindQuery(cte.query, outer, m)
+        m.set(cte.name, cte.columns.length > 0 ? renameColumns(b, cte.columns, this.#err, cte.span) : b)
+      }
+      scopeCtes = m
+    }
+    const limit = q.limit ? this.#constInt(q.limit, 'LIMIT') : undefined
+    const offset = q.offset ? this.#constInt(q.offset, 'OFFSET') : 0
+    let plan: LogicalPlan
+    let columns: readonly Column[]
+    let sortKeys: SortKey[] = []
+    let visible: number
+    if (q.body.kind === 'select') {
+      const b = this.#bindSelect(q.body, outer, scopeCtes, q.orderBy)
+      plan = b.plan
+      columns = plan.kind === 'scan' ? b.columns : b.columns
+      sortKeys = b.sortKeys
+      visible = b.visible
+    } else {
+      const b = this.#bindBody(q.body, outer, scopeCtes)
+      plan = b.plan
+      columns = b.columns
+      visible = columns.length
+      sortKeys = q.orderBy.map((o) => this.#outputSortKey(o, columns))
+    }
+    const allColumns = outputColumns(plan)
+    if (limit !== undefined || offset > 0) {
+      plan = { kind: 'topK', input: plan, partitionBy: [], orderBy: sortKeys, limit, offset, rowNumber: false, columns: allColumns }
+    } else if (sortKeys.length > 0) {
+      plan = { kind: 'sort', input: plan, orderBy: sortKeys, columns: allColumns }
+    }
+    if (visible < allColumns.length) {
+      const cols = allColumns.slice(0, visible)
+      plan = { kind: 'project', input: plan, exprs: cols.map((c, i) => col(i, c.type)), columns: cols }
+    }
+    return { plan, columns: outputColumns(plan) }
+  }
+
+  #constInt(e: ast.Expr, what: string): number | undefined {
+    const v = e.kind === 'literal' ? e.value : e.kind === 'unary' && e.op === '-' && e.operand.kind === 'literal' ? e.operand.value : undefined
+    if (v?.type === 'null') return undefined
+    if (v?.type === 'integer' || v?.type === 'decimal') {
+      const n = Number(v.text) * (e.kind === 'unary' ? -1 : 1)
+      if (n < 0) throw planError(this.#err, SqlState.invalidRowCountInLimit, `${what} must not be negative`, e.span)
+      return Math.round(n)
+    }
+    throw unsupported(this.#err, `${what} with a non-constant expression`, e.span)
+  }
+
+  #outputSortKey(o: ast.OrderItem, columns: readonly Column[]): SortKey {
+    const nullsFirst = o.nullsFirst ?? o.desc
+    if (o.expr.kind === 'literal' && o.expr.value.type === 'integer') {
+      const n = Number(o.expr.value.text)
+      if (n < 1 || n > columns.length) throw planError(this.#err, SqlState.invalidColumnReference, `ORDER BY position ${n} is not in select list`, o.expr.span)
+      return { expr: col(n - 1, columns[n - 1]!.type), desc: o.desc, nullsFirst }
+    }
+    if (o.expr.kind === 'column' && o.expr.parts.length === 1) {
+      const i = columns.findIndex((c) => c.name === o.expr.parts?.[0])
+      if (i >= 0) return { expr: col(i, columns[i]!.type), desc: o.desc, nullsFirst }
+    }
+    const scope = new Scope(columns.map((c) => ({ table: undefined, name: c.name, type: c.type, hidden: false })))
+    const e = bindExpr(o.expr, this.#ctx(scope, 'ORDER BY'))
+    return { expr: e, desc: o.desc, nullsFirst }
+  }
+
+  #ctx(scope: Scope, clause: string, extra: Partial<ExprContext> = {}): ExprContext {
+    return {
+      err: this.#err,
+      scope,
+      clause,
+      bindSubquery: (q, outerScope) => this.bindQuery(q, outerScope, this.#currentCtes),
+      ...extra,
+    }
+  }
+
+  // CTEs visible to subqueries bound from expressions (set while binding a query body)
+  #currentCtes: Ctes = new Map()
+
+  #bindBody(body: ast.QueryBody, outer: Scope | undefined, ctes: Ctes): BoundQuery {
+    switch (body.kind) {
+      case 'select': {
+        const b = this.#bindSelect(body, outer, ctes, [])
+        return { plan: b.plan, columns: b.columns }
+      }
+      case 'nested':
+        return this.bindQuery(body.query, outer, ctes)
+      case 'values':
+        return this.#bindValues(body, outer, ctes)
+      case 'setOp':
+        return this.#bindSetOp(body, outer, ctes)
+    }
+  }
+
+  #bindValues(body: ast.ValuesBody, outer: Scope | undefined, ctes: Ctes): BoundQuery {
+    const saved = this.#currentCtes
+    this.#currentCtes = ctes
+    try {
+      const ctx = this.#ctx(new Scope([], outer), 'VALUES')
+      const width = body.rows[0]?.length ?? 0
+      const rows = body.rows.map((r) => {
+        if (r.length !== width) throw planError(this.#err, SqlState.syntaxError, 'VALUES lists must all be the same length', body.span)
+        return r.map((e) => bindExpr(e, ctx))
+      })
+      const types: SqlType[] = []
+      for (let c = 0; c < width; c++) {
+        const t = commonSupertype(rows.map((r) => r[c]!.type))
+        if (t === undefined) throw planError(this.#err, SqlState.datatypeMismatch, `VALUES types ${rows.map((r) => typeDisplayName(r[c]!.type)).filter((v, i, a) => a.indexOf(v) === i).join(' and ')} cannot be matched`, body.span)
+        types.push(t === 'unknown' ? 'text' : t)
+      }
+      const columns = types.map((type, i) => ({ name: `column${i + 1}`, type }))
+      const coerced = rows.map((r) => r.map((e, i) => coerce(e, types[i]!, ctx, body.span)))
+      return { plan: { kind: 'values', rows: coerced, columns }, columns }
+    } finally {
+      this.#currentCtes = saved
+    }
+  }
+
+  #bindSetOp(body: ast.SetOpBody, outer: Scope | undefined, ctes: Ctes): BoundQuery {
+    const l = this.#bindBody(body.left, outer, ctes)
+    const r = this.#bindBody(body.right, outer, ctes)
+    const opName = body.op.toUpperCase()
+    if (l.columns.length !== r.columns.length) throw planError(this.#err, SqlState.syntaxError, `each ${opName} query must have the same number of columns`, body.span)
+    const types: SqlType[] = l.columns.map((c, i) => {
+      const t = commonSupertype([c.type, r.columns[i]!.type])
+      if (t === undefined) throw planError(this.#err, SqlState.datatypeMismatch, `${opName} types ${typeDisplayName(c.type)} and ${typeDisplayName(r.columns[i]!.type)} cannot be matched`, body.span)
+      return t === 'unknown' ? 'text' : t
+    })
+    const columns = l.columns.map((c, i) => ({ name: c.name, type: types[i]! }))
+    const left = castTo(l, types)
+    const right = castTo(r, types)
+    if (body.op === 'union') {
+      const u: LogicalPlan = { kind: 'union', inputs: [left, right], columns }
+      return { plan: body.all ? u : { kind: 'distinct', input: u, columns }, columns }
+    }
+    return { plan: { kind: 'setOp', op: body.op, all: body.all, left, right, columns }, columns }
+  }
+
+  // ------------------------------------------------------------------------------- SELECT
+
+  #bindSelect(s: ast.SelectBody, outer: Scope | undefined, ctes: Ctes, orderItems: readonly ast.OrderItem[]): { plan: LogicalPlan; columns: Column[]; sortKeys: SortKey[]; visible: number } {
+    const saved = this.#currentCtes
+    this.#currentCtes = ctes
+    try {
+      return this.#bindSelectInner(s, outer, ctes, orderItems)
+    } finally {
+      this.#currentCtes = saved
+    }
+  }
+
+  #bindSelectInner(s: ast.SelectBody, outer: Scope | undefined, ctes: Ctes, orderItems: readonly ast.OrderItem[]) {
+    if (s.distinctOn) throw unsupported(this.#err, 'DISTINCT ON', s.span)
+    // FROM
+    let from: BoundFrom
+    if (s.from) from = this.#bindFrom(s.from, outer, ctes)
+    else from = { plan: { kind: 'values', rows: [[]], columns: [] }, scope: new Scope([], outer) }
+    let plan = from.plan
+    const scope = from.scope
+    // WHERE
+    if (s.where) {
+      const pred = coerce(bindExpr(s.where, this.#ctx(scope, 'WHERE')), 'boolean', { err: this.#err }, s.where.span, 'argument of WHERE')
+      plan = { kind: 'filter', input: plan, predicate: pred, columns: outputColumns(plan) }
+    }
+    // select list, HAVING and ORDER BY are bound in the FROM scope with aggregate and window
+    // calls collected as placeholders, then resolved against the aggregate's output.
+    const aggs: AggregateCollector = { inputScope: scope, calls: [] }
+    const windows: WindowCollector = { calls: [] }
+    const items: { expr: ScalarExpr; name: string }[] = []
+    for (const item of s.items) {
+      if (item.expr.kind === 'star') {
+        const q = item.expr.qualifier
+        const qual = q ? q[q.length - 1] : undefined
+        let any = false
+        scope.columns.forEach((c, i) => {
+          if (c.hidden) return
+          if (qual !== undefined && c.table !== qual) return
+          any = true
+          items.push({ expr: col(i, c.type), name: c.name })
+        })
+        // qualified star over the hidden side of USING still lists that table's columns
+        if (qual !== undefined && !any) {
+          scope.columns.forEach((c, i) => {
+            if (c.table === qual) {
+              any = true
+              items.push({ expr: col(i, c.type), name: c.name })
+            }
+          })
+        }
+        if (!any && qual !== undefined) throw planError(this.#err, SqlState.undefinedTable, `missing FROM-clause entry for table "${qual}"`, item.expr.span)
+        continue
+      }
+      const e = bindExpr(item.expr, this.#ctx(scope, 'SELECT', { aggregates: aggs, windows }))
+      items.push({ expr: e.type === 'unknown' ? coerce(e, 'text', { err: this.#err }, item.span) : e, name: item.alias ?? deriveName(item.expr) })
+    }
+    const having = s.having ? coerce(bindExpr(s.having, this.#ctx(scope, 'HAVING', { aggregates: aggs })), 'boolean', { err: this.#err }, s.having.span, 'argument of HAVING') : undefined
+    // ORDER BY: output position, output name, or an expression over the FROM scope
+    type Pending = { kind: 'output'; index: number; item: ast.OrderItem } | { kind: 'expr'; expr: ScalarExpr; item: ast.OrderItem }
+    const pending: Pending[] = []
+    for (const o of orderItems) {
+      if (o.expr.kind === 'literal' && o.expr.value.type === 'integer') {
+        const n = Number(o.expr.value.text)
+        if (n < 1 || n > items.length) throw planError(this.#err, SqlState.invalidColumnReference, `ORDER BY position ${n} is not in select list`, o.expr.span)
+        pending.push({ kind: 'output', index: n - 1, item: o })
+        continue
+      }
+      if (o.expr.kind === 'column' && o.expr.parts.length === 1) {
+        const name = o.expr.parts[0]!
+        const matches = items.map((it, i) => (it.name === name ? i : -1)).filter((i) => i >= 0)
+        if (matches.length === 1 || (matches.length > 1 && matches.every((m) => sameExpr(items[m]!.expr, items[matches[0]!]!.expr)))) {
+          pending.push({ kind: 'output', index: matches[0]!, item: o })
+          continue
+        }
+        if (matches.length > 1) throw planError(this.#err, SqlState.ambiguousColumn, `ORDER BY "${name}" is ambiguous`, o.expr.span)
+      }
+      pending.push({ kind: 'expr', expr: bindExpr(o.expr, this.#ctx(scope, 'ORDER BY', { aggregates: aggs, windows })), item: o })
+    }
+    // GROUP BY
+    const grouped = s.groupBy.length > 0 || aggs.calls.length > 0 || having !== undefined
+    let groupExprs: ScalarExpr[] = []
+    if (grouped) {
+      groupExprs = s.groupBy.map((g) => this.#bindGroupBy(g, scope, s.items, items))
+      const G = groupExprs.length
+      const aggColumns: Column[] = [
+        ...groupExprs.map((g, i) => ({ name: g.kind === 'column' ? scope.columns[g.index]!.name : `group${i + 1}`, type: g.type })),
+        ...aggs.calls.map((a) => ({ name: a.fn, type: a.type })),
+      ]
+      plan = { kind: 'aggregate', input: plan, groupBy: groupExprs, aggregates: aggs.calls as AggregateCall[], global: G === 0, columns: aggColumns }
+      const resolve = (e: ScalarExpr, span: ast.Span) => this.#resolvePostAgg(e, groupExprs, span, scope)
+      for (const it of items) it.expr = resolve(it.expr, s.span)
+      for (const p of pending) if (p.kind === 'expr') p.expr = resolve(p.expr, p.item.span)
+      if (having) plan = { kind: 'filter', input: plan, predicate: resolve(having, s.having!.span), columns: aggColumns }
+    }
+    // window calls (ROW_NUMBER) become a TopK that appends the row number
+    if (windows.calls.length > 0) {
+      if (windows.calls.length > 1) throw unsupported(this.#err, 'more than one window function in a query', s.span)
+      const w = windows.calls[0]!
+      const base = outputColumns(plan)
+      const resolveW = (e: ScalarExpr) => (grouped ? this.#resolvePostAgg(e, groupExprs, s.span, scope) : e)
+      const partExprs = w.partitionBy.map(resolveW)
+      const orderExprs = w.orderBy.map((k) => ({ ...k, expr: resolveW(k.expr) }))
+      const extra = partExprs.map((e, i) => ({ e, name: `__part${i}` }))
+      const projected: LogicalPlan = extra.length === 0 ? plan : {
+        kind: 'project',
+        input: plan,
+        exprs: [...base.map((c, i) => col(i, c.type)), ...extra.map((x) => x.e)],
+        columns: [...base, ...extra.map((x) => ({ name: x.name, type: x.e.type }))],
+      }
+      const cols = outputColumns(projected)
+      const rnIndex = cols.length
+      plan = {
+        kind: 'topK',
+        input: projected,
+        partitionBy: extra.map((_, i) => base.length + i),
+        orderBy: orderExprs,
+        limit: undefined,
+        offset: 0,
+        rowNumber: true,
+        columns: [...cols, { name: 'row_number', type: 'bigint' }],
+      }
+      const replaceW = (e: ScalarExpr) => mapExpr(e, (x) => (x.kind === 'call' && x.fn === WINDOW_PLACEHOLDER ? col(rnIndex, 'bigint') : x))
+      for (const it of items) it.expr = replaceW(it.expr)
+      for (const p of pending) if (p.kind === 'expr') p.expr = replaceW(p.expr)
+    }
+    // projection (+ hidden ORDER BY columns)
+    const exprs = items.map((i) => i.expr)
+    const columns: Column[] = items.map((i) => ({ name: i.name, type: i.expr.type }))
+    const visible = columns.length
+    const sortKeys: SortKey[] = []
+    for (const p of pending) {
+      const desc = p.item.desc
+      const nullsFirst = p.item.nullsFirst ?? desc
+      if (p.kind === 'output') {
+        sortKeys.push({ expr: col(p.index, columns[p.index]!.type), desc, nullsFirst })
+        continue
+      }
+      let at = exprs.findIndex((e) => sameExpr(e, p.expr))
+      if (at < 0) {
+        if (s.distinct) throw planError(this.#err, SqlState.invalidColumnReference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', p.item.span)
+        at = exprs.length
+        exprs.push(p.expr)
+        columns.push({ name: `__order${at}`, type: p.expr.type })
+      }
+      sortKeys.push({ expr: col(at, columns[at]!.type), desc, nullsFirst })
+    }
+    plan = { kind: 'project', input: plan, exprs, columns }
+    if (s.distinct) plan = { kind: 'distinct', input: plan, columns }
+    return { plan, columns, sortKeys, visible }
+  }
+
+  #bindGroupBy(g: ast.Expr, scope: Scope, astItems: readonly ast.SelectItem[], items: readonly { expr: ScalarExpr; name: string }[]): ScalarExpr {
+    if (g.kind === 'literal' && g.value.type === 'integer') {
+      const n = Number(g.value.text)
+      if (n < 1 || n > items.length) throw planError(this.#err, SqlState.invalidColumnReference, `GROUP BY position ${n} is not in select list`, g.span)
+      const e = items[n - 1]!.expr
+      if (containsPlaceholder(e)) throw planError(this.#err, SqlState.groupingError, 'aggregate functions are not allowed in GROUP BY', g.span)
+      return e
+    }
+    // an input column wins over an output alias (Postgres rule); else try the alias
+    if (g.kind === 'column' && g.parts.length === 1 && scope.resolveLocal(g.parts).kind === 'missing') {
+      const i = items.findIndex((it, k) => it.name === g.parts[0] && astItems[k] !== undefined)
+      if (i >= 0 && !containsPlaceholder(items[i]!.expr)) return items[i]!.expr
+    }
+    return bindExpr(g, this.#ctx(scope, 'GROUP BY'))
+  }
+
+  /** Rewrites an expression bound over the FROM scope so it reads the aggregate's output:
+   *  group expressions → their column, aggregate placeholders → their column; any other
+   *  column reference is an error (it is neither grouped nor aggregated). */
+  #resolvePostAgg(e: ScalarExpr, groupExprs: readonly ScalarExpr[], span: ast.Span, scope: Scope): ScalarExpr {
+    const G = groupExprs.length
+    const walk = (x: ScalarExpr): ScalarExpr => {
+      for (let i = 0; i < G; i++) if (sameExpr(x, groupExprs[i]!)) return col(i, x.type)
+      if (x.kind === 'call' && x.fn === AGG_PLACEHOLDER) return col(G + ((x.args[0] as { value: number }).value), x.type)
+      if (x.kind === 'column') {
+        const c = scope.columns[x.index]
+        const name = c ? (c.table ? `${c.table}.${c.name}` : c.name) : `#${x.index}`
+        throw planError(this.#err, SqlState.groupingError, `column "${name}" must appear in the GROUP BY clause or be used in an aggregate function`, span)
+      }
+      if (x.kind === 'subquery') {
+        // correlated references to grouped columns inside subqueries are not rewritten
+        return x
+      }
+      if (exprChildren(x).length === 0) return x
+      return rebuild(x, walk)
+    }
+    return walk(e)
+  }
+
+  // ------------------------------------------------------------------------------- FROM
+
+  #bindFrom(ref: ast.TableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {
+    switch (ref.kind) {
+      case 'table': {
+        if (ref.asOf) throw unsupported(this.#err, 'FOR SYSTEM_TIME AS OF (temporal joins arrive with the stream-join issue)', ref.span)
+        const name = ref.name.parts[ref.name.parts.length - 1]!
+        const alias = ref.alias?.name ?? name
+        const cte = ref.name.parts.length === 1 ? ctes.get(name) : undefined
+        let bound: BoundQuery
+        if (cte) bound = cte
+        else {
+          const rel = this.#catalog.getRelation(name)
+          if (!rel) throw planError(this.#err, SqlState.undefinedTable, `relation "${ref.name.parts.join('.')}" does not exist`, ref.name.span)
+          const plan: LogicalPlan = { kind: 'scan', relation: rel.name, columns: rel.columns }
+          bound = { plan, columns: rel.columns }
+        }
+        if (ref.alias && ref.alias.columns.length > 0) bound = renameColumns(bound, ref.alias.columns, this.#err, ref.span)
+        return { plan: bound.plan, scope: new Scope(bound.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })), outer) }
+      }
+      case 'subquery': {
+        let b = this.bindQuery(ref.query, ref.lateral ? outer : outer, ctes)
+        if (ref.alias && ref.alias.columns.length > 0) b = renameColumns(b, ref.alias.columns, this.#err, ref.span)
+        const alias = ref.alias?.name
+        return { plan: b.plan, scope: new Scope(b.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })), outer) }
+      }
+      case 'values': {
+        let b = this.#bindValues(ref.values, outer, ctes)
+        if (ref.alias && ref.alias.columns.length > 0) b = renameColumns(b, ref.alias.columns, this.#err, ref.span)
+        const alias = ref.alias?.name
+        return { plan: b.plan, scope: new Scope(b.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })), outer) }
+      }
+      case 'function':
+        throw unsupported(this.#err, `table function ${ref.name.join('.')} (windows arrive with the event-time issue)`, ref.span)
+      case 'join':
+        return this.#bindJoin(ref, outer, ctes)
+    }
+  }
+
+  #bindJoin(ref: ast.JoinTableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {
+    const l = this.#bindFrom(ref.left, outer, ctes)
+    const r = this.#bindFrom(ref.right, outer, ctes)
+    const nl = l.scope.columns.length
+    const combined = new Scope([...l.scope.columns, ...r.scope.columns], outer)
+    const joinType: JoinType = ref.type === 'cross' ? 'inner' : ref.type
+    const lcols = outputColumns(l.plan)
+    const rcols = outputColumns(r.plan)
+    const columns = [...lcols, ...rcols]
+    let using: string[] | undefined = ref.using ? [...ref.using] : undefined
+    if (ref.natural) using = l.scope.columns.filter((c) => !c.hidden && r.scope.columns.some((d) => !d.hidden && d.name === c.name)).map((c) => c.name)
+    if (using) {
+      const conds: ScalarExpr[] = []
+      const pairs: [number, number][] = []
+      for (const name of using) {
+        const li = l.scope.resolveLocal([name])
+        const ri = r.scope.resolveLocal([name])
+        if (li.kind !== 'found' || ri.kind !== 'found') throw planError(this.#err, SqlState.undefinedColumn, `column "${name}" specified in USING clause does not exist in ${li.kind !== 'found' ? 'left' : 'right'} table`, ref.span)
+        pairs.push([li.index, nl + ri.index])
+        conds.push(comparison('=', col(li.index, li.type), col(nl + ri.index, ri.type), this.#ctx(combined, 'JOIN/USING'), ref.span))
+      }
+      const condition = conds.length === 0 ? undefined : conds.length === 1 ? conds[0] : { kind: 'and' as const, args: conds, type: 'boolean' as const }
+      const join: LogicalPlan = { kind: 'join', joinType, left: l.plan, right: r.plan, condition, nullAwareAnti: false, columns }
+      // Output: merged USING columns first (COALESCE for FULL), then the rest; the
+      // original columns stay reachable by qualified name (hidden from *).
+      const exprs: ScalarExpr[] = []
+      const scopeCols: ScopeColumn[] = []
+      for (const [li, ri] of pairs) {
+        const lc = combined.columns[li]!
+        const rc = combined.columns[ri]!
+        const t = commonSupertype([lc.type, rc.type]) ?? lc.type
+        const e: ScalarExpr = joinType === 'right' ? col(ri, rc.type) : joinType === 'full' ? { kind: 'coalesce', args: [coerce(col(li, lc.type), t, { err: this.#err }, ref.span), coerce(col(ri, rc.type), t, { err: this.#err }, ref.span)], type: t } : col(li, lc.type)
+        exprs.push(e)
+        scopeCols.push({ table: undefined, name: lc.name, type: e.type, hidden: false, mergedUsing: true })
+      }
+      const usingIdx = new Set(pairs.flat())
+      combined.columns.forEach((c, i) => {
+        exprs.push(col(i, c.type))
+        scopeCols.push({ ...c, hidden: c.hidden || usingIdx.has(i) })
+      })
+      const projColumns = scopeCols.map((c) => ({ name: c.name, type: c.type }))
+      // qualified references to USING columns resolve to the side copies, unqualified to the merged one
+      return { plan: { kind: 'project', input: join, exprs, columns: projColumns }, scope: new Scope(scopeCols, outer) }
+    }
+    let condition: ScalarExpr | undefined
+    if (ref.on) condition = coerce(bindExpr(ref.on, this.#ctx(combined, 'JOIN/ON')), 'boolean', { err: this.#err }, ref.on.span, 'argument of JOIN/ON')
+    if (!ref.on && ref.type !== 'cross' && !ref.comma) throw planError(this.#err, SqlState.syntaxError, `${ref.type.toUpperCase()} JOIN requires an ON or USING clause`, ref.span)
+    return { plan: { kind: 'join', joinType, left: l.plan, right: r.plan, condition, nullAwareAnti: false, columns }, scope: combined }
+  }
+}
+
+// ---------------------------------------------------------------------------------- helpers
+
+export function outputColumns(p: LogicalPlan): readonly Column[] {
+  return p.columns
+}
+
+function castTo(b: BoundQuery, types: readonly SqlType[]): LogicalPlan {
+  if (b.columns.every((c, i) => c.type === types[i])) return b.plan
+  const exprs: ScalarExpr[] = b.columns.map((c, i) => (c.type === types[i] ? col(i, c.type) : { kind: 'cast', arg: col(i, c.type), type: types[i]! }))
+  return { kind: 'project', input: b.plan, exprs, columns: b.columns.map((c, i) => ({ name: c.name, type: types[i]! })) }
+}
+
+function renameColumns(b: BoundQuery, names: readonly string[], err: ErrorContext, span: ast.Span): BoundQuery {
+  if (names.length > b.columns.length) throw planError(err, SqlState.invalidColumnReference, `table has ${b.columns.length} columns available but ${names.length} columns specified`, span)
+  const columns = b.columns.map((c, i) => ({ name: names[i] ?? c.name, type: c.type }))
+  return { plan: { kind: 'project', input: b.plan, exprs: columns.map((c, i) => col(i, c.type)), columns }, columns }
+}
+
+function containsPlaceholder(e: ScalarExpr): boolean {
+  let found = false
+  visitExpr(e, (x) => {
+    if (x.kind === 'call' && (x.fn === AGG_PLACEHOLDER || x.fn === WINDOW_PLACEHOLDER)) found = true
+  })
+  return found
+}
+
+/** Rebuilds one node with `f` applied to its direct children (top-down rewriting). */
+function rebuild(x: ScalarExpr, f: (e: ScalarExpr) => ScalarExpr): ScalarExpr {
+  switch (x.kind) {
+    case 'call':
+    case 'and':
+    case 'or':
+    case 'coalesce':
+      return { ...x, args: x.args.map(f) } as ScalarExpr
+    case 'not':
+    case 'isNull':
+    case 'cast':
+      return { ...x, arg: f(x.arg) } as ScalarExpr
+    case 'case':
+      return { ...x, whens: x.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), else: f(x.else) }
+    case 'inList':
+      return { ...x, arg: f(x.arg), list: x.list.map(f) }
+    default:
+      return x
+  }
+}
+
+/** Postgres-style default output column name. */
+export function deriveName(e: ast.Expr): string {
+  switch (e.kind) {
+    case 'column':
+      return e.parts[e.parts.length - 1]!
+    case 'func':
+      return e.name[e.name.length - 1]!
+    case 'cast':
+      return e.operand.kind === 'column' || e.operand.kind === 'func' ? deriveName(e.operand) : e.type.name === 'integer' ? 'int4' : e.type.name
+    case 'case':
+      return 'case'
+    case 'exists':
+      return 'exists'
+    case 'subquery': {
+      const b = e.query.body
+      if (b.kind === 'select' && b.items.length === 1) return b.items[0]!.alias ?? deriveName(b.items[0]!.expr)
+      return '?column?'
+    }
+    case 'typedLiteral':
+      return e.type.name
+    case 'interval':
+      return 'interval'
+    case 'extract':
+      return 'extract'
+    default:
+      return '?column?'
+  }
+}
+
+export { lit }

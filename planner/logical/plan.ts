@@ -1,0 +1,156 @@
+// The logical plan: what a query computes, as plain immutable data (no closures, no runtime
+// objects), so EXPLAIN can print it and rules can rewrite it. Every node lists its output
+// columns; expressions reference the node's input columns by position (for joins: left
+// columns first, then right).
+
+import type { SqlType } from '../types.js'
+import type { ScalarExpr } from '../expr/scalar.js'
+
+export interface Column {
+  readonly name: string
+  readonly type: SqlType
+}
+
+export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'semi' | 'anti'
+
+export interface SortKey {
+  readonly expr: ScalarExpr
+  readonly desc: boolean
+  readonly nullsFirst: boolean
+}
+
+export type AggregateFunction =
+  | 'count_rows'
+  | 'count'
+  | 'sum'
+  | 'avg'
+  | 'min'
+  | 'max'
+  | 'count_distinct'
+  | 'sum_distinct'
+  | 'avg_distinct'
+  | 'string_agg'
+  | 'bool_and'
+  | 'bool_or'
+  | 'single_value'
+
+export interface AggregateCall {
+  readonly fn: AggregateFunction
+  /** Arguments over the aggregate's input row (empty for count_rows). For string_agg:
+   *  [value, delimiter]. */
+  readonly args: readonly ScalarExpr[]
+  /** ORDER BY inside the call (string_agg). */
+  readonly orderBy: readonly SortKey[]
+  readonly filter: ScalarExpr | undefined
+  readonly type: SqlType
+}
+
+export type LogicalPlan =
+  | ScanNode
+  | ValuesNode
+  | FilterNode
+  | ProjectNode
+  | JoinNode
+  | AggregateNode
+  | DistinctNode
+  | UnionNode
+  | SetOpNode
+  | TopKNode
+  | SortNode
+
+/** Reads a table, stream or view by name. */
+export interface ScanNode {
+  readonly kind: 'scan'
+  readonly relation: string
+  readonly columns: readonly Column[]
+}
+
+/** Constant rows (VALUES, or the one empty row of a SELECT without FROM). */
+export interface ValuesNode {
+  readonly kind: 'values'
+  readonly rows: readonly (readonly ScalarExpr[])[]
+  readonly columns: readonly Column[]
+}
+
+export interface FilterNode {
+  readonly kind: 'filter'
+  readonly input: LogicalPlan
+  readonly predicate: ScalarExpr
+  readonly columns: readonly Column[]
+}
+
+export interface ProjectNode {
+  readonly kind: 'project'
+  readonly input: LogicalPlan
+  readonly exprs: readonly ScalarExpr[]
+  readonly columns: readonly Column[]
+}
+
+/** Joins. semi/anti output only the left columns; `nullAwareAnti` gives NOT IN semantics
+ *  for a single equi-key. */
+export interface JoinNode {
+  readonly kind: 'join'
+  readonly joinType: JoinType
+  readonly left: LogicalPlan
+  readonly right: LogicalPlan
+  /** Over left ++ right columns; undefined = cross product. */
+  readonly condition: ScalarExpr | undefined
+  readonly nullAwareAnti: boolean
+  readonly columns: readonly Column[]
+}
+
+/** GROUP BY: output = group expressions, then aggregates. `global` (no GROUP BY) always has
+ *  exactly one output row. */
+export interface AggregateNode {
+  readonly kind: 'aggregate'
+  readonly input: LogicalPlan
+  readonly groupBy: readonly ScalarExpr[]
+  readonly aggregates: readonly AggregateCall[]
+  readonly global: boolean
+  readonly columns: readonly Column[]
+}
+
+export interface DistinctNode {
+  readonly kind: 'distinct'
+  readonly input: LogicalPlan
+  readonly columns: readonly Column[]
+}
+
+/** UNION ALL of n inputs with the same column types. */
+export interface UnionNode {
+  readonly kind: 'union'
+  readonly inputs: readonly LogicalPlan[]
+  readonly columns: readonly Column[]
+}
+
+/** INTERSECT / EXCEPT [ALL] (UNION DISTINCT is Distinct over Union). */
+export interface SetOpNode {
+  readonly kind: 'setOp'
+  readonly op: 'intersect' | 'except'
+  readonly all: boolean
+  readonly left: LogicalPlan
+  readonly right: LogicalPlan
+  readonly columns: readonly Column[]
+}
+
+/** ORDER BY … LIMIT/OFFSET, optionally per partition (ROW_NUMBER() … <= N). With
+ *  `rowNumber`, a last column holds the 1-based position within the partition. */
+export interface TopKNode {
+  readonly kind: 'topK'
+  readonly input: LogicalPlan
+  readonly partitionBy: readonly number[]
+  readonly orderBy: readonly SortKey[]
+  readonly limit: number | undefined
+  readonly offset: number
+  readonly rowNumber: boolean
+  readonly columns: readonly Column[]
+}
+
+/** ORDER BY without LIMIT: only meaningful for an ad hoc read's presentation order; a
+ *  maintained view is a set and drops it. */
+export interface SortNode {
+  readonly kind: 'sort'
+  readonly input: LogicalPlan
+  readonly orderBy: readonly SortKey[]
+  readonly columns: readonly Column[]
+}

@@ -1,0 +1,181 @@
+// Generic traversal of logical plans and scalar expressions, so rules don't hand-write
+// recursion.
+
+import type { LogicalPlan } from './plan.js'
+import type { ScalarExpr } from '../expr/scalar.js'
+
+export function children(p: LogicalPlan): readonly LogicalPlan[] {
+  switch (p.kind) {
+    case 'scan':
+    case 'values':
+      return []
+    case 'filter':
+    case 'project':
+    case 'aggregate':
+    case 'distinct':
+    case 'topK':
+    case 'sort':
+      return [p.input]
+    case 'join':
+    case 'setOp':
+      return [p.left, p.right]
+    case 'union':
+      return p.inputs
+  }
+}
+
+export function withChildren(p: LogicalPlan, cs: readonly LogicalPlan[]): LogicalPlan {
+  switch (p.kind) {
+    case 'scan':
+    case 'values':
+      return p
+    case 'filter':
+    case 'project':
+    case 'aggregate':
+    case 'distinct':
+    case 'topK':
+    case 'sort':
+      return cs[0] === p.input ? p : { ...p, input: cs[0]! }
+    case 'join':
+    case 'setOp':
+      return cs[0] === p.left && cs[1] === p.right ? p : { ...p, left: cs[0]!, right: cs[1]! }
+    case 'union':
+      return cs.every((c, i) => c === p.inputs[i]) ? p : { ...p, inputs: cs }
+  }
+}
+
+/** Rewrites bottom-up: `f` sees each node after its children were rewritten. */
+export function transformUp(p: LogicalPlan, f: (p: LogicalPlan) => LogicalPlan | undefined): LogicalPlan {
+  const cs = children(p)
+  const next = cs.length === 0 ? p : withChildren(p, cs.map((c) => transformUp(c, f)))
+  return f(next) ?? next
+}
+
+/** Rewrites top-down: `f` sees a node before its children; children of the result are visited. */
+export function transformDown(p: LogicalPlan, f: (p: LogicalPlan) => LogicalPlan | undefined): LogicalPlan {
+  const next = f(p) ?? p
+  const cs = children(next)
+  return cs.length === 0 ? next : withChildren(next, cs.map((c) => transformDown(c, f)))
+}
+
+// ------------------------------------------------------------------------ expressions
+
+export function exprChildren(e: ScalarExpr): readonly ScalarExpr[] {
+  switch (e.kind) {
+    case 'column':
+    case 'literal':
+    case 'outerColumn':
+      return []
+    case 'call':
+    case 'and':
+    case 'or':
+    case 'coalesce':
+      return e.args
+    case 'not':
+    case 'isNull':
+    case 'cast':
+      return [e.arg]
+    case 'case':
+      return [...e.whens.flatMap((w) => [w.when, w.then]), e.else]
+    case 'inList':
+      return [e.arg, ...e.list]
+    case 'subquery':
+      return e.operands
+  }
+}
+
+/** Rebuilds `e` bottom-up with `f` applied to every node (children first). */
+export function mapExpr(e: ScalarExpr, f: (e: ScalarExpr) => ScalarExpr): ScalarExpr {
+  const m = (x: ScalarExpr) => mapExpr(x, f)
+  let next: ScalarExpr
+  switch (e.kind) {
+    case 'column':
+    case 'literal':
+    case 'outerColumn':
+      next = e
+      break
+    case 'call':
+      next = { ...e, args: e.args.map(m) }
+      break
+    case 'and':
+    case 'or':
+      next = { ...e, args: e.args.map(m) }
+      break
+    case 'coalesce':
+      next = { ...e, args: e.args.map(m) }
+      break
+    case 'not':
+    case 'isNull':
+    case 'cast':
+      next = { ...e, arg: m(e.arg) } as ScalarExpr
+      break
+    case 'case':
+      next = { ...e, whens: e.whens.map((w) => ({ when: m(w.when), then: m(w.then) })), else: m(e.else) }
+      break
+    case 'inList':
+      next = { ...e, arg: m(e.arg), list: e.list.map(m) }
+      break
+    case 'subquery':
+      next = { ...e, operands: e.operands.map(m) }
+      break
+  }
+  return f(next)
+}
+
+/** Calls `f` on every node of `e` (pre-order). Does not descend into subquery plans. */
+export function visitExpr(e: ScalarExpr, f: (e: ScalarExpr) => void): void {
+  f(e)
+  for (const c of exprChildren(e)) visitExpr(c, f)
+}
+
+/** Input column positions referenced by `e`. */
+export function referencedColumns(e: ScalarExpr, into: Set<number> = new Set()): Set<number> {
+  visitExpr(e, (x) => {
+    if (x.kind === 'column') into.add(x.index)
+  })
+  return into
+}
+
+/** Renumbers column references: new index = map(old index). */
+export function remapColumns(e: ScalarExpr, map: (i: number) => number): ScalarExpr {
+  return mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: map(x.index) } : x))
+}
+
+/** Replaces column references with expressions (inlining a projection). */
+export function substituteColumns(e: ScalarExpr, exprs: readonly ScalarExpr[]): ScalarExpr {
+  return mapExpr(e, (x) => (x.kind === 'column' ? exprs[x.index]! : x))
+}
+
+export function hasSubquery(e: ScalarExpr): boolean {
+  let found = false
+  visitExpr(e, (x) => {
+    if (x.kind === 'subquery') found = true
+  })
+  return found
+}
+
+/** Splits a predicate into its AND-ed conjuncts. */
+export function conjuncts(e: ScalarExpr): ScalarExpr[] {
+  if (e.kind === 'and') return e.args.flatMap(conjuncts)
+  if (e.kind === 'literal' && e.value === true) return []
+  return [e]
+}
+
+export function conjoin(es: readonly ScalarExpr[]): ScalarExpr | undefined {
+  if (es.length === 0) return undefined
+  if (es.length === 1) return es[0]
+  return { kind: 'and', args: es, type: 'boolean' }
+}
+
+/** Deterministic structural equality (plans are plain data). */
+export function sameExpr(a: ScalarExpr, b: ScalarExpr): boolean {
+  return JSON.stringify(a, jsonReplacer) === JSON.stringify(b, jsonReplacer)
+}
+
+/** JSON replacer that keeps plan fingerprints stable for non-JSON run-time values. */
+export function jsonReplacer(_k: string, v: unknown): unknown {
+  if (typeof v === 'number' && !Number.isFinite(v)) return `__num:${v}`
+  if (typeof v === 'bigint') return `__big:${v}`
+  if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype) return `__obj:${String(v)}`
+  return v
+}

@@ -1,0 +1,128 @@
+// The delta plan: the operators a view runs, as plain data. Every stateful operator names
+// the arrangement (index) it keeps or reads; `src/render.ts` turns this into ivm operators,
+// sharing identical arrangements between views.
+
+import type { AggregateCall, Column, SortKey } from '../logical/plan.js'
+import type { ScalarExpr } from '../expr/scalar.js'
+
+export type DeltaPlan =
+  | InputDelta
+  | ConstantDelta
+  | MfpDelta
+  | ArrangeDelta
+  | JoinDelta
+  | ReduceDelta
+  | DistinctDelta
+  | ThresholdDelta
+  | NegateDelta
+  | UnionDelta
+  | TopKDelta
+
+/** Changes of a table, stream or materialized view. */
+export interface InputDelta {
+  readonly kind: 'input'
+  readonly relation: string
+  readonly columns: readonly Column[]
+}
+
+/** Constant rows (emitted once, when the view is created). */
+export interface ConstantDelta {
+  readonly kind: 'constant'
+  readonly rows: readonly (readonly ScalarExpr[])[]
+  readonly columns: readonly Column[]
+}
+
+/** Map-filter-project: keep rows where `predicate` holds, then compute `projection`.
+ *  Linear, stateless. */
+export interface MfpDelta {
+  readonly kind: 'mfp'
+  readonly input: DeltaPlan
+  readonly predicate: ScalarExpr | undefined
+  readonly projection: readonly ScalarExpr[] | undefined
+  readonly columns: readonly Column[]
+}
+
+/** Index of the input's integral by key columns. Shared by every reader with the same
+ *  input and key. */
+export interface ArrangeDelta {
+  readonly kind: 'arrange'
+  readonly input: DeltaPlan
+  readonly key: readonly number[]
+  readonly columns: readonly Column[]
+}
+
+/** Equi-join of two arrangements on their keys. inner/left/right/full output left ++ right
+ *  columns; semi/anti output the left columns. */
+export interface JoinDelta {
+  readonly kind: 'join'
+  readonly joinType: 'inner' | 'left' | 'right' | 'full' | 'semi' | 'anti'
+  readonly nullAware: boolean
+  readonly left: ArrangeDelta
+  readonly right: ArrangeDelta
+  /** Columns of each side that belong to the output (key helper columns are dropped). */
+  readonly leftWidth: number
+  readonly rightWidth: number
+  readonly columns: readonly Column[]
+}
+
+/** Grouped aggregation keyed by the input's first `keyWidth`… no: by `key` columns. Output
+ *  = key columns then aggregate results. State: per-group accumulators. */
+export interface ReduceDelta {
+  readonly kind: 'reduce'
+  readonly input: DeltaPlan
+  readonly key: readonly number[]
+  readonly aggregates: readonly AggregateCall[]
+  readonly emitEmptyGroup: boolean
+  readonly columns: readonly Column[]
+}
+
+export interface DistinctDelta {
+  readonly kind: 'distinct'
+  readonly input: DeltaPlan
+  readonly columns: readonly Column[]
+}
+
+/** Keeps max(weight, 0) of each row's integrated weight (EXCEPT/INTERSECT). */
+export interface ThresholdDelta {
+  readonly kind: 'threshold'
+  readonly input: DeltaPlan
+  readonly columns: readonly Column[]
+}
+
+export interface NegateDelta {
+  readonly kind: 'negate'
+  readonly input: DeltaPlan
+  readonly columns: readonly Column[]
+}
+
+export interface UnionDelta {
+  readonly kind: 'union'
+  readonly inputs: readonly DeltaPlan[]
+  readonly columns: readonly Column[]
+}
+
+/** Per-partition ORDER BY … LIMIT/OFFSET, optionally appending ROW_NUMBER. */
+export interface TopKDelta {
+  readonly kind: 'topK'
+  readonly input: DeltaPlan
+  readonly partitionBy: readonly number[]
+  readonly orderBy: readonly SortKey[]
+  readonly limit: number | undefined
+  readonly offset: number
+  readonly rowNumber: boolean
+  readonly columns: readonly Column[]
+}
+
+export function deltaChildren(p: DeltaPlan): readonly DeltaPlan[] {
+  switch (p.kind) {
+    case 'input':
+    case 'constant':
+      return []
+    case 'join':
+      return [p.left, p.right]
+    case 'union':
+      return p.inputs
+    default:
+      return [p.input]
+  }
+}

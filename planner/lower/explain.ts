@@ -1,0 +1,47 @@
+// Prints a delta plan as an indented tree, one operator a line, with the state each
+// stateful operator keeps (EXPLAIN / EXPLAIN MATERIALIZED VIEW).
+
+import { printScalar } from '../expr/print.js'
+import { printSortKeys } from '../logical/explain.js'
+import type { DeltaPlan } from './delta-plan.js'
+import { deltaChildren } from './delta-plan.js'
+
+function keys(k: readonly number[]): string {
+  return `[${k.map((i) => '#' + i).join(', ')}]`
+}
+
+export function deltaLine(p: DeltaPlan): string {
+  switch (p.kind) {
+    case 'input':
+      return `Input ${p.relation}`
+    case 'constant':
+      return `Constant rows=${p.rows.length}`
+    case 'mfp': {
+      const parts: string[] = []
+      if (p.predicate) parts.push(`filter=${printScalar(p.predicate)}`)
+      if (p.projection) parts.push(`map=[${p.projection.map(printScalar).join(', ')}]`)
+      return `Mfp ${parts.join(' ')}`
+    }
+    case 'arrange':
+      return `Arrange key=${keys(p.key)}  // state: arrangement of input rows by ${keys(p.key)}`
+    case 'join':
+      return `Join ${p.joinType}${p.nullAware ? ' null-aware' : ''} on left${keys(p.left.key)} = right${keys(p.right.key)}  // state: reads both arrangements`
+    case 'reduce':
+      return `Reduce key=${keys(p.key)} aggs=[${p.aggregates.map((a) => `${a.fn}(${a.args.map(printScalar).join(', ')})`).join(', ')}]  // state: accumulators per group`
+    case 'distinct':
+      return 'Distinct  // state: weight per row'
+    case 'threshold':
+      return 'Threshold  // state: weight per row'
+    case 'negate':
+      return 'Negate'
+    case 'union':
+      return 'Union'
+    case 'topK':
+      return `TopK${p.partitionBy.length ? ' partition=' + keys(p.partitionBy) : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.rowNumber ? ' row_number' : ''}  // state: ordered rows per partition`
+  }
+}
+
+export function explainDelta(p: DeltaPlan, indent = 0): string {
+  const own = '  '.repeat(indent) + deltaLine(p)
+  return [own, ...deltaChildren(p).map((c) => explainDelta(c, indent + 1))].join('\n')
+}

@@ -1,0 +1,201 @@
+// LogicalPlan → DeltaPlan. Linear nodes (filter, project, union) become map-filter-project
+// steps; joins split their condition into equi-keys (arranged on each side) and a residual
+// filter; set operations become negate + union + threshold/distinct; ORDER BY without LIMIT
+// vanishes (a maintained view is a set; ad hoc reads sort at presentation).
+
+import type { ScalarExpr } from '../expr/scalar.js'
+import { col, lit } from '../expr/scalar.js'
+import type { Column, JoinNode, LogicalPlan } from '../logical/plan.js'
+import { conjoin, conjuncts, referencedColumns, remapColumns, substituteColumns } from '../logical/tree.js'
+import { RivuletError, SqlState } from '../errors.js'
+import type { ArrangeDelta, DeltaPlan } from './delta-plan.js'
+
+export function lower(p: LogicalPlan): DeltaPlan {
+  switch (p.kind) {
+    case 'scan':
+      return { kind: 'input', relation: p.relation, columns: p.columns }
+    case 'values':
+      return { kind: 'constant', rows: p.rows, columns: p.columns }
+    case 'filter':
+      return mfp(lower(p.input), p.predicate, undefined, p.columns)
+    case 'project': {
+      const input = lower(p.input)
+      if (isIdentity(p.exprs, input.columns.length)) return input.columns.every((c, i) => c.name === p.columns[i]?.name) ? input : withColumns(input, p.columns)
+      return mfp(input, undefined, p.exprs, p.columns)
+    }
+    case 'join':
+      return lowerJoin(p)
+    case 'aggregate': {
+      // Reduce keys on input columns: compute group expressions and aggregate arguments first.
+      const input = lower(p.input)
+      const width = input.columns.length
+      const groupCols: number[] = []
+      const extra: ScalarExpr[] = []
+      for (const g of p.groupBy) {
+        if (g.kind === 'column') groupCols.push(g.index)
+        else {
+          groupCols.push(width + extra.length)
+          extra.push(g)
+        }
+      }
+      const pre = extra.length === 0 ? input : mfp(input, undefined, [...input.columns.map((c, i) => col(i, c.type)), ...extra], [...input.columns, ...extra.map((e, i) => ({ name: `__group${i}`, type: e.type }))])
+      return { kind: 'reduce', input: pre, key: groupCols, aggregates: p.aggregates, emitEmptyGroup: p.global, columns: p.columns }
+    }
+    case 'distinct':
+      return { kind: 'distinct', input: lower(p.input), columns: p.columns }
+    case 'union':
+      return { kind: 'union', inputs: p.inputs.map(lower), columns: p.columns }
+    case 'setOp': {
+      const l = lower(p.left)
+      const r = lower(p.right)
+      const cols = p.columns
+      if (p.all) {
+        // EXCEPT ALL = max(a − b, 0); INTERSECT ALL = min(a, b) = a − max(a − b, 0)
+        const diff: DeltaPlan = { kind: 'threshold', input: { kind: 'union', inputs: [l, { kind: 'negate', input: r, columns: cols }], columns: cols }, columns: cols }
+        if (p.op === 'except') return diff
+        return { kind: 'union', inputs: [l, { kind: 'negate', input: diff, columns: cols }], columns: cols }
+      }
+      const dl: DeltaPlan = { kind: 'distinct', input: l, columns: cols }
+      const dr: DeltaPlan = { kind: 'distinct', input: r, columns: cols }
+      const diff: DeltaPlan = { kind: 'threshold', input: { kind: 'union', inputs: [dl, { kind: 'negate', input: dr, columns: cols }], columns: cols }, columns: cols }
+      if (p.op === 'except') return diff
+      return { kind: 'union', inputs: [dl, { kind: 'negate', input: diff, columns: cols }], columns: cols }
+    }
+    case 'topK':
+      return { kind: 'topK', input: lower(p.input), partitionBy: p.partitionBy, orderBy: p.orderBy, limit: p.limit, offset: p.offset, rowNumber: p.rowNumber, columns: p.columns }
+    case 'sort':
+      return lower(p.input)
+  }
+}
+
+function isIdentity(exprs: readonly ScalarExpr[], width: number): boolean {
+  return exprs.length === width && exprs.every((e, i) => e.kind === 'column' && e.index === i)
+}
+
+function withColumns(p: DeltaPlan, columns: readonly Column[]): DeltaPlan {
+  return { ...p, columns } as DeltaPlan
+}
+
+/** Builds a map-filter-project, fusing with an mfp input when possible. */
+function mfp(input: DeltaPlan, predicate: ScalarExpr | undefined, projection: readonly ScalarExpr[] | undefined, columns: readonly Column[]): DeltaPlan {
+  if (input.kind === 'mfp') {
+    if (predicate === undefined && projection !== undefined) {
+      // project over mfp: compose the projections
+      const inner = input.projection
+      const composed = inner ? projection.map((e) => substituteColumns(e, inner)) : projection
+      return { kind: 'mfp', input: input.input, predicate: input.predicate, projection: composed, columns }
+    }
+    if (predicate !== undefined && input.projection === undefined) {
+      return { kind: 'mfp', input: input.input, predicate: conjoin([...(input.predicate ? conjuncts(input.predicate) : []), ...conjuncts(predicate)]), projection, columns }
+    }
+  }
+  return { kind: 'mfp', input, predicate, projection, columns }
+}
+
+interface KeyPlan {
+  readonly left: ScalarExpr[]
+  readonly right: ScalarExpr[]
+  readonly residual: ScalarExpr[]
+  readonly leftOnly: ScalarExpr[]
+  readonly rightOnly: ScalarExpr[]
+}
+
+/** Splits a join condition into equi-key pairs, one-sided conjuncts and the rest. */
+function splitCondition(cond: ScalarExpr | undefined, nl: number): KeyPlan {
+  const out: KeyPlan = { left: [], right: [], residual: [], leftOnly: [], rightOnly: [] }
+  if (!cond) return out
+  for (const c of conjuncts(cond)) {
+    const refs = referencedColumns(c)
+    const usesLeft = [...refs].some((i) => i < nl)
+    const usesRight = [...refs].some((i) => i >= nl)
+    if (c.kind === 'call' && c.fn === 'eq' && c.args.length === 2) {
+      const a = c.args[0]!
+      const b = c.args[1]!
+      const ra = referencedColumns(a)
+      const rb = referencedColumns(b)
+      const aLeft = ra.size > 0 && [...ra].every((i) => i < nl)
+      const aRight = ra.size > 0 && [...ra].every((i) => i >= nl)
+      const bLeft = rb.size > 0 && [...rb].every((i) => i < nl)
+      const bRight = rb.size > 0 && [...rb].every((i) => i >= nl)
+      if (aLeft && bRight) {
+        out.left.push(a)
+        out.right.push(remapColumns(b, (i) => i - nl))
+        continue
+      }
+      if (aRight && bLeft) {
+        out.left.push(b)
+        out.right.push(remapColumns(a, (i) => i - nl))
+        continue
+      }
+    }
+    if (usesLeft && !usesRight) out.leftOnly.push(c)
+    else if (usesRight && !usesLeft) out.rightOnly.push(remapColumns(c, (i) => i - nl))
+    else out.residual.push(c)
+  }
+  return out
+}
+
+function lowerJoin(p: JoinNode): DeltaPlan {
+  let left = lower(p.left)
+  let right = lower(p.right)
+  const nl = left.columns.length
+  const nr = right.columns.length
+  const split = splitCondition(p.condition, nl)
+  const t = p.joinType
+  const leftKeys = [...split.left]
+  const rightKeys = [...split.right]
+  const post: ScalarExpr[] = []
+  // One-sided conjuncts: filter the side whose rows may be dropped; on a preserved side they
+  // decide matching, so they become part of the key (TRUE when they hold, NULL otherwise —
+  // NULL keys never match).
+  const leftPreserved = t === 'left' || t === 'full' || t === 'anti'
+  const rightPreserved = t === 'right' || t === 'full'
+  if (split.leftOnly.length > 0) {
+    if (!leftPreserved) left = mfp(left, conjoin(split.leftOnly), undefined, left.columns)
+    else {
+      leftKeys.push({ kind: 'case', whens: [{ when: conjoin(split.leftOnly)!, then: lit(true, 'boolean') }], else: lit(null, 'boolean'), type: 'boolean' })
+      rightKeys.push(lit(true, 'boolean'))
+    }
+  }
+  if (split.rightOnly.length > 0) {
+    if (!rightPreserved) right = mfp(right, conjoin(split.rightOnly), undefined, right.columns)
+    else {
+      rightKeys.push({ kind: 'case', whens: [{ when: conjoin(split.rightOnly)!, then: lit(true, 'boolean') }], else: lit(null, 'boolean'), type: 'boolean' })
+      leftKeys.push(lit(true, 'boolean'))
+    }
+  }
+  if (split.residual.length > 0) {
+    if (t !== 'inner') throw new RivuletError(SqlState.featureNotSupported, `${t === 'semi' || t === 'anti' ? 'a correlated subquery whose correlation is not an equality' : t.toUpperCase() + ' JOIN'} with a condition that is not an equality between the two sides is not supported yet`)
+    post.push(...split.residual)
+  }
+  const la = arrange(left, leftKeys)
+  const ra = arrange(right, rightKeys)
+  const columns = t === 'semi' || t === 'anti' ? left.columns : [...left.columns, ...right.columns]
+  const join: DeltaPlan = {
+    kind: 'join',
+    joinType: t,
+    nullAware: p.nullAwareAnti,
+    left: la,
+    right: ra,
+    leftWidth: nl,
+    rightWidth: nr,
+    columns,
+  }
+  return post.length > 0 ? mfp(join, conjoin(post), undefined, columns) : join
+}
+
+/** Arranges `input` by key expressions, appending computed key columns when needed. */
+function arrange(input: DeltaPlan, keys: readonly ScalarExpr[]): ArrangeDelta {
+  const width = input.columns.length
+  const keyCols: number[] = []
+  const extra: ScalarExpr[] = []
+  for (const k of keys) {
+    if (k.kind === 'column') keyCols.push(k.index)
+    else {
+      keyCols.push(width + extra.length)
+      extra.push(k)
+    }
+  }
+  const source = extra.length === 0 ? input : mfp(input, undefined, [...input.columns.map((c, i) => col(i, c.type)), ...extra], [...input.columns, ...extra.map((e, i) => ({ name: `__key${i}`, type: e.type }))])
+  return { kind: 'arrange', input: source, key: keyCols, columns: source.columns }
+}

@@ -1,0 +1,74 @@
+// Public types of the engine API (SPEC §1.3). Results carry JS values: numbers for integer
+// and floating types, strings for text, booleans, null; DATE, TIMESTAMP and INTERVAL values
+// are returned in their Postgres text form ('2024-01-01 10:00:00'), so results print and
+// compare the same everywhere.
+
+/** SQL type names as the engine reports them (Postgres spelling). */
+export type SqlTypeName =
+  | 'boolean'
+  | 'smallint'
+  | 'integer'
+  | 'bigint'
+  | 'real'
+  | 'double precision'
+  | 'numeric'
+  | 'text'
+  | 'date'
+  | 'timestamp'
+  | 'interval'
+  | 'unknown'
+
+export interface ColumnInfo {
+  readonly name: string
+  readonly type: SqlTypeName
+}
+
+/** A value as the API returns it. */
+export type ResultValue = number | string | boolean | null
+
+export interface QueryResult {
+  readonly columns: readonly ColumnInfo[]
+  readonly rows: ResultValue[][]
+}
+
+/** The outcome of one statement. `command` is the Postgres command tag, e.g. 'SELECT 3',
+ *  'INSERT 0 2', 'UPDATE 1', 'CREATE TABLE', 'BEGIN'. Statements that return rows (SELECT,
+ *  EXPLAIN, SHOW) carry `columns` and `rows`. */
+export interface StatementResult {
+  readonly command: string
+  readonly rowCount: number
+  readonly columns?: readonly ColumnInfo[]
+  readonly rows?: ResultValue[][]
+}
+
+/** One tick's changes to a subscribed view: [row, diff] pairs, retractions with diff < 0. */
+export interface ChangeBatch {
+  readonly tick: number
+  readonly columns: readonly ColumnInfo[]
+  readonly changes: [ResultValue[], number][]
+}
+
+export interface SubscribeOptions {
+  /** Deliver the current contents as inserts first (default true). */
+  readonly snapshot?: boolean
+}
+
+export type RelationKind = 'table' | 'stream' | 'view' | 'materialized view' | 'system'
+
+export interface RelationInfo {
+  readonly name: string
+  readonly kind: RelationKind
+  readonly columns: readonly ColumnInfo[]
+  /** Primary key column names (tables), empty otherwise. */
+  readonly primaryKey: readonly string[]
+  /** The defining query text (views). */
+  readonly definition?: string
+}
+
+export interface EngineOptions {
+  /** Data directory for durable state (later issue); omitted = in memory. */
+  readonly dir?: string
+}
+
+/** Rows for db.insert/db.delete: objects keyed by column name, or arrays in column order. */
+export type InputRow = Readonly<Record<string, unknown>> | readonly unknown[]
