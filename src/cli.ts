@@ -1,0 +1,240 @@
+#!/usr/bin/env node
+// The `rivulet` command (SPEC §1.1). `main(argv, io)` does the work and returns the exit code, so
+// tests run it in-process with captured output; the bottom of the file calls it when this file
+// is run as a script (the package's bin).
+import { readFileSync, realpathSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Command, CommanderError, Option } from 'commander'
+import { runDemo } from './demo.js'
+import { Engine } from './engine.js'
+import { formatError, formatResult } from './format.js'
+import { splitStatements, type ScriptStatement } from './split.js'
+
+/** Where the CLI writes; injectable for tests. */
+export interface CliIo {
+  stdout(s: string): void
+  stderr(s: string): void
+}
+
+const processIo: CliIo = {
+  stdout: (s) => void process.stdout.write(s),
+  stderr: (s) => void process.stderr.write(s),
+}
+
+type ScriptAction = { readonly kind: 'command'; readonly sql: string } | { readonly kind: 'file'; readonly path: string }
+
+interface RootOptions {
+  readonly data?: string
+  readonly expanded?: boolean
+}
+
+/** Runs the rivulet command line (`argv` without node and the script path); resolves to the
+ *  process exit code. */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let exitCode = 0
+  const actions: ScriptAction[] = [] // -c and -f in command-line order, as psql runs them
+
+  const program = new Command('rivulet')
+  program
+    .description('rivulet: a streaming SQL engine with incremental view maintenance')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .helpOption('-h, --help', 'show this help and exit')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .option('-c, --command <sql>', 'run SQL statement(s), print the results as psql does, and exit (repeatable)', (sql: string) => {
+      actions.push({ kind: 'command', sql })
+      return sql
+    })
+    .option('-f, --file <file>', 'run the statements in FILE ("-" = standard input) and exit (repeatable)', (path: string) => {
+      actions.push({ kind: 'file', path })
+      return path
+    })
+    .option('--data <dir>', 'durable state: input log and checkpoints live in DIR (SQLite files)')
+    .option('-x, --expanded', 'expanded table output (psql \\x)')
+    .action(async (opts: RootOptions) => {
+      if (actions.length === 0) {
+        io.stdout('rivulet: the interactive REPL arrives in a later release; use -c SQL or -f FILE (see --help)\n')
+        return
+      }
+      exitCode = runScripts(actions, opts, io)
+    })
+
+  program
+    .command('slt')
+    .description('run sqllogictest files (folders recursively)')
+    .addOption(new Option('--mode <mode>', 'batch: plain queries; ivm: every query as a materialized view; both').choices(['batch', 'ivm', 'both']))
+    .argument('<paths...>', 'test files or folders')
+    .allowUnknownOption()
+    .action(async (paths: string[], opts: { mode?: string }) => {
+      // The CLI is the composition root, the one place in src/ that may reach up into the
+      // sqllogictest runner (which is built on src/, not the other way round). Loaded lazily.
+      const sltModule = '../sqllogictest/cli.js'
+      const { runSltCli } = (await import(sltModule)) as { runSltCli: (args: string[]) => Promise<number> }
+      exitCode = await runSltCli([...(opts.mode ? ['--mode', opts.mode] : []), ...paths])
+    })
+
+  program
+    .command('demo')
+    .description('the built-in scenario: orders and customers feeding materialized views, changes printed per tick')
+    .option('--ticks <n>', 'number of ticks to run', parseCount, 12)
+    .option('--interval-ms <ms>', 'pause between ticks in milliseconds', parseCount, 0)
+    .action(async (opts: { ticks: number; intervalMs: number }) => {
+      await runDemo({ ticks: opts.ticks, intervalMs: opts.intervalMs, out: (s) => io.stdout(s) })
+    })
+
+  program
+    .command('serve')
+    .description('Postgres wire-protocol server (not available yet)')
+    .option('--port <port>', 'port to listen on', '6875')
+    .option('--data <dir>', 'durable data directory')
+    .action(() => {
+      io.stderr('rivulet serve: not available yet (issue #6)\n')
+      exitCode = 2
+    })
+
+  program
+    .command('bench')
+    .description('Nexmark benchmark (not available yet)')
+    .argument('[suite]', 'benchmark suite, e.g. nexmark')
+    .option('--query <q>', 'run one query, e.g. q5')
+    .option('--events <n>', 'number of events')
+    .allowUnknownOption()
+    .action(() => {
+      io.stderr('rivulet bench: not available yet (issue #7)\n')
+      exitCode = 2
+    })
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' })
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode
+    io.stderr(`rivulet: ${e instanceof Error ? e.message : String(e)}\n`)
+    return 1
+  }
+  return exitCode
+}
+
+function parseCount(value: string): number {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0) throw new CommanderError(1, 'rivulet.invalidArgument', `error: not a non-negative integer: ${value}`)
+  return n
+}
+
+/** Runs -c / -f scripts in order on one engine; stops at the first error (exit 1). */
+function runScripts(actions: readonly ScriptAction[], opts: RootOptions, io: CliIo): number {
+  let engine: Engine
+  try {
+    engine = Engine.open(opts.data !== undefined ? { dir: opts.data } : {})
+  } catch (e) {
+    io.stderr(formatError(errorMessage(e)))
+    return 1
+  }
+  try {
+    for (const action of actions) {
+      let text: string
+      if (action.kind === 'command') {
+        text = action.sql
+      } else {
+        try {
+          text = readFileSync(action.path === '-' ? 0 : action.path, 'utf8')
+        } catch (e) {
+          const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : errorMessage(e)
+          io.stderr(`rivulet: error: ${action.path}: ${reason}\n`)
+          return 1
+        }
+      }
+      if (!runScript(engine, text, action, opts, io)) return 1
+    }
+    return 0
+  } finally {
+    try {
+      engine.close()
+    } catch {
+      // closing after a failure must not hide the failure
+    }
+  }
+}
+
+/** Runs a script statement by statement, printing each result as it completes. */
+function runScript(engine: Engine, text: string, action: ScriptAction, opts: RootOptions, io: CliIo): boolean {
+  for (const stmt of splitStatements(text)) {
+    let results
+    try {
+      results = engine.execute(stmt.text)
+    } catch (e) {
+      io.stderr(renderError(e, text, stmt, action))
+      return false
+    }
+    for (const r of results) io.stdout(formatResult(r, { expanded: opts.expanded === true }))
+  }
+  return true
+}
+
+/** psql's error report. With -c the whole command string is the query (psql sends it as one),
+ *  so LINE numbers count from its start; with -f each statement is a query of its own and the
+ *  report is prefixed with `rivulet:FILE:LINE:`, LINE being where the statement ends. */
+function renderError(e: unknown, script: string, stmt: ScriptStatement, action: ScriptAction): string {
+  const offset = errorOffset(e, stmt.text)
+  if (action.kind === 'command') {
+    return formatError(errorMessage(e), script, offset === undefined ? undefined : stmt.offset + offset)
+  }
+  const name = action.path === '-' ? '<stdin>' : action.path
+  return `rivulet:${name}:${stmt.endLine}: ` + formatError(errorMessage(e), stmt.text, offset)
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}
+
+/** The 0-based offset of a RivuletError's position in the statement text, if it has one. */
+function errorOffset(e: unknown, text: string): number | undefined {
+  if (typeof e !== 'object' || e === null || !('position' in e)) return undefined
+  const pos = (e as { position?: { line?: number; column?: number; offset?: number } }).position
+  if (!pos) return undefined
+  if (typeof pos.offset === 'number') return pos.offset <= text.length ? pos.offset : undefined
+  if (typeof pos.line === 'number' && typeof pos.column === 'number') {
+    let offset = 0
+    for (let line = 1; line < pos.line; line++) {
+      const nl = text.indexOf('\n', offset)
+      if (nl < 0) return undefined
+      offset = nl + 1
+    }
+    return Math.min(offset + pos.column - 1, text.length)
+  }
+  return undefined
+}
+
+/** The version in package.json (found walking up from this file: src/ or dist/src/). */
+function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (let k = 0; k < 4; k++) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === 'rivulet' && pkg.version) return pkg.version
+    } catch {
+      // not here; look one folder up
+    }
+    dir = dirname(dir)
+  }
+  return 'unknown'
+}
+
+function isMainModule(): boolean {
+  const script = process.argv[1]
+  if (!script) return false
+  try {
+    // npm's bin is a symlink; the module URL is the real path.
+    return import.meta.url === pathToFileURL(realpathSync(script)).href
+  } catch {
+    return false
+  }
+}
+
+if (isMainModule()) {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0) // output piped into `head` and the like
+    throw e
+  })
+  process.exitCode = await main(process.argv.slice(2))
+}
