@@ -70,7 +70,10 @@ export class Circuit {
   }
 
   /** Feeds newly added operators the full contents of the existing operators they read
-   *  (which must offer `snapshot()`), as if they had existed all along. Only `fresh` run. */
+   *  (which must offer `snapshot()`), as if they had existed all along. Only `fresh` run,
+   *  and every one of them steps once, in topological order, even when its inputs are empty:
+   *  constants emit their rows and global aggregates their empty-input row (operators must
+   *  accept a step with empty inputs). Call between ticks (boundary outputs are overwritten). */
   backfill(fresh: readonly Operator[]): void {
     const freshSet = new Set(fresh)
     const boundary = new Set<Operator>()
@@ -82,7 +85,7 @@ export class Circuit {
       }
       for (const op of this.#ops) {
         if (!freshSet.has(op)) continue
-        if (op.inputs.length === 0 || op.inputs.some((i) => i.out.rows.length !== 0)) op.step()
+        op.step()
       }
     } finally {
       for (const b of boundary) b.out = ZSet.empty()

@@ -1,0 +1,8 @@
+export type { Aggregator } from './aggregator.js'
+export { countRows, count } from './count.js'
+export { sumInt, sumFloat, addPartial, partialsValue, type IntSumAcc, type FloatSumAcc } from './sum.js'
+export { avg, avgInt, avgFloat } from './avg.js'
+export { min, max, type MinMaxAcc } from './min-max.js'
+export { distinctOf, countDistinct, type DistinctAcc } from './distinct.js'
+export { boolAnd, boolOr, type BoolAcc } from './bool.js'
+export { stringAgg, type StringAggAcc } from './string-agg.js'

@@ -1,0 +1,87 @@
+// STRING_AGG(value, delimiter ORDER BY …).
+//
+// The aggregate's `arg` returns [value, delimiter, orderKeys?] (or null); null values are
+// ignored. The result joins the values in order (the optional `compareOrder` over the order
+// keys, then the value, then the delimiter, so it is a function of the multiset), putting
+// between two values the delimiter of the later one (as Postgres does); null when empty.
+//
+// Accumulator: parallel sorted arrays of distinct entries (value, delimiter, order keys) with
+// weighted counts; updates are a binary search and a splice. The result is rebuilt in O(n)
+// whenever the group changes.
+
+import type { Aggregator } from './aggregator.js'
+
+export interface StringAggAcc {
+  v: string[]
+  d: string[]
+  o: (readonly unknown[] | null)[]
+  c: number[]
+}
+
+function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+export function stringAgg(
+  compareOrder?: (a: readonly unknown[], b: readonly unknown[]) => number,
+): Aggregator<StringAggAcc, string | null> {
+  const cmpEntry = (acc: StringAggAcc, i: number, v: string, d: string, o: readonly unknown[] | null): number => {
+    if (compareOrder !== undefined) {
+      const oa = acc.o[i] ?? []
+      const c = compareOrder(oa, o ?? [])
+      if (c !== 0) return c
+    }
+    return cmpStr(acc.v[i]!, v) || cmpStr(acc.d[i]!, d)
+  }
+  return {
+    name: 'stringAgg',
+    create: () => ({ v: [], d: [], o: [], c: [] }),
+    add(acc, arg, weight) {
+      if (arg === null || arg === undefined || weight === 0) return acc
+      const t = arg as readonly unknown[]
+      const raw = t[0]
+      if (raw === null || raw === undefined) return acc
+      const v = typeof raw === 'string' ? raw : String(raw)
+      const dr = t[1]
+      const d = dr === null || dr === undefined ? '' : typeof dr === 'string' ? dr : String(dr)
+      const o = compareOrder !== undefined ? ((t[2] as readonly unknown[] | undefined) ?? null) : null
+      let lo = 0
+      let hi = acc.v.length - 1
+      let found = -1
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1
+        const c = cmpEntry(acc, mid, v, d, o)
+        if (c < 0) lo = mid + 1
+        else if (c > 0) hi = mid - 1
+        else {
+          found = mid
+          break
+        }
+      }
+      if (found >= 0) {
+        const n = acc.c[found]! + weight
+        if (n !== 0) acc.c[found] = n
+        else {
+          acc.v.splice(found, 1)
+          acc.d.splice(found, 1)
+          acc.o.splice(found, 1)
+          acc.c.splice(found, 1)
+        }
+      } else {
+        acc.v.splice(lo, 0, v)
+        acc.d.splice(lo, 0, d)
+        acc.o.splice(lo, 0, o)
+        acc.c.splice(lo, 0, weight)
+      }
+      return acc
+    },
+    result(acc) {
+      let s: string | null = null
+      const { v, d, c } = acc
+      for (let i = 0; i < v.length; i++) {
+        for (let k = c[i]!; k > 0; k--) s = s === null ? v[i]! : s + d[i]! + v[i]!
+      }
+      return s
+    },
+  }
+}

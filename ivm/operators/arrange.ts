@@ -1,0 +1,337 @@
+// ArrangeOperator — the consolidated integral of its input, indexed by key columns. Joins,
+// semi/anti joins and outer joins read arrangements; several readers share one.
+//
+// Semantics:  out = Δin (passed through as is — not re-consolidated: every reader of `out`
+//             is bilinear or integrating, so unconsolidated deltas are still exact);
+//             state = ∫Δin, grouped by keyOf(row).
+// State kept: Map<RowKey, Row | Bucket>: a key holding exactly one row with weight 1 maps to
+//             the row itself (no wrapper — the common case for primary keys costs one Map
+//             entry); otherwise to a Bucket of parallel rows/weights arrays. Inside a bucket
+//             rows are found by a linear `rowsEqual` scan, and once it holds more than
+//             INDEX_THRESHOLD rows by a lazily built Map<rowKey, position>.
+// Linear:     no (stateful), but its output is its input.
+// Retracts:   yes; zero-weight rows are dropped, empty keys deleted.
+//
+// The index structure `Arrangement` is also used by Integrate, Distinct and Threshold.
+// Rows with NULL key columns are stored (outer/anti joins need them); joins skip them.
+
+import type { Circuit } from '../circuit.js'
+import { keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
+import { BaseOperator, Journal, type Operator } from '../operator.js'
+import { ZSet, type Row } from '../zset.js'
+
+/** Above this many rows a bucket keeps a rowKey → position index instead of scanning. */
+export const INDEX_THRESHOLD = 16
+
+/** The rows of one key: parallel rows/weights arrays plus their total weight. */
+export class Bucket {
+  readonly rows: Row[]
+  readonly weights: number[]
+  /** Sum of the weights. */
+  total: number
+  #index: Map<RowKey, number> | null = null
+
+  constructor(rows: Row[], weights: number[], total: number) {
+    this.rows = rows
+    this.weights = weights
+    this.total = total
+  }
+
+  get length(): number {
+    return this.rows.length
+  }
+
+  /** Position of a row equal to `row`, or −1. */
+  find(row: Row): number {
+    const idx = this.#index
+    if (idx !== null) return idx.get(rowKey(row)) ?? -1
+    const rows = this.rows
+    for (let i = 0; i < rows.length; i++) if (rowsEqual(rows[i]!, row)) return i
+    return -1
+  }
+
+  add(row: Row, weight: number): void {
+    const i = this.rows.length
+    this.rows.push(row)
+    this.weights.push(weight)
+    this.total += weight
+    const idx = this.#index
+    if (idx !== null) idx.set(rowKey(row), i)
+    else if (i + 1 > INDEX_THRESHOLD) {
+      const m = new Map<RowKey, number>()
+      const rows = this.rows
+      for (let j = 0; j < rows.length; j++) m.set(rowKey(rows[j]!), j)
+      this.#index = m
+    }
+  }
+
+  /** Removes position i (swap with last). */
+  removeAt(i: number): void {
+    const rows = this.rows
+    const ws = this.weights
+    const last = rows.length - 1
+    const idx = this.#index
+    if (idx !== null) idx.delete(rowKey(rows[i]!))
+    if (i !== last) {
+      rows[i] = rows[last]!
+      ws[i] = ws[last]!
+      if (idx !== null) idx.set(rowKey(rows[i]!), i)
+    }
+    rows.pop()
+    ws.pop()
+    if (idx !== null && rows.length <= INDEX_THRESHOLD / 2) this.#index = null
+  }
+}
+
+/** What a key maps to: the row itself (one row, weight 1) or a Bucket. */
+export type Slot = Row | Bucket
+
+/** Number of rows, row i and weight i of a slot (for code that reads both shapes). */
+export function slotLength(s: Slot): number {
+  return s instanceof Bucket ? s.rows.length : 1
+}
+
+/** Total weight held under a slot (0 for undefined). */
+export function slotWeight(s: Slot | undefined): number {
+  return s === undefined ? 0 : s instanceof Bucket ? s.total : 1
+}
+
+/** A multiset of rows indexed by a key function: the state of arrangements and sinks. */
+export class Arrangement {
+  readonly keyColumns: readonly number[]
+  readonly keyOf: (row: Row) => RowKey
+  readonly #map = new Map<RowKey, Slot>()
+  #rows = 0
+  #total = 0
+
+  constructor(keyColumns: readonly number[]) {
+    this.keyColumns = keyColumns.slice()
+    this.keyOf = keyFunction(this.keyColumns)
+  }
+
+  /** Distinct rows held. */
+  get size(): number {
+    return this.#rows
+  }
+
+  /** Distinct keys held. */
+  get keyCount(): number {
+    return this.#map.size
+  }
+
+  /** Sum of all weights. */
+  get totalWeight(): number {
+    return this.#total
+  }
+
+  /** The slot of a key (internal fast path: a Row when it is the key's only row, weight 1). */
+  get(key: RowKey): Slot | undefined {
+    return this.#map.get(key)
+  }
+
+  /** Total weight under a key. */
+  weightOf(key: RowKey): number {
+    const s = this.#map.get(key)
+    return s === undefined ? 0 : s instanceof Bucket ? s.total : 1
+  }
+
+  /** The rows of a key as a Bucket (a fresh one-row bucket when the key holds a single row). */
+  lookup(key: RowKey): Bucket | undefined {
+    const s = this.#map.get(key)
+    if (s === undefined || s instanceof Bucket) return s
+    return new Bucket([s], [1], 1)
+  }
+
+  /** Weight of the given row (0 when absent). */
+  weightOfRow(row: Row, key: RowKey = this.keyOf(row)): number {
+    const s = this.#map.get(key)
+    if (s === undefined) return 0
+    if (!(s instanceof Bucket)) return rowsEqual(s, row) ? 1 : 0
+    const i = s.find(row)
+    return i < 0 ? 0 : s.weights[i]!
+  }
+
+  /** Adds (row, weight); returns the row's new weight. */
+  apply(row: Row, weight: number, key: RowKey = this.keyOf(row)): number {
+    if (weight === 0) return this.weightOfRow(row, key)
+    const map = this.#map
+    this.#total += weight
+    const s = map.get(key)
+    if (s === undefined) {
+      map.set(key, weight === 1 ? row : new Bucket([row], [weight], weight))
+      this.#rows++
+      return weight
+    }
+    if (!(s instanceof Bucket)) {
+      if (rowsEqual(s, row)) {
+        const nw = 1 + weight
+        if (nw === 0) {
+          map.delete(key)
+          this.#rows--
+        } else map.set(key, new Bucket([s], [nw], nw))
+        return nw
+      }
+      map.set(key, new Bucket([s, row], [1, weight], 1 + weight))
+      this.#rows++
+      return weight
+    }
+    const i = s.find(row)
+    if (i < 0) {
+      s.add(row, weight)
+      this.#rows++
+      return weight
+    }
+    const nw = s.weights[i]! + weight
+    s.total += weight
+    if (nw !== 0) {
+      s.weights[i] = nw
+      if (nw === 1 && s.rows.length === 1) map.set(key, s.rows[0]!)
+      return nw
+    }
+    s.removeAt(i)
+    this.#rows--
+    if (s.rows.length === 0) map.delete(key)
+    else if (s.rows.length === 1 && s.weights[0] === 1) map.set(key, s.rows[0]!)
+    return 0
+  }
+
+  /** Absorbs a delta, scaled by `sign` (±1). */
+  applyDelta(delta: ZSet, sign: number): void {
+    const rows = delta.rows
+    const ws = delta.weights
+    const keyOf = this.keyOf
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!
+      this.apply(r, ws[i]! * sign, keyOf(r))
+    }
+  }
+
+  /** Calls fn for every (row, weight). */
+  forEach(fn: (row: Row, weight: number, key: RowKey) => void): void {
+    for (const [k, s] of this.#map) {
+      if (s instanceof Bucket) {
+        const rows = s.rows
+        const ws = s.weights
+        for (let i = 0; i < rows.length; i++) fn(rows[i]!, ws[i]!, k)
+      } else fn(s, 1, k)
+    }
+  }
+
+  /** Calls fn for every (row, weight) under one key. */
+  forEachIn(key: RowKey, fn: (row: Row, weight: number) => void): void {
+    const s = this.#map.get(key)
+    if (s === undefined) return
+    if (s instanceof Bucket) {
+      const rows = s.rows
+      const ws = s.weights
+      for (let i = 0; i < rows.length; i++) fn(rows[i]!, ws[i]!)
+    } else fn(s, 1)
+  }
+
+  /** Iterates the keys and their slots. */
+  entries(): IterableIterator<[RowKey, Slot]> {
+    return this.#map.entries()
+  }
+
+  /** The whole contents as a Z-set. */
+  snapshot(): ZSet {
+    const rows: Row[] = []
+    const weights: number[] = []
+    for (const s of this.#map.values()) {
+      if (s instanceof Bucket) {
+        const rs = s.rows
+        const ws = s.weights
+        for (let i = 0; i < rs.length; i++) {
+          rows.push(rs[i]!)
+          weights.push(ws[i]!)
+        }
+      } else {
+        rows.push(s)
+        weights.push(1)
+      }
+    }
+    return new ZSet(rows, weights)
+  }
+
+  clear(): void {
+    this.#map.clear()
+    this.#rows = 0
+    this.#total = 0
+  }
+
+  describe(what: string): string {
+    return `${what} keyed by [${this.keyColumns.map((c) => '#' + c).join(', ')}]: ${this.#rows} rows in ${this.#map.size} keys`
+  }
+}
+
+export class ArrangeOperator extends BaseOperator {
+  readonly name = 'Arrange'
+  readonly arrangement: Arrangement
+  readonly keyColumns: readonly number[]
+  readonly keyOf: (row: Row) => RowKey
+  readonly #journal = new Journal<ZSet>()
+
+  constructor(input: Operator, keyColumns: readonly number[]) {
+    super([input])
+    this.arrangement = new Arrangement(keyColumns)
+    this.keyColumns = this.arrangement.keyColumns
+    this.keyOf = this.arrangement.keyOf
+  }
+
+  step(): void {
+    const d = this.inputs[0]!.out
+    this.out = d
+    if (d.rows.length === 0) return
+    this.#journal.record(d)
+    this.arrangement.applyDelta(d, 1)
+  }
+
+  override commit(): void {
+    this.#journal.commit()
+  }
+
+  override rollback(): void {
+    this.#journal.undo((d) => this.arrangement.applyDelta(d, -1))
+  }
+
+  /** Distinct rows held. */
+  get size(): number {
+    return this.arrangement.size
+  }
+
+  get(key: RowKey): Slot | undefined {
+    return this.arrangement.get(key)
+  }
+
+  lookup(key: RowKey): Bucket | undefined {
+    return this.arrangement.lookup(key)
+  }
+
+  weightOf(key: RowKey): number {
+    return this.arrangement.weightOf(key)
+  }
+
+  forEach(fn: (row: Row, weight: number, key: RowKey) => void): void {
+    this.arrangement.forEach(fn)
+  }
+
+  forEachIn(key: RowKey, fn: (row: Row, weight: number) => void): void {
+    this.arrangement.forEachIn(key, fn)
+  }
+
+  snapshot(): ZSet {
+    return this.arrangement.snapshot()
+  }
+
+  override stateSize(): number {
+    return this.arrangement.size
+  }
+
+  override describeState(): string {
+    return this.arrangement.describe('arrangement')
+  }
+}
+
+export function arrange(circuit: Circuit, input: Operator, keyColumns: readonly number[]): ArrangeOperator {
+  return circuit.add(new ArrangeOperator(input, keyColumns))
+}

@@ -1,0 +1,132 @@
+// IntegrateOperator ('Materialize') — the view sink: keeps the consolidated integral of its
+// input so a view can be read (snapshot, point lookups) and new readers backfilled.
+//
+// Semantics:  out = Δin (passed through); state = ∫Δin.
+// State kept: an Arrangement keyed by `keyColumns` (default [0]: the first column, usually
+//             distinct, so the Map keys are plain values and no row key strings are built),
+//             plus one more Arrangement per secondary index requested with `index()`.
+// Linear:     yes (its output is its input); stateful.
+// Retracts:   yes.
+
+import type { Circuit } from '../circuit.js'
+import { keyFunction, type RowKey } from '../key.js'
+import { BaseOperator, Journal, type Operator } from '../operator.js'
+import type { Row, ZSet } from '../zset.js'
+import { Arrangement, type Bucket } from './arrange.js'
+
+/** A secondary index of a materialized view (handle for `IntegrateOperator.lookup`). */
+export class MaterializedIndex {
+  readonly keyColumns: readonly number[]
+  readonly arrangement: Arrangement
+  readonly #keyOfValues: (values: readonly unknown[]) => RowKey
+
+  constructor(arrangement: Arrangement) {
+    this.arrangement = arrangement
+    this.keyColumns = arrangement.keyColumns
+    this.#keyOfValues = keyFunction(this.keyColumns.map((_, i) => i))
+  }
+
+  /** The key of the given key values (in keyColumns order). */
+  keyOfValues(values: readonly unknown[]): RowKey {
+    return this.#keyOfValues(values)
+  }
+}
+
+export interface IntegrateOptions {
+  /** Columns the primary index is keyed by (default [0]). Any choice is correct; a unique
+   *  column gives one-row buckets. */
+  keyColumns?: readonly number[]
+}
+
+export class IntegrateOperator extends BaseOperator {
+  readonly name = 'Materialize'
+  readonly #state: Arrangement
+  readonly #indexes: Arrangement[] = []
+  readonly #journal = new Journal<ZSet>()
+
+  constructor(input: Operator, options: IntegrateOptions = {}) {
+    super([input])
+    this.#state = new Arrangement(options.keyColumns ?? [0])
+  }
+
+  step(): void {
+    const d = this.inputs[0]!.out
+    this.out = d
+    if (d.rows.length === 0) return
+    this.#journal.record(d)
+    this.#state.applyDelta(d, 1)
+    const idx = this.#indexes
+    for (let i = 0; i < idx.length; i++) idx[i]!.applyDelta(d, 1)
+  }
+
+  override commit(): void {
+    this.#journal.commit()
+  }
+
+  override rollback(): void {
+    this.#journal.undo((d) => {
+      this.#state.applyDelta(d, -1)
+      const idx = this.#indexes
+      for (let i = 0; i < idx.length; i++) idx[i]!.applyDelta(d, -1)
+    })
+  }
+
+  /** Distinct rows held. */
+  get size(): number {
+    return this.#state.size
+  }
+
+  snapshot(): ZSet {
+    return this.#state.snapshot()
+  }
+
+  /** The view's contents (same as snapshot). */
+  contents(): ZSet {
+    return this.#state.snapshot()
+  }
+
+  /** Weight of a row in the view (0 when absent). */
+  weightOf(row: Row): number {
+    return this.#state.weightOfRow(row)
+  }
+
+  forEach(fn: (row: Row, weight: number) => void): void {
+    this.#state.forEach(fn)
+  }
+
+  /** An index on `keyColumns`, built now and maintained from then on (reused if it exists). */
+  index(keyColumns: readonly number[]): MaterializedIndex {
+    const same = (a: readonly number[]): boolean => a.length === keyColumns.length && a.every((c, i) => c === keyColumns[i])
+    if (same(this.#state.keyColumns)) return new MaterializedIndex(this.#state)
+    let arr = this.#indexes.find((a) => same(a.keyColumns))
+    if (arr === undefined) {
+      arr = new Arrangement(keyColumns)
+      this.#state.forEach((row, w) => arr!.apply(row, w))
+      this.#indexes.push(arr)
+    }
+    return new MaterializedIndex(arr)
+  }
+
+  /** Rows whose index columns equal `key` (use `handle.keyOfValues([...])` to build it). */
+  lookup(handle: MaterializedIndex, key: RowKey): Bucket | undefined {
+    return handle.arrangement.lookup(key)
+  }
+
+  override stateSize(): number {
+    let n = this.#state.size
+    for (const a of this.#indexes) n += a.size
+    return n
+  }
+
+  override describeState(): string {
+    let s = this.#state.describe('view')
+    for (const a of this.#indexes) s += '; ' + a.describe('index')
+    return s
+  }
+}
+
+export function integrate(circuit: Circuit, input: Operator, options: IntegrateOptions = {}): IntegrateOperator {
+  return circuit.add(new IntegrateOperator(input, options))
+}
+
+export { integrate as materialize }

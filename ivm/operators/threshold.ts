@@ -1,0 +1,61 @@
+// ThresholdOperator — keeps the positive part of the integrated weights:
+// EXCEPT ALL = threshold(A − B), INTERSECT ALL = A − threshold(A − B).
+//
+// Semantics:  out = Σ_{r ∈ Δin} (max(W_new(r), 0) − max(W_old(r), 0)) · r, with W = ∫Δin.
+// State kept: the integral as an Arrangement keyed by column 0 (negative weights included).
+// Linear:     no.
+// Retracts:   yes.
+
+import type { Circuit } from '../circuit.js'
+import { BaseOperator, Journal, type Operator } from '../operator.js'
+import { ZSet } from '../zset.js'
+import { Arrangement } from './arrange.js'
+
+export class ThresholdOperator extends BaseOperator {
+  readonly name = 'Threshold'
+  readonly #state = new Arrangement([0])
+  readonly #journal = new Journal<ZSet>()
+
+  constructor(input: Operator) {
+    super([input])
+  }
+
+  step(): void {
+    const d = this.inputs[0]!.out
+    const out = new ZSet()
+    this.out = out
+    if (d.rows.length === 0) return
+    this.#journal.record(d)
+    const rows = d.rows
+    const ws = d.weights
+    const st = this.#state
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!
+      const w = ws[i]!
+      const now = st.apply(r, w)
+      const before = now - w
+      const dw = (now > 0 ? now : 0) - (before > 0 ? before : 0)
+      if (dw !== 0) out.push(r, dw)
+    }
+  }
+
+  override commit(): void {
+    this.#journal.commit()
+  }
+
+  override rollback(): void {
+    this.#journal.undo((d) => this.#state.applyDelta(d, -1))
+  }
+
+  override stateSize(): number {
+    return this.#state.size
+  }
+
+  override describeState(): string {
+    return `integrated rows: ${this.#state.size}`
+  }
+}
+
+export function threshold(circuit: Circuit, input: Operator): ThresholdOperator {
+  return circuit.add(new ThresholdOperator(input))
+}
