@@ -5,7 +5,7 @@
 import { readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { Command, CommanderError, Option } from 'commander'
+import { Command, CommanderError } from 'commander'
 import { runDemo } from './demo.js'
 import { Engine } from './engine.js'
 import { formatError, formatResult } from './format.js'
@@ -40,6 +40,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .description('rivulet: a streaming SQL engine with incremental view maintenance')
     .version(packageVersion(), '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'show this help and exit')
+    .enablePositionalOptions() // options after a command name belong to that command
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .option('-c, --command <sql>', 'run SQL statement(s), print the results as psql does, and exit (repeatable)', (sql: string) => {
@@ -62,16 +63,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   program
     .command('slt')
-    .description('run sqllogictest files (folders recursively)')
-    .addOption(new Option('--mode <mode>', 'batch: plain queries; ivm: every query as a materialized view; both').choices(['batch', 'ivm', 'both']))
-    .argument('<paths...>', 'test files or folders')
+    .description('run sqllogictest files (folders recursively); last line: N passed, N failed, N skipped')
+    .usage('[--mode batch|ivm|both] [--verbose] [--fail-fast] PATH[:LINE]...')
+    .argument('[args...]')
+    .helpOption(false) // `rivulet slt --help` is the runner's own usage
     .allowUnknownOption()
-    .action(async (paths: string[], opts: { mode?: string }) => {
-      // The CLI is the composition root, the one place in src/ that may reach up into the
-      // sqllogictest runner (which is built on src/, not the other way round). Loaded lazily.
-      const sltModule = '../sqllogictest/cli.js'
-      const { runSltCli } = (await import(sltModule)) as { runSltCli: (args: string[]) => Promise<number> }
-      exitCode = await runSltCli([...(opts.mode ? ['--mode', opts.mode] : []), ...paths])
+    .action(async (_args: string[], _opts: unknown, cmd: Command) => {
+      // The CLI is the composition root: the one module of src/ that may import the
+      // sqllogictest runner, which is built on src/ (not the other way round). Loaded lazily.
+      const { runSltCli } = await import('../sqllogictest/cli.js')
+      exitCode = await runSltCli([...cmd.args], { out: (l) => io.stdout(`${l}\n`), err: (l) => io.stderr(`${l}\n`) })
     })
 
   program

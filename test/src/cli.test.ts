@@ -1,0 +1,191 @@
+// The rivulet command line, run in-process through main(argv, io) with captured output.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { main } from '../../src/cli.js'
+import { runDemo } from '../../src/demo.js'
+import { splitStatements } from '../../src/split.js'
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  const code = await main(argv, { stdout: (s) => (out += s), stderr: (s) => (err += s) })
+  return { code, out, err }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'rivulet-cli-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('splitStatements (psql statement boundaries)', () => {
+  it('splits at ; outside quotes, comments and parentheses', () => {
+    const script = [
+      '-- leading comment',
+      '',
+      "SELECT 'a;b', \"c;d\", $$e;f$$, $x$g;h$x$ /* i; /* nested; */ j; */ FROM t; -- after",
+      "INSERT INTO t VALUES (1, E'k\\';l');",
+      '  -- comment before',
+      'SELECT',
+      '  2;;',
+      'SELECT 3',
+      '',
+    ].join('\n')
+    const stmts = splitStatements(script)
+    expect(stmts.map((s) => s.text)).toEqual([
+      "SELECT 'a;b', \"c;d\", $$e;f$$, $x$g;h$x$ /* i; /* nested; */ j; */ FROM t;",
+      "INSERT INTO t VALUES (1, E'k\\';l');",
+      'SELECT\n  2;',
+      'SELECT 3',
+    ])
+    expect(stmts.map((s) => s.endLine)).toEqual([3, 4, 7, 8])
+    expect(stmts.map((s) => s.terminated)).toEqual([true, true, true, false])
+    for (const s of stmts) expect(script.slice(s.offset, s.offset + s.text.length)).toBe(s.text)
+  })
+
+  it('keeps a$b identifiers and does not treat $1 as a dollar quote', () => {
+    expect(splitStatements('SELECT a$b FROM t; SELECT $1; SELECT 2').map((s) => s.text)).toEqual([
+      'SELECT a$b FROM t;',
+      'SELECT $1;',
+      'SELECT 2',
+    ])
+  })
+
+  it('drops empty statements and comment-only input', () => {
+    expect(splitStatements(';; -- nothing\n/* here */ ;')).toEqual([])
+  })
+})
+
+describe('rivulet command line (no engine needed)', () => {
+  it('--version prints the package version', async () => {
+    const r = await run('--version')
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^\d+\.\d+\.\d+\n$/)
+  })
+
+  it('--help lists the commands and options', async () => {
+    const r = await run('--help')
+    expect(r.code).toBe(0)
+    for (const word of ['-c, --command', '-f, --file', '--data', 'slt', 'demo', 'serve', 'bench']) expect(r.out).toContain(word)
+  })
+
+  it('no arguments: the REPL is a later issue', async () => {
+    const r = await run()
+    expect(r.code).toBe(0)
+    expect(r.out).toContain('REPL arrives in a later release')
+  })
+
+  it('serve and bench are not available yet (exit 2)', async () => {
+    const serve = await run('serve', '--port', '6875')
+    expect(serve.code).toBe(2)
+    expect(serve.err).toContain('not available yet (issue #6)')
+    const bench = await run('bench', 'nexmark', '--query', 'q5')
+    expect(bench.code).toBe(2)
+    expect(bench.err).toContain('not available yet (issue #7)')
+  })
+
+  it('unknown options and commands fail', async () => {
+    expect((await run('--nope')).code).not.toBe(0)
+    expect((await run('nope')).code).not.toBe(0)
+    expect((await run('demo', '--ticks', 'x')).code).not.toBe(0)
+  })
+
+  it('-f with a missing file fails', async () => {
+    const r = await run('-f', join(dir, 'missing.sql'))
+    expect(r.code).toBe(1)
+    expect(r.err).toContain('missing.sql: No such file or directory')
+  })
+})
+
+describe('rivulet -c / -f (psql output)', () => {
+  it('-c prints command tags and aligned tables', async () => {
+    const r = await run(
+      '-c',
+      "CREATE TABLE t (k INT PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, 'a'), (2, 'bb'); SELECT k, v, k * 10 AS big FROM t ORDER BY k",
+    )
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.out).toBe('CREATE TABLE\nINSERT 0 2\n k | v  | big \n---+----+-----\n 1 | a  |  10\n 2 | bb |  20\n(2 rows)\n\n')
+  })
+
+  it('-c stops at the first error, after printing what ran before it', async () => {
+    const r = await run('-c', 'CREATE TABLE t (k INT); SELEC 1; SELECT 2')
+    expect(r.code).toBe(1)
+    expect(r.out).toBe('CREATE TABLE\n')
+    expect(r.err).toMatch(/^ERROR: {2}\S/)
+    // The position is in the whole -c string, as psql sends it as one query.
+    expect(r.err).toContain('\nLINE 1: CREATE TABLE t (k INT); SELEC 1; SELECT 2\n                                ^\n')
+  })
+
+  it('-c and -f run in command-line order on one engine; -x gives expanded output', async () => {
+    const file = join(dir, 'script.sql')
+    writeFileSync(file, "-- a script\nINSERT INTO t VALUES (1, 'x');\n\n/* done */\n")
+    const r = await run('-x', '-c', 'CREATE TABLE t (k INT, v TEXT)', '-f', file, '-c', 'SELECT * FROM t')
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.out).toBe('CREATE TABLE\nINSERT 0 1\n-[ RECORD 1 ]\nk | 1\nv | x\n\n')
+  })
+
+  it('-f reports errors with file:line and the statement line like psql', async () => {
+    const file = join(dir, 'bad.sql')
+    writeFileSync(file, 'CREATE TABLE t (k INT);\n\nSELECT\n  k,\n  nosuch\nFROM t;\nSELECT 1;\n')
+    const r = await run('-f', file)
+    expect(r.code).toBe(1)
+    expect(r.out).toBe('CREATE TABLE\n')
+    expect(r.err).toContain(`rivulet:${file}:6: ERROR:  `)
+    expect(r.err).toContain('nosuch')
+    expect(r.err).toContain('\nLINE 3:   nosuch\n          ^\n')
+  })
+
+  it('a failing statement with no position prints just the message', async () => {
+    const r = await run('-c', 'CREATE TABLE t (k INT PRIMARY KEY); INSERT INTO t VALUES (1); INSERT INTO t VALUES (1)')
+    expect(r.code).toBe(1)
+    expect(r.out).toBe('CREATE TABLE\nINSERT 0 1\n')
+    expect(r.err).toMatch(/^ERROR: {2}.+\n$/)
+  })
+})
+
+describe('rivulet slt', () => {
+  it('runs sqllogictest files through the runner and exits 1 on failures', async () => {
+    const ok = join(dir, 'ok.slt')
+    writeFileSync(ok, 'statement ok\nCREATE TABLE t (k INT)\n\nstatement ok\nINSERT INTO t VALUES (1), (2)\n\nquery I rowsort\nSELECT k FROM t\n----\n1\n2\n')
+    const pass = await run('slt', '--mode', 'both', ok)
+    expect(pass.code).toBe(0)
+    expect(pass.out).toMatch(/\d+ passed, 0 failed, 0 skipped\n$/)
+    const bad = join(dir, 'bad.slt')
+    writeFileSync(bad, 'query I\nSELECT 1\n----\n2\n')
+    const fail = await run('slt', bad)
+    expect(fail.code).toBe(1)
+    expect(fail.out).toMatch(/0 passed, 1 failed, 0 skipped\n$/)
+  })
+
+  it('passes options through to the runner (its own usage)', async () => {
+    const r = await run('slt', '--help')
+    expect(r.code).toBe(0)
+    expect(r.out).toContain('usage: rivulet slt')
+  })
+})
+
+describe('rivulet demo', () => {
+  it('runs the scenario deterministically and prints changes and final tables', async () => {
+    let first = ''
+    await runDemo({ out: (s) => (first += s) })
+    let second = ''
+    await runDemo({ out: (s) => (second += s) })
+    expect(second).toBe(first)
+    expect(first).toContain('tick 1: INSERT INTO orders VALUES')
+    expect(first).toContain('tick 12: ')
+    expect(first).not.toContain('tick 13: ')
+    expect(first).toMatch(/\n {2}revenue_by_region {2}\+ \(/)
+    expect(first).toMatch(/ - \(/) // retractions are shown
+    expect(first).toContain('\nfinal contents:\n')
+    for (const view of ['revenue_by_region', 'top_customers', 'orders_by_status']) expect(first).toContain(`\n${view}\n`)
+    expect(first).toMatch(/\(\d+ rows?\)\n\n$/)
+  })
+
+  it('rivulet demo --ticks N', async () => {
+    const r = await run('demo', '--ticks', '3')
+    expect(r.code).toBe(0)
+    expect(r.out).toContain('tick 3: ')
+    expect(r.out).not.toContain('tick 4: ')
+  })
+})
