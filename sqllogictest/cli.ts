@@ -1,0 +1,128 @@
+// `rivulet slt [--mode batch|ivm|both] [--verbose] [--fail-fast] PATH[:LINE]...`
+// Runs sqllogictest files (folders are searched recursively for *.slt and *.test) and prints
+// failures as `file:line: ...`; the last line is `N passed, N failed, N skipped`.
+
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { runFile } from './runner.js'
+import type { Counts, RunMode, SltEngine } from './runner.js'
+
+const USAGE = 'usage: rivulet slt [--mode batch|ivm|both] [--verbose] [--fail-fast] PATH[:LINE]...'
+
+export interface SltCliIo {
+  readonly out: (line: string) => void
+  readonly err: (line: string) => void
+  readonly openEngine: () => SltEngine
+}
+
+/** Lists test files under a folder (recursively, sorted); `*.slt.part` files are only included. */
+export function collectFiles(path: string): string[] {
+  const st = statSync(path)
+  if (!st.isDirectory()) return [path]
+  const out: string[] = []
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = join(dir, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (e.name.endsWith('.slt') || e.name.endsWith('.test')) out.push(p)
+    }
+  }
+  walk(path)
+  return out
+}
+
+interface Target {
+  readonly path: string
+  readonly line: number | undefined
+}
+
+function parseTarget(arg: string): Target {
+  const m = /^(.*):(\d+)$/.exec(arg)
+  if (m !== null) {
+    try {
+      statSync(m[1]!)
+      return { path: m[1]!, line: Number(m[2]) }
+    } catch {
+      /* a path that really ends in :digits */
+    }
+  }
+  return { path: arg, line: undefined }
+}
+
+/** Entry point for `rivulet slt ...`; returns the exit code. `argv` is what follows `slt`. */
+export async function runSltCli(argv: string[], io?: Partial<SltCliIo>): Promise<number> {
+  const out = io?.out ?? ((l: string) => process.stdout.write(`${l}\n`))
+  const err = io?.err ?? ((l: string) => process.stderr.write(`${l}\n`))
+  const args = argv[0] === 'slt' ? argv.slice(1) : argv
+  let mode: RunMode = 'batch'
+  let verbose = false
+  let failFast = false
+  const targets: Target[] = []
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    if (a === '--mode' || a.startsWith('--mode=')) {
+      const v = a === '--mode' ? args[++i] : a.slice('--mode='.length)
+      if (v !== 'batch' && v !== 'ivm' && v !== 'both') {
+        err(`rivulet slt: --mode must be batch, ivm or both (got ${v ?? 'nothing'})`)
+        return 2
+      }
+      mode = v
+    } else if (a === '--verbose' || a === '-v') verbose = true
+    else if (a === '--fail-fast' || a === '-x') failFast = true
+    else if (a === '--help' || a === '-h') {
+      out(USAGE)
+      return 0
+    } else if (a.startsWith('-') && a !== '-') {
+      err(`rivulet slt: unknown option ${a}`)
+      err(USAGE)
+      return 2
+    } else targets.push(parseTarget(a))
+  }
+  if (targets.length === 0) {
+    err(USAGE)
+    return 2
+  }
+  let openEngine = io?.openEngine
+  if (openEngine === undefined) {
+    // Loaded here, not at the top, so the runner's pieces load without the engine.
+    const { Engine } = await import('../src/index.js')
+    openEngine = (): SltEngine => Engine.open()
+  }
+
+  const total: Counts = { passed: 0, failed: 0, skipped: 0 }
+  const started = Date.now()
+  let stop = false
+  for (const t of targets) {
+    let files: string[]
+    try {
+      files = collectFiles(t.path)
+    } catch (e) {
+      out(`${t.path}:0: cannot read: ${(e as Error).message}`)
+      total.failed++
+      continue
+    }
+    for (const f of files) {
+      const t0 = Date.now()
+      const c = await runFile(f, {
+        mode,
+        openEngine,
+        report: out,
+        verbose,
+        failFast,
+        stopAtLine: t.line,
+      })
+      total.passed += c.passed
+      total.failed += c.failed
+      total.skipped += c.skipped
+      if (verbose) out(`${f}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (${Date.now() - t0} ms)`)
+      if (failFast && c.failed > 0) {
+        stop = true
+        break
+      }
+    }
+    if (stop) break
+  }
+  if (verbose) out(`mode ${mode}, ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  out(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`)
+  return total.failed > 0 ? 1 : 0
+}

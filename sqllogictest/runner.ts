@@ -1,0 +1,710 @@
+// Runs parsed sqllogictest records against an engine. One fresh engine per file. Modes:
+//   batch  every query runs as an ad hoc SELECT
+//   ivm    every query also lives as a materialized view `__slt_q<N>`, created as early as it
+//          can be and maintained through every later statement, then read at the query's place
+//   both   both of the above; the record passes only if both match
+// The exact rules are in sqllogictest/README.md.
+
+import { extname } from 'node:path'
+import type { ChangeBatch, ColumnInfo, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from '../src/index.js'
+import { compareResult, hashValues, renderRows, sortedValues } from './compare.js'
+import type { CompareOutcome, Flavour, FloatFormat, Layout, RenderOptions } from './compare.js'
+import { loadSlt } from './parse.js'
+import type { ErrorMatcher, QueryRecord, SltRecord, SortMode, StatementRecord } from './parse.js'
+
+export type RunMode = 'batch' | 'ivm' | 'both'
+
+/** The part of the engine API the runner uses (structural, so tests can pass a fake). */
+export interface SltEngine {
+  execute(sql: string): readonly StatementResult[]
+  query(sql: string): QueryResult
+  subscribe(view: string, callback: (batch: ChangeBatch) => void, options?: SubscribeOptions): () => void
+  relations(): readonly RelationInfo[]
+  readonly inTransaction: boolean
+  close(): void
+}
+
+export interface RunOptions {
+  readonly mode: RunMode
+  readonly openEngine: () => SltEngine
+  /** Receives each output line (failures, and notes when verbose). */
+  readonly report: (line: string) => void
+  readonly verbose?: boolean
+  /** Stop the file at its first failure. */
+  readonly failFast?: boolean
+  /** Run the file only up to (and including) the record that spans this line. */
+  readonly stopAtLine?: number
+  /** Engine names we answer to in skipif/onlyif (default: postgresql, rivulet). */
+  readonly engineNames?: readonly string[]
+}
+
+export interface Counts {
+  passed: number
+  failed: number
+  skipped: number
+}
+
+/** Names the runner answers to in `skipif`/`onlyif`. */
+export const ENGINE_NAMES: readonly string[] = ['postgresql', 'rivulet']
+
+const MAX_SHOWN = 12
+
+interface SqlError {
+  readonly code: string | undefined
+  readonly message: string
+  /** False for non-RivuletError throwables (engine bugs: TypeError and the like). */
+  readonly sql: boolean
+}
+
+function toSqlError(e: unknown): SqlError {
+  if (e instanceof Error) {
+    const code = (e as { code?: unknown }).code
+    const isSql = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)
+    return { code: isSql ? code : undefined, message: e.message, sql: isSql }
+  }
+  return { code: undefined, message: String(e), sql: false }
+}
+
+function describeError(e: SqlError): string {
+  return e.sql ? `${e.message} (${e.code})` : `internal error (not a RivuletError): ${e.message}`
+}
+
+/** Checks an error against a matcher; returns a failure description or undefined. */
+export function matchError(err: SqlError, m: ErrorMatcher): string | undefined {
+  if (!err.sql) return `expected an SQL error, got ${describeError(err)}`
+  if (m.sqlstate !== undefined && err.code !== m.sqlstate) {
+    return `expected SQLSTATE ${m.sqlstate}, got ${describeError(err)}`
+  }
+  if (m.exact !== undefined && m.exact !== '' && err.message.trim() !== m.exact) {
+    return `expected error message ${JSON.stringify(m.exact)}, got ${JSON.stringify(err.message)}`
+  }
+  if (m.regex !== undefined) {
+    let ok = err.message.includes(m.regex)
+    if (!ok) {
+      try {
+        ok = new RegExp(m.regex).test(err.message)
+      } catch {
+        /* not a regex: substring only */
+      }
+    }
+    if (!ok) return `expected error matching /${m.regex}/, got ${describeError(err)}`
+  }
+  return undefined
+}
+
+function firstLine(sql: string): string {
+  const s = sql.trim().replace(/\s+/g, ' ')
+  return s.length > 100 ? `${s.slice(0, 97)}...` : s
+}
+
+function shown(label: string, lines: readonly string[]): string[] {
+  const out = [`  ${label}:`]
+  for (const l of lines.slice(0, MAX_SHOWN)) out.push(`    ${l}`)
+  if (lines.length > MAX_SHOWN) out.push(`    ... ${lines.length - MAX_SHOWN} more`)
+  if (lines.length === 0) out.push('    (no rows)')
+  return out
+}
+
+/** Strips comments and a trailing `;` from a query; undefined when it is not a single SELECT. */
+export function viewableQuery(sql: string): string | undefined {
+  let s = sql.replace(/--[^\n]*/g, ' ').trim()
+  while (s.endsWith(';')) s = s.slice(0, -1).trimEnd()
+  if (s.includes(';')) return undefined
+  const head = s.replace(/^[(\s]+/, '')
+  if (!/^(select|with|values|table)\b/i.test(head)) return undefined
+  // Queries that depend on the clock cannot be compared across time.
+  if (/\b(now|current_timestamp|current_date|mz_now|proctime)\b/i.test(s)) return undefined
+  return s
+}
+
+/** Statements after which names may resolve differently: retry pending views. */
+const NAME_CHANGE = /(^|;)\s*(create\s+(?!(unique\s+)?index\b)|drop\b|alter\b|commit\b|end\b|rollback\b|abort\b)/i
+/** Statements that may need our views out of the way (dependencies). */
+const NEEDS_NO_VIEWS = /(^|;)\s*(drop\b|alter\b|create\s+or\s+replace\b)/i
+/** Statements that create or drop relations (for delta subscriptions). */
+const DDL = /(^|;)\s*(create|drop|alter)\b/i
+/** View-creation errors worth retrying after a later DDL statement. */
+const RETRYABLE = new Set(['42P01', '42703', '42704', '42883', '3F000'])
+
+interface IvmView {
+  readonly index: number
+  readonly name: string
+  readonly sql: string
+  readonly ncols: number
+  live: boolean
+  /** Last creation error, when creation failed. */
+  error: SqlError | undefined
+}
+
+interface DeltaState {
+  stop: (() => void) | undefined
+  error: string | undefined
+  columns: readonly ColumnInfo[]
+  acc: Map<string, { row: ResultValue[]; weight: number }>
+}
+
+interface QueryRun {
+  readonly result?: QueryResult
+  readonly error?: SqlError
+}
+
+/** Runs one file; failures go to options.report as `file:line: ...`. */
+export async function runFile(path: string, options: RunOptions): Promise<Counts> {
+  let records: SltRecord[]
+  try {
+    records = loadSlt(path)
+  } catch (e) {
+    options.report(`${path}:0: cannot read file: ${(e as Error).message}`)
+    return { passed: 0, failed: 1, skipped: 0 }
+  }
+  return runRecords(path, records, options)
+}
+
+/** Runs already parsed records (records may come from included files). */
+export async function runRecords(path: string, records: readonly SltRecord[], options: RunOptions): Promise<Counts> {
+  const run = new FileRun(path, records, options)
+  return run.run()
+}
+
+function isCounted(r: SltRecord): boolean {
+  return r.kind === 'statement' || r.kind === 'query' || r.kind === 'unsupported' || r.kind === 'invalid'
+}
+
+class FileRun {
+  readonly #path: string
+  readonly #records: readonly SltRecord[]
+  readonly #opts: RunOptions
+  readonly #names: ReadonlySet<string>
+  readonly #counts: Counts = { passed: 0, failed: 0, skipped: 0 }
+  #db: SltEngine | undefined
+  // File state set by directives.
+  #flavour: Flavour
+  #floatFormat: FloatFormat
+  #layout: Layout
+  #defaultSort: SortMode = 'nosort'
+  readonly #labels = new Map<string, string>()
+  // ivm state
+  readonly #ivm: boolean
+  readonly #batch: boolean
+  readonly #views = new Map<number, IvmView>()
+  #viewColumnList = true
+  // delta state
+  readonly #deltaNames = new Set<string>()
+  readonly #deltas = new Map<string, DeltaState>()
+
+  constructor(path: string, records: readonly SltRecord[], opts: RunOptions) {
+    this.#path = path
+    this.#records = records
+    this.#opts = opts
+    this.#names = new Set((opts.engineNames ?? ENGINE_NAMES).map((n) => n.toLowerCase()))
+    const classic = extname(path).toLowerCase() === '.test'
+    this.#flavour = classic ? 'classic' : 'modern'
+    this.#floatFormat = classic ? 'fixed3' : 'shortest'
+    this.#layout = classic ? 'valuewise' : 'auto'
+    this.#ivm = opts.mode !== 'batch'
+    this.#batch = opts.mode !== 'ivm'
+  }
+
+  #applies(r: SltRecord): boolean {
+    for (const c of r.conditions) {
+      const mine = this.#names.has(c.engine)
+      if (c.kind === 'skipif' && mine) return false
+      if (c.kind === 'onlyif' && !mine) return false
+    }
+    return true
+  }
+
+  #note(line: string): void {
+    if (this.#opts.verbose) this.#opts.report(line)
+  }
+
+  #fail(r: SltRecord, what: string, details: readonly string[] = []): void {
+    this.#counts.failed++
+    this.#opts.report(`${r.file}:${r.line}: ${what}`)
+    for (const d of details) this.#opts.report(d)
+  }
+
+  get #engine(): SltEngine {
+    if (this.#db === undefined) throw new Error('engine is closed')
+    return this.#db
+  }
+
+  async run(): Promise<Counts> {
+    const records = this.#records
+    // Pre-scan: views named in delta records, and the queries that become views in ivm mode.
+    let halted = false
+    for (let k = 0; k < records.length; k++) {
+      const r = records[k]!
+      if (!this.#applies(r)) continue
+      if (r.kind === 'halt') halted = true
+      if (halted) break
+      if (r.kind !== 'query') continue
+      if (r.delta !== undefined) this.#deltaNames.add(r.delta)
+      else if (this.#ivm && r.error === undefined) {
+        const sql = viewableQuery(r.sql)
+        if (sql !== undefined) {
+          this.#views.set(k, { index: k, name: `__slt_q${k}`, sql, ncols: r.types.length, live: false, error: undefined })
+        }
+      }
+    }
+
+    let k = 0
+    try {
+      this.#db = this.#opts.openEngine()
+      if (this.#ivm) this.#createPendingViews(-1)
+      halted = false
+      for (; k < records.length; k++) {
+        const r = records[k]!
+        if (this.#opts.stopAtLine !== undefined && r.file === this.#path && r.startLine > this.#opts.stopAtLine) break
+        if (halted) {
+          if (isCounted(r)) this.#counts.skipped++
+          continue
+        }
+        if (!this.#applies(r)) {
+          if (isCounted(r)) this.#counts.skipped++
+          continue
+        }
+        const failedBefore = this.#counts.failed
+        await this.#runRecord(k, r)
+        if (r.kind === 'halt') halted = true
+        if (this.#opts.failFast && this.#counts.failed > failedBefore) {
+          for (k++; k < records.length; k++) if (isCounted(records[k]!)) this.#counts.skipped++
+          break
+        }
+      }
+    } catch (e) {
+      // The runner itself (or the engine, badly) crashed: the rest of the file fails.
+      const r = records[k]
+      this.#opts.report(`${r?.file ?? this.#path}:${r?.line ?? 0}: runner crashed: ${(e as Error).stack ?? String(e)}`)
+      let rest = 0
+      for (; k < records.length; k++) if (isCounted(records[k]!)) rest++
+      this.#counts.failed += Math.max(rest, 1)
+    } finally {
+      this.#close()
+    }
+    return this.#counts
+  }
+
+  #close(): void {
+    for (const d of this.#deltas.values()) {
+      try {
+        d.stop?.()
+      } catch {
+        /* ignore */
+      }
+    }
+    this.#deltas.clear()
+    try {
+      this.#db?.close()
+    } catch {
+      /* ignore */
+    }
+    this.#db = undefined
+  }
+
+  async #runRecord(k: number, r: SltRecord): Promise<void> {
+    switch (r.kind) {
+      case 'statement':
+        this.#runStatement(k, r)
+        return
+      case 'query':
+        if (r.delta !== undefined) await this.#runDelta(r)
+        else this.#runQuery(k, r)
+        return
+      case 'halt':
+        return
+      case 'hash-threshold':
+        // Results are compared by hash only where the expected block is a hash line, so the
+        // threshold (classic default 8, sqllogictest-rs default 0) changes nothing here.
+        return
+      case 'mode':
+        if (r.mode === 'standard') {
+          this.#layout = 'valuewise'
+          this.#floatFormat = 'fixed3'
+        } else if (r.mode === 'cockroach') {
+          this.#layout = 'rowwise'
+          this.#floatFormat = 'shortest'
+        }
+        return
+      case 'control': {
+        const [what, value] = r.args
+        if (what === 'resultmode' && (value === 'valuewise' || value === 'rowwise')) this.#layout = value
+        else if (what === 'sortmode' && (value === 'nosort' || value === 'rowsort' || value === 'valuesort')) this.#defaultSort = value
+        else if (what === 'floatformat' && (value === 'fixed3' || value === 'shortest')) this.#floatFormat = value
+        else this.#note(`${r.file}:${r.line}: note: ignored control ${r.args.join(' ')}`)
+        return
+      }
+      case 'include':
+      case 'ignored':
+        return
+      case 'unsupported':
+        this.#counts.skipped++
+        this.#note(`${r.file}:${r.line}: skipped unsupported record '${r.directive}'`)
+        return
+      case 'invalid':
+        this.#fail(r, r.message)
+        return
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // statements
+
+  #exec(sql: string): { results?: readonly StatementResult[]; error?: SqlError } {
+    try {
+      return { results: this.#engine.execute(sql) }
+    } catch (e) {
+      return { error: toSqlError(e) }
+    }
+  }
+
+  #runStatement(k: number, r: StatementRecord): void {
+    const db = this.#engine
+    const inTxBefore = db.inTransaction
+    if (this.#ivm && NEEDS_NO_VIEWS.test(r.sql)) this.#dropLiveViews()
+    let out = this.#exec(r.sql)
+    if (out.error !== undefined && r.expect.kind !== 'error' && this.#ivm && !inTxBefore && this.#anyLiveView() && !/^\s*(commit|end)\b/i.test(r.sql)) {
+      // Maybe one of our helper views made the statement fail: retry without them.
+      const first = out.error
+      this.#dropLiveViews()
+      out = this.#exec(r.sql)
+      if (out.error === undefined) {
+        this.#note(`${r.file}:${r.line}: note: statement failed only while helper views existed: ${describeError(first)}`)
+      }
+    }
+    const expect = r.expect
+    if (out.error !== undefined) {
+      if (expect.kind === 'error') {
+        const bad = matchError(out.error, expect.error)
+        if (bad === undefined) this.#counts.passed++
+        else this.#fail(r, `statement error: ${bad}`, [`  sql: ${firstLine(r.sql)}`])
+      } else {
+        this.#fail(r, `statement failed: ${describeError(out.error)}`, [`  sql: ${firstLine(r.sql)}`])
+      }
+    } else if (expect.kind === 'error') {
+      this.#fail(r, 'statement succeeded, expected an error', [`  sql: ${firstLine(r.sql)}`])
+    } else if (expect.kind === 'count') {
+      const results = out.results ?? []
+      const got = results.length === 0 ? 0 : results[results.length - 1]!.rowCount
+      if (got === expect.count) this.#counts.passed++
+      else this.#fail(r, `statement count: expected ${expect.count}, got ${got}`, [`  sql: ${firstLine(r.sql)}`])
+    } else {
+      this.#counts.passed++
+    }
+    if (this.#deltaNames.size > 0 && DDL.test(r.sql)) this.#syncSubscriptions()
+    if (this.#ivm && NAME_CHANGE.test(r.sql)) this.#createPendingViews(k)
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // queries
+
+  #runAdHoc(sql: string): QueryRun {
+    try {
+      return { result: this.#engine.query(sql) }
+    } catch (e) {
+      return { error: toSqlError(e) }
+    }
+  }
+
+  #render(result: QueryResult, letters: string, floatFormat: FloatFormat): string[][] {
+    const opts: RenderOptions = { flavour: this.#flavour, floatFormat }
+    return renderRows(
+      result.rows,
+      letters,
+      result.columns.map((c) => c.type),
+      opts,
+    )
+  }
+
+  /** Compares a result with the record's expectation. Returns undefined on success. */
+  #check(r: QueryRecord, result: QueryResult, sort: SortMode, expectedLines: readonly string[], checkNames: boolean): CompareOutcome {
+    const ncols = result.columns.length
+    if (r.types.length !== ncols && r.types.length > 0) {
+      return { ok: false, reason: `expected ${r.types.length} columns (${r.types}), got ${ncols}`, expected: [], actual: result.columns.map((c) => `${c.name} ${c.type}`) }
+    }
+    let expected = expectedLines
+    if (r.colnames && expected.length > 0) {
+      const names = expected[0]!.trim().split(/\s+/).join(' ')
+      expected = expected.slice(1)
+      const got = result.columns.map((c) => c.name).join(' ')
+      if (checkNames && names !== got) {
+        return { ok: false, reason: 'column names differ', expected: [names], actual: [got] }
+      }
+    }
+    if (r.multiline) {
+      const act: string[] = []
+      const rows = this.#render(result, r.types, this.#floatFormat)
+      for (const row of rows) for (const v of row) act.push(...v.split('\n'))
+      const exp = expected.map((l) => l.trimEnd())
+      const a = act.map((l) => l.trimEnd())
+      while (a.length > 0 && a[a.length - 1] === '') a.pop()
+      while (exp.length > 0 && exp[exp.length - 1] === '') exp.pop()
+      if (sort !== 'nosort') {
+        exp.sort()
+        a.sort()
+      }
+      const same = exp.length === a.length && exp.every((l, i) => l === a[i])
+      return same ? { ok: true } : { ok: false, reason: 'result mismatch', expected: exp, actual: a }
+    }
+    const spec = { expected, ncols, sort, layout: this.#layout }
+    const first = compareResult(this.#render(result, r.types, this.#floatFormat), spec)
+    if (first.ok || !r.types.includes('R')) return first
+    // R columns: accept the other float format too (%.3f vs shortest), see README.
+    const other: FloatFormat = this.#floatFormat === 'fixed3' ? 'shortest' : 'fixed3'
+    const second = compareResult(this.#render(result, r.types, other), spec)
+    return second.ok ? second : first
+  }
+
+  #reportMismatch(r: QueryRecord, tag: string, out: CompareOutcome & { ok: false }): void {
+    this.#fail(r, `query ${out.reason}${tag}`, [`  sql: ${firstLine(r.sql)}`, ...shown('expected', out.expected), ...shown('actual', out.actual)])
+  }
+
+  #checkLabel(r: QueryRecord, result: QueryResult, sort: SortMode): string | undefined {
+    if (r.label === undefined) return undefined
+    const values = sortedValues(this.#render(result, r.types, this.#floatFormat), sort)
+    const hash = `${values.length}:${hashValues(values)}`
+    const before = this.#labels.get(r.label)
+    if (before === undefined) {
+      this.#labels.set(r.label, hash)
+      return undefined
+    }
+    return before === hash ? undefined : `label ${r.label}: result differs from an earlier query with the same label`
+  }
+
+  #runQuery(k: number, r: QueryRecord): void {
+    const sort = r.sortMode ?? this.#defaultSort
+    if (r.error !== undefined) {
+      const out = this.#runAdHoc(r.sql)
+      if (out.error === undefined) this.#fail(r, 'query succeeded, expected an error', [`  sql: ${firstLine(r.sql)}`])
+      else {
+        const bad = matchError(out.error, r.error)
+        if (bad === undefined) this.#counts.passed++
+        else this.#fail(r, `query error: ${bad}`, [`  sql: ${firstLine(r.sql)}`])
+      }
+      return
+    }
+    const view = this.#views.get(k)
+    const useView = view !== undefined && !this.#engine.inTransaction
+    if (view !== undefined && !useView) this.#note(`${r.file}:${r.line}: note: inside a transaction, checked ad hoc only`)
+    let adHoc: QueryRun | undefined
+    const failures: { tag: string; out: CompareOutcome & { ok: false } }[] = []
+    let errorText: string | undefined
+
+    if (this.#batch || !useView) {
+      adHoc = this.#runAdHoc(r.sql)
+      const tag = this.#ivm && useView ? ' [batch]' : ''
+      if (adHoc.error !== undefined) {
+        errorText = `query failed${tag}: ${describeError(adHoc.error)}`
+      } else {
+        const out = this.#check(r, adHoc.result!, sort, r.expected, true)
+        if (!out.ok) failures.push({ tag, out })
+        else {
+          const bad = this.#checkLabel(r, adHoc.result!, sort)
+          if (bad !== undefined) errorText = bad
+        }
+      }
+    }
+
+    if (useView && errorText === undefined) {
+      const ivmErr = this.#checkView(r, view, sort, () => {
+        adHoc ??= this.#runAdHoc(r.sql)
+        return adHoc
+      }, failures)
+      if (ivmErr !== undefined) errorText = ivmErr
+    }
+
+    if (errorText !== undefined) this.#fail(r, errorText, [`  sql: ${firstLine(r.sql)}`])
+    else if (failures.length > 0) {
+      const f = failures[0]!
+      const tag = failures.length > 1 ? ` [${failures.map((x) => x.tag.trim().replace(/^\[|\]$/g, '')).join(' and ')}]` : f.tag
+      this.#reportMismatch(r, tag, f.out)
+    } else this.#counts.passed++
+  }
+
+  /** The ivm half of a query record; pushes mismatches, returns an error text. */
+  #checkView(r: QueryRecord, view: IvmView, sort: SortMode, adHoc: () => QueryRun, failures: { tag: string; out: CompareOutcome & { ok: false } }[]): string | undefined {
+    const tag = this.#batch ? ' [ivm]' : ''
+    if (!view.live) this.#createView(view)
+    if (!view.live) {
+      const ah = adHoc()
+      // Same failure ad hoc: report it once, as a query failure.
+      if (ah.error !== undefined) return `query failed: ${describeError(ah.error)}`
+      return `query${tag}: cannot create materialized view: ${describeError(view.error ?? { code: undefined, message: 'unknown', sql: false })}`
+    }
+    let res: QueryRun
+    try {
+      res = { result: this.#engine.query(`SELECT * FROM ${view.name}`) }
+    } catch (e) {
+      res = { error: toSqlError(e) }
+    }
+    this.#dropView(view)
+    if (res.error !== undefined) return `query${tag}: reading the view failed: ${describeError(res.error)}`
+    const result = res.result!
+    // Views have no row order: nosort compares as rowsort. A nosort hash cannot be re-sorted,
+    // so then the view must equal the ad hoc result as a multiset instead.
+    const isHash = r.expected.length === 1 && /values hashing to/.test(r.expected[0]!)
+    if (sort === 'nosort' && isHash && result.rows.length > 1) {
+      const ah = adHoc()
+      if (ah.error !== undefined) return `query failed: ${describeError(ah.error)}`
+      const mine = this.#render(result, r.types, this.#floatFormat).map((row) => row.join(' '))
+      const theirs = this.#render(ah.result!, r.types, this.#floatFormat).map((row) => row.join(' '))
+      const out = compareResult(mine.map((l) => [l]), { expected: theirs, ncols: 1, sort: 'rowsort', layout: 'rowwise' })
+      if (!out.ok) failures.push({ tag: `${tag} (view vs ad hoc)`, out: { ...out, expected: out.expected, actual: out.actual } })
+      else if (!this.#batch) {
+        const out2 = this.#check(r, ah.result!, sort, r.expected, true)
+        if (!out2.ok) failures.push({ tag, out: out2 })
+      }
+      return undefined
+    }
+    const out = this.#check(r, result, sort === 'nosort' ? 'rowsort' : sort, r.expected, false)
+    if (!out.ok) failures.push({ tag, out })
+    return undefined
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // ivm helper views
+
+  #anyLiveView(): boolean {
+    for (const v of this.#views.values()) if (v.live) return true
+    return false
+  }
+
+  #createView(v: IvmView): void {
+    const db = this.#engine
+    if (db.inTransaction) return
+    const attempt = (withColumns: boolean): SqlError | undefined => {
+      const cols = withColumns && v.ncols > 0 ? ` (${Array.from({ length: v.ncols }, (_, i) => `c${i + 1}`).join(', ')})` : ''
+      try {
+        db.execute(`CREATE MATERIALIZED VIEW ${v.name}${cols} AS ${v.sql}`)
+        return undefined
+      } catch (e) {
+        return toSqlError(e)
+      }
+    }
+    let err = attempt(this.#viewColumnList)
+    if (err !== undefined && this.#viewColumnList && (err.code === '42601' || err.code === '0A000')) {
+      // Column lists keep duplicate output names apart; fall back if the engine rejects them.
+      const plain = attempt(false)
+      if (plain === undefined) {
+        this.#viewColumnList = false
+        this.#note(`${this.#path}: note: CREATE MATERIALIZED VIEW with a column list failed (${err.message}); using plain views`)
+      }
+      err = plain
+    }
+    v.live = err === undefined
+    v.error = err
+  }
+
+  /** Tries to create the views of queries after record `after` that are not live yet. */
+  #createPendingViews(after: number): void {
+    if (this.#engine.inTransaction) return
+    for (const v of this.#views.values()) {
+      if (v.index <= after || v.live) continue
+      if (v.error !== undefined && (v.error.code === undefined || !RETRYABLE.has(v.error.code))) continue
+      this.#createView(v)
+    }
+  }
+
+  #dropView(v: IvmView): void {
+    if (v.live) {
+      try {
+        this.#engine.execute(`DROP MATERIALIZED VIEW ${v.name}`)
+      } catch {
+        /* ignore */
+      }
+    }
+    v.live = false
+    this.#views.delete(v.index)
+  }
+
+  /** Drops every live helper view; they become pending again (with a retryable state). */
+  #dropLiveViews(): void {
+    for (const v of this.#views.values()) {
+      if (!v.live) continue
+      try {
+        this.#engine.execute(`DROP MATERIALIZED VIEW ${v.name}`)
+      } catch {
+        /* ignore */
+      }
+      v.live = false
+      v.error = undefined
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // delta
+
+  #syncSubscriptions(): void {
+    let rels: readonly RelationInfo[]
+    try {
+      rels = this.#engine.relations()
+    } catch (e) {
+      this.#note(`${this.#path}: note: relations() failed: ${(e as Error).message}`)
+      return
+    }
+    const present = new Set<string>()
+    for (const rel of rels) {
+      const name = rel.name.toLowerCase()
+      if (!this.#deltaNames.has(name)) continue
+      present.add(name)
+      if (this.#deltas.has(name)) continue
+      const st: DeltaState = { stop: undefined, error: undefined, columns: rel.columns, acc: new Map() }
+      this.#deltas.set(name, st)
+      try {
+        st.stop = this.#engine.subscribe(
+          rel.name,
+          (batch) => {
+            if (batch.columns.length > 0) st.columns = batch.columns
+            for (const [row, diff] of batch.changes) {
+              const key = JSON.stringify(row)
+              const e = st.acc.get(key)
+              if (e === undefined) st.acc.set(key, { row, weight: diff })
+              else {
+                e.weight += diff
+                if (e.weight === 0) st.acc.delete(key)
+              }
+            }
+          },
+          { snapshot: true },
+        )
+      } catch (e) {
+        st.error = describeError(toSqlError(e))
+      }
+    }
+    for (const [name, st] of this.#deltas) {
+      if (present.has(name)) continue
+      try {
+        st.stop?.()
+      } catch {
+        /* ignore */
+      }
+      this.#deltas.delete(name)
+    }
+  }
+
+  async #runDelta(r: QueryRecord): Promise<void> {
+    const name = r.delta!
+    if (!this.#deltas.has(name)) this.#syncSubscriptions()
+    // Let asynchronous deliveries land.
+    await new Promise<void>((res) => setImmediate(res))
+    const st = this.#deltas.get(name)
+    if (st === undefined) {
+      this.#fail(r, `delta: no relation named ${name}`)
+      return
+    }
+    if (st.error !== undefined) {
+      this.#fail(r, `delta: subscribe to ${name} failed: ${st.error}`)
+      return
+    }
+    const rows: ResultValue[][] = []
+    for (const { row, weight } of st.acc.values()) if (weight !== 0) rows.push([...row, weight])
+    st.acc.clear()
+    const columns: ColumnInfo[] = [...st.columns, { name: 'weight', type: 'bigint' as SqlTypeName }]
+    const letters = r.types.length === st.columns.length ? `${r.types}I` : r.types
+    const result: QueryResult = { columns, rows }
+    const recordForCheck: QueryRecord = { ...r, types: letters }
+    const out = this.#check(recordForCheck, result, 'rowsort', r.expected, false)
+    if (out.ok) this.#counts.passed++
+    else this.#fail(r, `delta ${name}: ${out.reason}`, [...shown('expected', out.expected), ...shown('actual', out.actual)])
+  }
+}
