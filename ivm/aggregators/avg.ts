@@ -20,6 +20,9 @@ export const avgFloat: Aggregator<FloatSumAcc, number | null> = {
   result: (acc) => (acc.n === 0 ? null : floatSumValue(acc) / acc.n),
 }
 
+export function avg(kind: 'int'): Aggregator<IntSumAcc, number | null>
+export function avg(kind?: 'float'): Aggregator<FloatSumAcc, number | null>
+export function avg(kind?: 'int' | 'float'): Aggregator<IntSumAcc, number | null> | Aggregator<FloatSumAcc, number | null>
 export function avg(kind: 'int' | 'float' = 'float'): Aggregator<IntSumAcc, number | null> | Aggregator<FloatSumAcc, number | null> {
   return kind === 'int' ? avgInt : avgFloat
 }
