@@ -1,0 +1,215 @@
+// Oracle harness: random delta sequences (inserts, deletes of existing rows, unconsolidated
+// batches) are run through a circuit step by step; after every step the integral of the
+// operator's outputs must equal a naive recompute of the batch semantics on the integral of
+// the inputs. Also checks rollback (a rolled-back run continues exactly like a run that never
+// had the rolled-back steps) and backfill (an operator attached later ends up equal).
+
+import fc from 'fast-check'
+import { expect } from 'vitest'
+import { Circuit, integrate, InputOperator, ZSet, type Operator, type Row } from '../../../ivm/index.js'
+import { Accumulator, norm } from '../helpers.js'
+
+/** A consolidated table: [row, weight > 0][]. */
+export type Table = [Row, number][]
+
+export interface OracleCase {
+  /** Number of inputs. */
+  inputs: number
+  /** Row generator per input (small domains so keys collide). */
+  row: fc.Arbitrary<Row> | fc.Arbitrary<Row>[]
+  /** Shared operators built on the inputs before any data (default: the inputs). */
+  pre?: (c: Circuit, inputs: InputOperator[]) => Operator[]
+  /** The operator under test, built on the `pre` operators. */
+  build: (c: Circuit, pre: Operator[]) => Operator
+  /** Batch semantics on the consolidated input tables. */
+  oracle: (tables: Table[]) => Table
+}
+
+/** One change: insert a generated row, or delete an existing one (picked by index). */
+type Change = { kind: 'ins'; input: number; row: Row; weight: number } | { kind: 'del'; input: number; pick: number; weight: number }
+type Step = Change[]
+
+function changeArb(c: OracleCase): fc.Arbitrary<Change> {
+  const rowArbs = Array.isArray(c.row) ? c.row : Array.from({ length: c.inputs }, () => c.row as fc.Arbitrary<Row>)
+  const input = fc.integer({ min: 0, max: c.inputs - 1 })
+  return fc.oneof(
+    { weight: 3, arbitrary: input.chain((i) => fc.record({ kind: fc.constant('ins' as const), input: fc.constant(i), row: rowArbs[i]!, weight: fc.integer({ min: 1, max: 2 }) })) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('del' as const), input, pick: fc.nat(), weight: fc.integer({ min: 1, max: 2 }) }) },
+  )
+}
+
+export function stepsArb(c: OracleCase, maxSteps = 8): fc.Arbitrary<Step[]> {
+  return fc.array(fc.array(changeArb(c), { minLength: 0, maxLength: 6 }), { minLength: 1, maxLength: maxSteps })
+}
+
+/** Turns changes into per-input deltas against the running tables (which it updates). */
+function resolve(step: Step, tables: Accumulator[]): ZSet[] {
+  const deltas = tables.map(() => new ZSet())
+  for (const ch of step) {
+    const t = tables[ch.input]!
+    if (ch.kind === 'ins') {
+      deltas[ch.input]!.push(ch.row, ch.weight)
+      t.add(ZSet.of([[ch.row, ch.weight]]))
+    } else {
+      const rows = t.entries()
+      if (rows.length === 0) continue
+      const [row, w] = rows[ch.pick % rows.length]!
+      const dw = Math.min(w, ch.weight)
+      deltas[ch.input]!.push(row, -dw)
+      t.add(ZSet.of([[row, -dw]]))
+    }
+  }
+  return deltas
+}
+
+class Run {
+  readonly circuit = new Circuit()
+  readonly inputs: InputOperator[] = []
+  readonly tables: Accumulator[] = []
+  readonly pre: Operator[]
+  op: Operator | undefined
+  sink: Operator | undefined
+  readonly outputs = new Accumulator()
+
+  constructor(readonly c: OracleCase, attach: boolean) {
+    for (let i = 0; i < c.inputs; i++) {
+      const t = new Accumulator()
+      this.tables.push(t)
+      this.inputs.push(this.circuit.add(new InputOperator(() => t.toZSet())))
+    }
+    this.pre = c.pre ? c.pre(this.circuit, this.inputs) : this.inputs
+    if (attach) this.attach()
+  }
+
+  /** Builds the operator (plus a sink) and backfills it. */
+  attach(): void {
+    const before = new Set(this.circuit.operators)
+    this.op = this.c.build(this.circuit, this.pre)
+    this.sink = integrate(this.circuit, this.op)
+    const fresh = this.circuit.operators.filter((o) => !before.has(o))
+    this.circuit.backfill(fresh)
+    // the sink absorbed the backfill output
+    this.outputs.add((this.sink as ReturnType<typeof integrate>).contents())
+  }
+
+  /** Runs one step; returns the operator's output (normalized). */
+  step(step: Step): [Row, number][] {
+    const deltas = resolve(step, this.tables)
+    for (let i = 0; i < deltas.length; i++) if (deltas[i]!.length !== 0) this.inputs[i]!.push(deltas[i]!)
+    this.circuit.step()
+    const out = this.op ? this.op.out : new ZSet()
+    this.outputs.add(out)
+    this.circuit.endStep()
+    return norm(out)
+  }
+
+  check(): void {
+    const tables = this.tables.map((t) => t.entries())
+    const want = norm(ZSet.of(this.c.oracle(tables)))
+    expect(this.outputs.entries()).toEqual(want)
+    const sink = this.sink as ReturnType<typeof integrate> | undefined
+    if (sink) expect(norm(sink.contents())).toEqual(want)
+  }
+
+  saveTables(): Accumulator[] {
+    return this.tables.map((t) => {
+      const a = new Accumulator()
+      a.add(t.toZSet())
+      return a
+    })
+  }
+
+  rollback(saved: Accumulator[], savedOutputs: Accumulator): void {
+    this.circuit.rollback()
+    for (let i = 0; i < saved.length; i++) {
+      const t = this.tables[i]!
+      t.add(t.toZSet(), -1)
+      t.add(saved[i]!.toZSet())
+    }
+    this.outputs.add(this.outputs.toZSet(), -1)
+    this.outputs.add(savedOutputs.toZSet())
+  }
+}
+
+const params = { numRuns: Number(process.env.ORACLE_RUNS ?? 150) }
+
+/** Incremental output integral == oracle after every step. */
+export function checkIncremental(c: OracleCase): void {
+  fc.assert(
+    fc.property(stepsArb(c, 10), (steps) => {
+      const run = new Run(c, true)
+      run.check()
+      for (const s of steps) {
+        run.step(s)
+        run.check()
+      }
+    }),
+    params,
+  )
+}
+
+/** Steps A (committed), steps B, rollback, steps C: outputs of C equal a run of A then C. */
+export function checkRollback(c: OracleCase): void {
+  fc.assert(
+    fc.property(stepsArb(c, 4), stepsArb(c, 4), stepsArb(c, 4), (a, b, cc) => {
+      const run = new Run(c, true)
+      const ref = new Run(c, true)
+      for (const s of a) {
+        run.step(s)
+        ref.step(s)
+      }
+      run.circuit.commit()
+      const saved = run.saveTables()
+      const savedOut = new Accumulator()
+      savedOut.add(run.outputs.toZSet())
+      for (const s of b) run.step(s)
+      run.rollback(saved, savedOut)
+      for (const s of cc) {
+        expect(run.step(s)).toEqual(ref.step(s))
+        run.check()
+      }
+    }),
+    params,
+  )
+}
+
+/** An operator attached after steps A (backfilled) behaves like one that existed all along. */
+export function checkBackfill(c: OracleCase): void {
+  fc.assert(
+    fc.property(stepsArb(c, 5), stepsArb(c, 5), (a, b) => {
+      const late = new Run(c, false)
+      const early = new Run(c, true)
+      for (const s of a) {
+        late.step(s)
+        early.step(s)
+      }
+      late.attach()
+      late.check()
+      for (const s of b) {
+        late.step(s)
+        early.step(s)
+        late.check()
+      }
+      expect(late.outputs.entries()).toEqual(early.outputs.entries())
+    }),
+    params,
+  )
+}
+
+/** All three checks. */
+export function checkAll(c: OracleCase): void {
+  checkIncremental(c)
+  checkRollback(c)
+  checkBackfill(c)
+}
+
+/** Expands a table into a list of rows (weight copies). */
+export function expand(t: Table): Row[] {
+  const res: Row[] = []
+  for (const [r, w] of t) for (let i = 0; i < w; i++) res.push(r)
+  return res
+}
+
+/** Small-domain row arbitraries. */
+export const smallValue = fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 5, arbitrary: fc.integer({ min: 0, max: 3 }) })
+export const kv = fc.tuple(smallValue, fc.integer({ min: 0, max: 4 })) as fc.Arbitrary<Row>

@@ -1,0 +1,43 @@
+import { describe, it } from 'vitest'
+import { compareRows, rowKey, topK, type Row, type RowKey } from '../../../ivm/index.js'
+import { checkAll, expand, kv, type Table } from './harness.js'
+
+const byV = (a: Row, b: Row): number => (a[1] as number) - (b[1] as number)
+
+function naiveTopK(t: Table, part: number[], limit: number | undefined, offset: number, rowNumber: boolean): Table {
+  const parts = new Map<RowKey, Row[]>()
+  for (const r of expand(t)) {
+    const k = rowKey(part.map((c) => r[c]))
+    const p = parts.get(k)
+    if (p) p.push(r)
+    else parts.set(k, [r])
+  }
+  const res: Table = []
+  for (const rows of parts.values()) {
+    rows.sort((a, b) => byV(a, b) || compareRows(a, b))
+    const end = limit === undefined ? rows.length : offset + limit
+    for (let i = offset; i < Math.min(end, rows.length); i++) res.push([rowNumber ? [...rows[i]!, i + 1] : rows[i]!, 1])
+  }
+  return res
+}
+
+describe('TopK (oracle)', () => {
+  const cases: [string, number[], number | undefined, number, boolean][] = [
+    ['limit 2', [0], 2, 0, false],
+    ['limit 2 offset 1', [0], 2, 1, false],
+    ['offset 1, no limit', [0], undefined, 1, false],
+    ['no partition, limit 3', [], 3, 0, false],
+    ['row numbers, limit 3', [0], 3, 0, true],
+    ['row numbers, offset 1 limit 2', [], 2, 1, true],
+    ['row numbers, no limit', [0], undefined, 0, true],
+  ]
+  for (const [name, part, limit, offset, rn] of cases) {
+    it(name, () =>
+      checkAll({
+        inputs: 1,
+        row: kv,
+        build: (c, [i]) => topK(c, i!, part, byV, limit, offset, { rowNumber: rn }),
+        oracle: ([t]) => naiveTopK(t!, part, limit, offset, rn),
+      }))
+  }
+})
