@@ -1,0 +1,567 @@
+// The catalog of scalar functions and operators: overloads (types only — implementations
+// live in src/functions.ts, keyed by the same ids) and Postgres-style overload resolution,
+// implicit/assignment/explicit cast rules, and common-supertype selection.
+//
+// ================================================================ OVERLOAD ID SCHEME
+// Every overload has an `id`; src/functions.ts FUNCTIONS[id] implements it. Several overloads
+// may share one id when one JS implementation is right for all of them (e.g. `eq`).
+// Run-time values follow planner/types.ts (ints/floats/numeric = JS numbers, date = days,
+// timestamp = micros, interval = Interval object from src/values.ts).
+//
+// Arithmetic ids encode the RESULT type, so an implementation knows its bounds/rounding:
+//   prefix  result type     ops
+//   int2_   smallint        add sub mul div mod neg abs (div truncates toward zero;
+//   int4_   integer         every op checks the result against INTEGER_BOUNDS[type] and
+//   int8_   bigint          throws 22003 'smallint|integer|bigint out of range'; div/mod by 0
+//                           throws 22012 'division by zero'); and bitwise: and or xor shl shr not
+//   float4_ real            add sub mul div neg abs (result Math.fround'ed; overflow →
+//   float8_ double          22003 'value out of range: overflow', underflow on mul/div →
+//                           'value out of range: underflow'; x/0 → 22012 unless x is NaN)
+//                           float8_pow (^ / power on doubles). No % for floats (as PG).
+//   num_    numeric         add sub mul div mod neg abs pow (numeric is a JS double here; add/
+//                           sub/mul round to the decimal scale of the operands as PG would)
+// Operands of an arithmetic overload are both of the result type after the binder applies
+// Resolved.argTypes (all number→number casts between numeric types are value-preserving at run
+// time except to real (Math.fround) and to integer types (rounding + range check); widening
+// casts int2→int4→int8→numeric→double are no-ops, so the code generator may skip them).
+//
+// Inlining guide for the code generator (a, b non-null):
+//   intN_add/sub/mul : r = a op b; if (r < LO || r > HI) throw 22003 '<type> out of range'
+//                      (int8 mul: also check the product is exact — use FUNCTIONS for int8_mul)
+//   intN_div         : b === 0 → 22012; r = Math.trunc(a / b) then bounds check (int4/int2: min/-1)
+//   intN_mod         : b === 0 → 22012; r = a % b (sign of dividend; -0 → 0 via `r + 0` or `|| 0`)
+//   intN_neg         : r = -a, bounds check (−(−2^31) overflows)
+//   float8_add/sub/mul/div: see FUNCTIONS (overflow/underflow checks); NaN/Infinity legal values
+//   comparisons `eq ne lt le gt ge` (all comparable types except interval): arg types equal.
+//     For smallint/integer/bigint/date/timestamp/boolean inline as === !== < <= > >= .
+//     real/double/numeric: PG says NaN = NaN and NaN sorts above everything; JS operators do
+//     not — inline only if NaN can be ignored, otherwise call FUNCTIONS.eq/lt/... .
+//     text: === / !== are exact; < etc. on JS strings compare UTF-16 code units, which differs
+//     from PG "C" collation (code points) only for astral characters vs U+E000..U+FFFF;
+//     FUNCTIONS.lt etc. are exact (compareText in src/values.ts).
+//   interval comparisons: interval_eq interval_ne interval_lt interval_le interval_gt
+//     interval_ge (PG semantics: 1 mon = 30 days, 1 day = 24 h; '1 day' = '24:00:00').
+//
+// Other operator ids:
+//   text_concat (||: text||text; a non-text operand is cast to text, bool → 'true'/'false')
+//   like, ilike (text, pattern) and like_escape, ilike_escape (text, pattern, escape);
+//     NOT LIKE is NOT(like). Default escape is backslash; '' disables escaping.
+//   date_add_int (date+int→date), int_add_date (int+date), date_sub_int, date_sub_date
+//   (date−date → integer days), date_add_interval / interval_add_date / date_sub_interval
+//   (→ timestamp), ts_add_interval / interval_add_ts / ts_sub_interval, ts_sub_ts (→ interval,
+//   hours justified into days like PG), interval_add interval_sub interval_neg, interval_mul
+//   (interval * double), float8_mul_interval (double * interval), interval_div (interval / double).
+//
+// Function ids: `<name>` when there is one overload, else `<name>_<type tag>` with tags
+// int2 int4 int8 float4 float8 num ts date interval (e.g. round_num, round_float8, ceil_num),
+// or `<name><arity>` for text functions with optional args (btrim1, btrim2, lpad3). abs and
+// mod belong to the arithmetic family (int4_abs, float8_abs, num_abs, int4_mod, num_mod).
+// The full list is the def(...) table below; every id has an implementation in
+// src/functions.ts (test/src/functions.test.ts checks this).
+//
+// Variadic/polymorphic: greatest, least (common supertype of the args; non-strict: NULLs
+// ignored, NULL only if all are NULL; intervals compared by PG semantics), concat
+// (non-strict, NULLs skipped), concat_ws (NULL separator → NULL, NULL args skipped). For
+// concat/concat_ws Resolved.argTypes casts every non-text argument to text EXCEPT boolean,
+// which stays boolean: PG's concat renders booleans with the output function ('t'/'f'),
+// while a boolean → text cast gives 'true'/'false'. The implementations handle booleans.
+//
+// EXTRACT(field FROM x) is bound as a call to 'extract' with args (text literal field, x):
+// extract_ts / extract_date / extract_interval → numeric (PG 14+). date_part(text, x) is the
+// double precision variant (date_part_ts / date_part_interval; a date is cast to timestamp).
+// POSITION(sub IN s) is bound as position(sub, s) (note: strpos takes (s, sub)).
+// TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) binds to btrim/ltrim/rtrim(s[, chars]).
+// SUBSTRING(s FROM a FOR b) binds to substring(s, a, b).
+//
+// Volatile functions (now, current_timestamp, localtimestamp, current_date, clock_timestamp,
+// random) are marked `volatile: true`; NULLIF and COALESCE are handled by the binder.
+
+import type { SqlType } from '../types.js'
+
+export interface Overload {
+  readonly id: string
+  readonly name: string
+  readonly args: readonly SqlType[]
+  /** Trailing variadic parameter type (any number ≥ 0 of extra args of this type). */
+  readonly variadic?: SqlType
+  readonly returns: SqlType
+  /** true: any NULL argument → NULL result without calling the implementation. */
+  readonly strict: boolean
+  /** Non-deterministic (now(), random()): never constant-fold, never part of a key. */
+  readonly volatile?: boolean
+}
+
+export interface Resolved {
+  readonly overload: Overload
+  /** The type each actual argument must be cast to (same length as the actual args). */
+  readonly argTypes: readonly SqlType[]
+}
+
+// ---------------------------------------------------------------------------------- casts
+
+type Category = 'N' | 'S' | 'B' | 'D' | 'T' | 'U'
+
+export function typeCategory(t: SqlType): Category {
+  switch (t) {
+    case 'smallint':
+    case 'integer':
+    case 'bigint':
+    case 'numeric':
+    case 'real':
+    case 'double':
+      return 'N'
+    case 'text':
+      return 'S'
+    case 'boolean':
+      return 'B'
+    case 'date':
+    case 'timestamp':
+      return 'D'
+    case 'interval':
+      return 'T'
+    case 'unknown':
+      return 'U'
+  }
+}
+
+/** Preferred type of its category (PG typispreferred; timestamp stands in for timestamptz). */
+export function isPreferredType(t: SqlType): boolean {
+  return t === 'double' || t === 'text' || t === 'timestamp' || t === 'interval' || t === 'boolean'
+}
+
+const NUM_RANK: Partial<Record<SqlType, number>> = { smallint: 1, integer: 2, bigint: 3, numeric: 4, real: 5, double: 6 }
+
+/** PG implicit casts (usable in expressions without CAST): numeric promotions
+ *  smallint→integer→bigint→numeric→real→double, date→timestamp, unknown→anything. */
+export function canImplicitCast(from: SqlType, to: SqlType): boolean {
+  if (from === to || from === 'unknown') return true
+  const a = NUM_RANK[from]
+  const b = NUM_RANK[to]
+  if (a !== undefined && b !== undefined) return a < b
+  return from === 'date' && to === 'timestamp'
+}
+
+/** PG assignment casts (INSERT/UPDATE targets) on top of the implicit ones: numeric narrowing
+ *  (with rounding and range checks), timestamp→date, and anything→text. */
+export function canAssignmentCast(from: SqlType, to: SqlType): boolean {
+  if (canImplicitCast(from, to)) return true
+  if (to === 'text') return true
+  if (NUM_RANK[from] !== undefined && NUM_RANK[to] !== undefined) return true
+  return from === 'timestamp' && to === 'date'
+}
+
+/** `explicit` true: CAST / `::` rules. false: the rules for storing a value into a column of
+ *  type `to` (PG assignment context, a superset of the implicit promotions — use
+ *  canImplicitCast for the narrower expression context). */
+export function canCast(from: SqlType, to: SqlType, explicit: boolean): boolean {
+  if (!explicit) return canAssignmentCast(from, to)
+  if (canAssignmentCast(from, to)) return true
+  if (from === 'text') return to !== 'unknown' // I/O conversion: text → any type
+  if (from === 'boolean') return to === 'integer'
+  if (to === 'boolean') return from === 'integer'
+  if (from === 'date' && to === 'timestamp') return true
+  return false
+}
+
+/** Common type for CASE/COALESCE/UNION/IN/VALUES (PG select_common_type): all unknown → text;
+ *  unknowns adopt the others' type; within one category the type every other one implicitly
+ *  casts to (preferred type wins); mixed categories → undefined. */
+export function commonSupertype(types: readonly SqlType[]): SqlType | undefined {
+  let p: SqlType | undefined
+  for (const t of types) {
+    if (t === 'unknown') continue
+    if (p === undefined) {
+      p = t
+      continue
+    }
+    if (t === p) continue
+    if (typeCategory(t) !== typeCategory(p)) return undefined
+    if (isPreferredType(p)) continue
+    if (canImplicitCast(p, t) && (isPreferredType(t) || !canImplicitCast(t, p))) p = t
+  }
+  if (p === undefined) return types.length === 0 ? undefined : 'text'
+  // every input must be implicitly castable to the winner
+  for (const t of types) if (!canImplicitCast(t, p)) return undefined
+  return p
+}
+
+// ---------------------------------------------------------------------------------- catalog
+
+const OVERLOADS: Overload[] = []
+const BY_NAME = new Map<string, Overload[]>()
+
+function def(
+  id: string,
+  names: string | readonly string[],
+  args: readonly SqlType[],
+  returns: SqlType,
+  opts: { strict?: boolean; variadic?: SqlType; volatile?: boolean } = {},
+): void {
+  for (const name of typeof names === 'string' ? [names] : names) {
+    const o: Overload = {
+      id,
+      name,
+      args,
+      returns,
+      strict: opts.strict ?? true,
+      ...(opts.variadic !== undefined ? { variadic: opts.variadic } : {}),
+      ...(opts.volatile ? { volatile: true } : {}),
+    }
+    OVERLOADS.push(o)
+    let list = BY_NAME.get(name)
+    if (list === undefined) BY_NAME.set(name, (list = []))
+    list.push(o)
+  }
+}
+
+type Num = 'smallint' | 'integer' | 'bigint' | 'numeric' | 'real' | 'double'
+const NUM_TAG: Record<Num, string> = { smallint: 'int2', integer: 'int4', bigint: 'int8', numeric: 'num', real: 'float4', double: 'float8' }
+const INTS = ['smallint', 'integer', 'bigint'] as const
+const ALL_NUM: readonly Num[] = ['smallint', 'integer', 'bigint', 'numeric', 'real', 'double']
+const COMPARABLE: readonly SqlType[] = ['boolean', 'smallint', 'integer', 'bigint', 'numeric', 'real', 'double', 'text', 'date', 'timestamp']
+
+// arithmetic operators
+for (const t of ALL_NUM) {
+  const g = NUM_TAG[t]
+  def(`${g}_add`, '+', [t, t], t)
+  def(`${g}_sub`, '-', [t, t], t)
+  def(`${g}_mul`, '*', [t, t], t)
+  def(`${g}_div`, '/', [t, t], t)
+  if (t !== 'real' && t !== 'double') def(`${g}_mod`, ['%', 'mod'], [t, t], t)
+  def(`${g}_neg`, 'u-', [t], t)
+  def(`${g}_pos`, 'u+', [t], t)
+  def(`${g}_abs`, ['abs', '@'], [t], t)
+}
+// PG's float48/float84 cross operators: real op double → double (so int + real → double)
+for (const op of ['add', 'sub', 'mul', 'div'] as const) {
+  const sym = { add: '+', sub: '-', mul: '*', div: '/' }[op]
+  def(`float8_${op}`, sym, ['real', 'double'], 'double')
+  def(`float8_${op}`, sym, ['double', 'real'], 'double')
+}
+for (const t of INTS) {
+  const g = NUM_TAG[t]
+  def(`${g}_and`, '&', [t, t], t)
+  def(`${g}_or`, '|', [t, t], t)
+  def(`${g}_xor`, '#', [t, t], t)
+  def(`${g}_shl`, '<<', [t, 'integer'], t)
+  def(`${g}_shr`, '>>', [t, 'integer'], t)
+  def(`${g}_not`, 'u~', [t], t)
+}
+def('float8_pow', ['^', 'power', 'pow'], ['double', 'double'], 'double')
+def('num_pow', ['^', 'power', 'pow'], ['numeric', 'numeric'], 'numeric')
+
+// comparisons
+const CMP = [
+  ['eq', '='],
+  ['ne', '<>'],
+  ['lt', '<'],
+  ['le', '<='],
+  ['gt', '>'],
+  ['ge', '>='],
+] as const
+for (const [id, op] of CMP) {
+  for (const t of COMPARABLE) def(id, op, [t, t], 'boolean')
+  def(`interval_${id}`, op, ['interval', 'interval'], 'boolean')
+}
+// cross-type comparisons PG has (int vs bigint etc. are exact after widening; these keep
+// real vs double comparisons in double)
+for (const [id, op] of CMP) {
+  def(id, op, ['real', 'double'], 'boolean')
+  def(id, op, ['double', 'real'], 'boolean')
+}
+
+// text operators
+def('text_concat', '||', ['text', 'text'], 'text')
+def('like', ['~~', 'like'], ['text', 'text'], 'boolean')
+def('like_escape', 'like', ['text', 'text', 'text'], 'boolean')
+def('ilike', ['~~*', 'ilike'], ['text', 'text'], 'boolean')
+def('ilike_escape', 'ilike', ['text', 'text', 'text'], 'boolean')
+
+// date/time operators
+def('date_add_int', '+', ['date', 'integer'], 'date')
+def('int_add_date', '+', ['integer', 'date'], 'date')
+def('date_sub_int', '-', ['date', 'integer'], 'date')
+def('date_sub_date', '-', ['date', 'date'], 'integer')
+def('date_add_interval', '+', ['date', 'interval'], 'timestamp')
+def('interval_add_date', '+', ['interval', 'date'], 'timestamp')
+def('date_sub_interval', '-', ['date', 'interval'], 'timestamp')
+def('ts_add_interval', '+', ['timestamp', 'interval'], 'timestamp')
+def('interval_add_ts', '+', ['interval', 'timestamp'], 'timestamp')
+def('ts_sub_interval', '-', ['timestamp', 'interval'], 'timestamp')
+def('ts_sub_ts', '-', ['timestamp', 'timestamp'], 'interval')
+def('interval_add', '+', ['interval', 'interval'], 'interval')
+def('interval_sub', '-', ['interval', 'interval'], 'interval')
+def('interval_neg', 'u-', ['interval'], 'interval')
+def('interval_pos', 'u+', ['interval'], 'interval')
+def('interval_mul', '*', ['interval', 'double'], 'interval')
+def('float8_mul_interval', '*', ['double', 'interval'], 'interval')
+def('interval_div', '/', ['interval', 'double'], 'interval')
+
+// math functions
+for (const t of ['numeric', 'double'] as const) {
+  const g = NUM_TAG[t]
+  def(`ceil_${g}`, ['ceil', 'ceiling'], [t], t)
+  def(`floor_${g}`, 'floor', [t], t)
+  def(`round_${g}`, 'round', [t], t)
+  def(`trunc_${g}`, 'trunc', [t], t)
+  def(`sign_${g}`, 'sign', [t], t)
+  def(`sqrt_${g}`, 'sqrt', [t], t)
+  def(`cbrt_${g}`, 'cbrt', [t], t)
+  def(`exp_${g}`, 'exp', [t], t)
+  def(`ln_${g}`, 'ln', [t], t)
+  def(`log10_${g}`, ['log', 'log10'], [t], t)
+}
+def('round_num_int', 'round', ['numeric', 'integer'], 'numeric')
+def('trunc_num_int', 'trunc', ['numeric', 'integer'], 'numeric')
+def('log_num_num', 'log', ['numeric', 'numeric'], 'numeric')
+def('pi', 'pi', [], 'double')
+def('random', 'random', [], 'double', { volatile: true })
+for (const f of ['sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'degrees', 'radians'] as const) def(f, f, ['double'], 'double')
+def('atan2', 'atan2', ['double', 'double'], 'double')
+def('div_num', 'div', ['numeric', 'numeric'], 'numeric')
+
+// string functions
+def('length', ['length', 'char_length', 'character_length'], ['text'], 'integer')
+def('octet_length', 'octet_length', ['text'], 'integer')
+def('bit_length', 'bit_length', ['text'], 'integer')
+def('lower', 'lower', ['text'], 'text')
+def('upper', 'upper', ['text'], 'text')
+def('substring2', ['substring', 'substr'], ['text', 'integer'], 'text')
+def('substring3', ['substring', 'substr'], ['text', 'integer', 'integer'], 'text')
+def('position', 'position', ['text', 'text'], 'integer')
+def('strpos', 'strpos', ['text', 'text'], 'integer')
+def('replace', 'replace', ['text', 'text', 'text'], 'text')
+def('btrim1', ['btrim', 'trim'], ['text'], 'text')
+def('btrim2', ['btrim', 'trim'], ['text', 'text'], 'text')
+def('ltrim1', 'ltrim', ['text'], 'text')
+def('ltrim2', 'ltrim', ['text', 'text'], 'text')
+def('rtrim1', 'rtrim', ['text'], 'text')
+def('rtrim2', 'rtrim', ['text', 'text'], 'text')
+def('lpad2', 'lpad', ['text', 'integer'], 'text')
+def('lpad3', 'lpad', ['text', 'integer', 'text'], 'text')
+def('rpad2', 'rpad', ['text', 'integer'], 'text')
+def('rpad3', 'rpad', ['text', 'integer', 'text'], 'text')
+def('left', 'left', ['text', 'integer'], 'text')
+def('right', 'right', ['text', 'integer'], 'text')
+def('split_part', 'split_part', ['text', 'text', 'integer'], 'text')
+def('repeat', 'repeat', ['text', 'integer'], 'text')
+def('reverse', 'reverse', ['text'], 'text')
+def('initcap', 'initcap', ['text'], 'text')
+def('starts_with', 'starts_with', ['text', 'text'], 'boolean')
+def('md5', 'md5', ['text'], 'text')
+def('ascii', 'ascii', ['text'], 'integer')
+def('chr', 'chr', ['integer'], 'text')
+def('translate', 'translate', ['text', 'text', 'text'], 'text')
+
+// date/time functions
+def('now', ['now', 'current_timestamp', 'localtimestamp', 'transaction_timestamp', 'statement_timestamp'], [], 'timestamp', { volatile: true })
+def('clock_timestamp', 'clock_timestamp', [], 'timestamp', { volatile: true })
+def('current_date', 'current_date', [], 'date', { volatile: true })
+def('date_trunc_ts', 'date_trunc', ['text', 'timestamp'], 'timestamp')
+def('date_trunc_interval', 'date_trunc', ['text', 'interval'], 'interval')
+def('date_part_ts', 'date_part', ['text', 'timestamp'], 'double')
+def('date_part_interval', 'date_part', ['text', 'interval'], 'double')
+def('extract_ts', 'extract', ['text', 'timestamp'], 'numeric')
+def('extract_date', 'extract', ['text', 'date'], 'numeric')
+def('extract_interval', 'extract', ['text', 'interval'], 'numeric')
+def('to_timestamp', 'to_timestamp', ['double'], 'timestamp')
+def('date_bin', 'date_bin', ['interval', 'timestamp', 'timestamp'], 'timestamp')
+def('make_date', 'make_date', ['integer', 'integer', 'integer'], 'date')
+def('make_timestamp', 'make_timestamp', ['integer', 'integer', 'integer', 'integer', 'integer', 'double'], 'timestamp')
+{
+  const mi: SqlType[] = ['integer', 'integer', 'integer', 'integer', 'integer', 'integer', 'double']
+  for (let k = 0; k <= mi.length; k++) def('make_interval', 'make_interval', mi.slice(0, k), 'interval')
+}
+def('justify_days', 'justify_days', ['interval'], 'interval')
+def('justify_hours', 'justify_hours', ['interval'], 'interval')
+def('justify_interval', 'justify_interval', ['interval'], 'interval')
+def('age', 'age', ['timestamp', 'timestamp'], 'interval')
+def('isfinite_ts', 'isfinite', ['timestamp'], 'boolean')
+def('isfinite_date', 'isfinite', ['date'], 'boolean')
+
+/** All overloads (for \df-style listings and tests). */
+export const ALL_OVERLOADS: readonly Overload[] = OVERLOADS
+
+/** Every distinct overload id (src/functions.ts must implement each). */
+export function overloadIds(): string[] {
+  const ids = new Set<string>(OVERLOADS.map((o) => o.id))
+  for (const id of POLYMORPHIC_IDS) ids.add(id)
+  return [...ids]
+}
+
+const POLYMORPHIC_IDS = ['greatest', 'least', 'concat', 'concat_ws'] as const
+
+/** True when `name` is a scalar function known to the catalog (any arity). */
+export function isScalarFunctionName(name: string): boolean {
+  return BY_NAME.has(name) || name === 'greatest' || name === 'least' || name === 'concat' || name === 'concat_ws'
+}
+
+// ---------------------------------------------------------------------------------- resolution
+
+interface Candidate {
+  readonly overload: Overload
+  readonly params: readonly SqlType[]
+}
+
+function expandParams(o: Overload, n: number): SqlType[] | undefined {
+  if (o.variadic === undefined) return o.args.length === n ? [...o.args] : undefined
+  if (n < o.args.length) return undefined
+  const p = [...o.args]
+  while (p.length < n) p.push(o.variadic)
+  return p
+}
+
+/** Postgres func_select_candidate / oper_select_candidate, for our type system. */
+function selectCandidate(list: readonly Overload[], argTypes: readonly SqlType[], isBinaryOp: boolean): Resolved | undefined {
+  const n = argTypes.length
+  const all: Candidate[] = []
+  for (const o of list) {
+    const params = expandParams(o, n)
+    if (params !== undefined) all.push({ overload: o, params })
+  }
+  if (all.length === 0) return undefined
+  const done = (c: Candidate): Resolved => ({ overload: c.overload, argTypes: c.params })
+
+  // exact match (unknowns never match exactly)
+  for (const c of all) if (c.params.every((p, i) => p === argTypes[i])) return done(c)
+
+  // binary operator with one unknown side: assume it has the other side's type
+  if (isBinaryOp && n === 2) {
+    const [l, r] = argTypes as [SqlType, SqlType]
+    const t = l === 'unknown' ? r : r === 'unknown' ? l : undefined
+    if (t !== undefined && t !== 'unknown') {
+      for (const c of all) if (c.params[0] === t && c.params[1] === t) return done(c)
+    }
+  }
+
+  // viable by implicit casts
+  let cands = all.filter((c) => c.params.every((p, i) => canImplicitCast(argTypes[i]!, p)))
+  if (cands.length === 0) return undefined
+  if (cands.length === 1) return done(cands[0]!)
+
+  // most exact matches
+  const exact = (c: Candidate) => c.params.reduce((k, p, i) => k + (p === argTypes[i] ? 1 : 0), 0)
+  cands = keepMax(cands, exact)
+  if (cands.length === 1) return done(cands[0]!)
+
+  // most preferred types at positions needing a conversion
+  const pref = (c: Candidate) =>
+    c.params.reduce((k, p, i) => k + (p !== argTypes[i] && argTypes[i] !== 'unknown' && isPreferredType(p) ? 1 : 0), 0)
+  cands = keepMax(cands, pref)
+  if (cands.length === 1) return done(cands[0]!)
+
+  // unknown positions: prefer the string category, else the single category all accept
+  if (argTypes.includes('unknown')) {
+    let kept = cands
+    let failed = false
+    for (let i = 0; i < n; i++) {
+      if (argTypes[i] !== 'unknown') continue
+      const cats = new Set(kept.map((c) => typeCategory(c.params[i]!)))
+      let cat: Category | undefined
+      if (cats.has('S')) cat = 'S'
+      else if (cats.size === 1) cat = [...cats][0]
+      if (cat === undefined) {
+        failed = true
+        break
+      }
+      let next = kept.filter((c) => typeCategory(c.params[i]!) === cat)
+      if (next.some((c) => isPreferredType(c.params[i]!))) next = next.filter((c) => isPreferredType(c.params[i]!))
+      kept = next
+    }
+    if (!failed && kept.length > 0) cands = kept
+    if (cands.length === 1) return done(cands[0]!)
+
+    // known args all of one category: assume the unknowns are of it too
+    const known = argTypes.filter((t) => t !== 'unknown')
+    if (known.length > 0) {
+      const t0 = known[0]!
+      if (known.every((t) => t === t0)) {
+        const ok = cands.filter((c) => c.params.every((p, i) => argTypes[i] !== 'unknown' || p === t0))
+        if (ok.length === 1) return done(ok[0]!)
+      }
+      const cat = typeCategory(t0)
+      if (known.every((t) => typeCategory(t) === cat)) {
+        const ok = cands.filter((c) => c.params.every((p, i) => argTypes[i] !== 'unknown' || typeCategory(p) === cat))
+        if (ok.length === 1) return done(ok[0]!)
+      }
+    }
+  }
+  return undefined // ambiguous (PG: "is not unique")
+}
+
+function keepMax(cands: Candidate[], score: (c: Candidate) => number): Candidate[] {
+  let best = -1
+  for (const c of cands) best = Math.max(best, score(c))
+  return cands.filter((c) => score(c) === best)
+}
+
+/** Resolves a function call by name (lower case) and actual argument types. */
+export function resolveFunction(name: string, argTypes: readonly SqlType[]): Resolved | undefined {
+  switch (name) {
+    case 'greatest':
+    case 'least': {
+      if (argTypes.length === 0) return undefined
+      const t = commonSupertype(argTypes)
+      if (t === undefined) return undefined
+      return { overload: { id: name, name, args: [], variadic: t, returns: t, strict: false }, argTypes: argTypes.map(() => t) }
+    }
+    case 'concat':
+      return {
+        overload: { id: 'concat', name, args: [], variadic: 'text', returns: 'text', strict: false },
+        argTypes: argTypes.map(concatArgType),
+      }
+    case 'concat_ws':
+      if (argTypes.length === 0) return undefined
+      if (!canImplicitCast(argTypes[0]!, 'text')) return undefined
+      return {
+        overload: { id: 'concat_ws', name, args: ['text'], variadic: 'text', returns: 'text', strict: false },
+        argTypes: argTypes.map((t, i) => (i === 0 ? 'text' : concatArgType(t))),
+      }
+    case 'extract':
+    case 'date_part':
+      // PG: extract(field from date) has its own overload; date_part(text, date) casts to timestamp
+      break
+  }
+  const list = BY_NAME.get(name)
+  if (list === undefined) return undefined
+  return selectCandidate(list, argTypes, false)
+}
+
+function concatArgType(t: SqlType): SqlType {
+  return t === 'boolean' ? 'boolean' : 'text'
+}
+
+const BINARY_OPS = new Set(['+', '-', '*', '/', '%', '^', '||', '=', '<>', '!=', '<', '<=', '>', '>=', 'like', 'ilike', '&', '|', '#', '<<', '>>'])
+
+/** Resolves a binary operator: + - * / % ^ || = <> < <= > >= like ilike & | # << >>. */
+export function resolveBinaryOperator(op: string, left: SqlType, right: SqlType): Resolved | undefined {
+  if (!BINARY_OPS.has(op)) return undefined
+  if (op === '!=') op = '<>'
+  if (op === '||') return resolveConcat(left, right)
+  const list = BY_NAME.get(op)
+  if (list === undefined) return undefined
+  return selectCandidate(list, [left, right], true)
+}
+
+const TEXT_CONCAT = BY_NAME.get('||')![0]!
+
+/** PG: text || text, anynonarray || text, text || anynonarray (non-text side cast to text). */
+function resolveConcat(left: SqlType, right: SqlType): Resolved | undefined {
+  const l = left === 'unknown' ? 'text' : left
+  const r = right === 'unknown' ? 'text' : right
+  if (l !== 'text' && r !== 'text') return undefined
+  return { overload: TEXT_CONCAT, argTypes: ['text', 'text'] }
+}
+
+/** Resolves a prefix operator: - + ~. */
+export function resolveUnaryOperator(op: '-' | '+' | '~', t: SqlType): Resolved | undefined {
+  const list = BY_NAME.get('u' + op)
+  if (list === undefined) return undefined
+  return selectCandidate(list, [t], false)
+}
+
+/** The overloads registered under a name (operators under their symbol; prefix operators as
+ *  'u-', 'u+', 'u~'). */
+export function overloadsNamed(name: string): readonly Overload[] {
+  return BY_NAME.get(name) ?? []
+}

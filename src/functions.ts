@@ -1,0 +1,1083 @@
+// Implementations of every overload id of planner/expr/functions.ts (see the id scheme at the
+// top of that file). Each receives run-time values (planner/types.ts) — never NULL for strict
+// overloads — and returns a run-time value; errors are RivuletErrors with Postgres SQLSTATEs.
+
+import { createHash } from 'node:crypto'
+import { RivuletError } from '../grammar/errors.js'
+import { INTEGER_BOUNDS } from '../planner/types.js'
+import {
+  Interval,
+  USECS_PER_DAY,
+  USECS_PER_HOUR,
+  USECS_PER_MINUTE,
+  USECS_PER_SEC,
+  checkDate,
+  checkTimestamp,
+  civilFromDays,
+  clock,
+  compareAny,
+  compareInterval,
+  compareNumber,
+  compareText,
+  daysFromCivil,
+  daysInMonth,
+  decimalScale,
+  normalizeUnit,
+  rint,
+  roundNumeric,
+} from './values.js'
+
+type Fn = (...args: any[]) => unknown
+
+function err(code: string, message: string): RivuletError {
+  return new RivuletError(code, message)
+}
+const divByZero = (): RivuletError => err('22012', 'division by zero')
+const overflow = (): RivuletError => err('22003', 'value out of range: overflow')
+const underflow = (): RivuletError => err('22003', 'value out of range: underflow')
+const numericOverflow = (): RivuletError => err('22003', 'value overflows numeric format')
+
+// ---------------------------------------------------------------------------------- integers
+
+type IntType = 'smallint' | 'integer' | 'bigint'
+
+function intOps(t: IntType, tag: string): Record<string, Fn> {
+  const [lo, hi] = INTEGER_BOUNDS[t]
+  const msg = `${t} out of range`
+  const chk = (r: number): number => {
+    if (r < lo || r > hi) throw err('22003', msg)
+    return r
+  }
+  const wide = t === 'bigint'
+  return {
+    [`${tag}_add`]: (a: number, b: number) => chk(a + b),
+    [`${tag}_sub`]: (a: number, b: number) => chk(a - b),
+    // |true product| ≤ 2^53−1 ⇒ the double product is exact; otherwise it is ≥ 2^53 and fails.
+    [`${tag}_mul`]: (a: number, b: number) => chk(a * b) + 0,
+    [`${tag}_div`]: (a: number, b: number) => {
+      if (b === 0) throw divByZero()
+      if (wide && (a > 2147483647 || a < -2147483648)) return chk(Number(BigInt(a) / BigInt(b)))
+      return chk(Math.trunc(a / b)) + 0
+    },
+    [`${tag}_mod`]: (a: number, b: number) => {
+      if (b === 0) throw divByZero()
+      return (a % b) + 0
+    },
+    [`${tag}_neg`]: (a: number) => chk(-a) + 0,
+    [`${tag}_pos`]: (a: number) => a,
+    [`${tag}_abs`]: (a: number) => chk(Math.abs(a)),
+    [`${tag}_and`]: (a: number, b: number) => (wide ? Number(BigInt(a) & BigInt(b)) : a & b),
+    [`${tag}_or`]: (a: number, b: number) => (wide ? Number(BigInt(a) | BigInt(b)) : a | b),
+    [`${tag}_xor`]: (a: number, b: number) => (wide ? Number(BigInt(a) ^ BigInt(b)) : a ^ b),
+    [`${tag}_not`]: (a: number) => (wide ? Number(~BigInt(a)) : ~a),
+    [`${tag}_shl`]: (a: number, b: number) => shift(a, b, true, t),
+    [`${tag}_shr`]: (a: number, b: number) => shift(a, b, false, t),
+  }
+}
+
+/** PG shifts wrap within the type width (C semantics on int16/int32/int64). */
+function shift(a: number, b: number, left: boolean, t: IntType): number {
+  const bits = t === 'smallint' ? 16n : t === 'integer' ? 32n : 64n
+  const n = BigInt.asIntN(Number(bits), BigInt(b)) % bits
+  const s = n < 0n ? n + bits : n
+  const r = BigInt.asIntN(Number(bits), left ? BigInt(a) << s : BigInt(a) >> s)
+  const v = Number(r)
+  const [lo, hi] = INTEGER_BOUNDS[t]
+  if (v < lo || v > hi) throw err('22003', `${t} out of range`)
+  return v
+}
+
+// ---------------------------------------------------------------------------------- floats
+
+function f8add(a: number, b: number): number {
+  const r = a + b
+  if ((r === Infinity || r === -Infinity) && Number.isFinite(a) && Number.isFinite(b)) throw overflow()
+  return r
+}
+function f8sub(a: number, b: number): number {
+  const r = a - b
+  if ((r === Infinity || r === -Infinity) && Number.isFinite(a) && Number.isFinite(b)) throw overflow()
+  return r
+}
+function f8mul(a: number, b: number): number {
+  const r = a * b
+  if ((r === Infinity || r === -Infinity) && Number.isFinite(a) && Number.isFinite(b)) throw overflow()
+  if (r === 0 && a !== 0 && b !== 0) throw underflow()
+  return r
+}
+function f8div(a: number, b: number): number {
+  if (b === 0 && a === a) throw divByZero()
+  const r = a / b
+  if ((r === Infinity || r === -Infinity) && Number.isFinite(a)) throw overflow()
+  if (r === 0 && a !== 0 && Number.isFinite(b)) throw underflow()
+  return r
+}
+const f4 = (f: (a: number, b: number) => number) => (a: number, b: number) => {
+  const r = Math.fround(f(a, b))
+  if ((r === Infinity || r === -Infinity) && Number.isFinite(a) && Number.isFinite(b)) throw overflow()
+  return r
+}
+
+function pow(a: number, b: number): number {
+  if (a === 0 && b < 0) throw err('2201F', 'zero raised to a negative power is undefined')
+  if (a < 0 && Number.isFinite(b) && !Number.isInteger(b)) {
+    throw err('2201F', 'a negative number raised to a non-integer power yields a complex result')
+  }
+  // C pow(): 1^y = 1 and x^0 = 1 even for NaN, (-1)^±inf = 1
+  if (a === 1 || b === 0) return 1
+  if (a === -1 && !Number.isFinite(b) && b === b) return 1
+  const r = Math.pow(a, b)
+  if ((r === Infinity || r === -Infinity) && Number.isFinite(a) && Number.isFinite(b)) throw overflow()
+  if (r === 0 && a !== 0 && Number.isFinite(a) && Number.isFinite(b)) throw underflow()
+  return r
+}
+
+// ---------------------------------------------------------------------------------- numeric
+
+function numCheck(r: number, a: number, b: number): number {
+  if (!Number.isFinite(r) && r === r && Number.isFinite(a) && Number.isFinite(b)) throw numericOverflow()
+  return r + 0
+}
+/** Round a numeric result to `scale` decimals (PG's exact result for + - * at that scale). */
+function atScale(r: number, scale: number): number {
+  if (scale === 0 || scale > 20 || !Number.isFinite(r) || Math.abs(r) >= 1e21) return r
+  return Number(r.toFixed(scale)) + 0
+}
+function numAdd(a: number, b: number): number {
+  const r = numCheck(a + b, a, b)
+  if (Number.isInteger(a) && Number.isInteger(b)) return r
+  return atScale(r, Math.max(decimalScale(a), decimalScale(b)))
+}
+function numSub(a: number, b: number): number {
+  const r = numCheck(a - b, a, b)
+  if (Number.isInteger(a) && Number.isInteger(b)) return r
+  return atScale(r, Math.max(decimalScale(a), decimalScale(b)))
+}
+function numMul(a: number, b: number): number {
+  const r = numCheck(a * b, a, b)
+  if (Number.isInteger(a) && Number.isInteger(b)) return r
+  return atScale(r, decimalScale(a) + decimalScale(b))
+}
+function numDiv(a: number, b: number): number {
+  if (b === 0) throw divByZero()
+  return numCheck(a / b, a, b)
+}
+function numMod(a: number, b: number): number {
+  if (b === 0) throw divByZero()
+  const r = a % b
+  if (Number.isInteger(a) && Number.isInteger(b)) return r + 0
+  return atScale(r, Math.max(decimalScale(a), decimalScale(b)))
+}
+function numPow(a: number, b: number): number {
+  if (a === 0 && b < 0) throw err('2201F', 'zero raised to a negative power is undefined')
+  if (a < 0 && !Number.isInteger(b)) throw err('2201F', 'a negative number raised to a non-integer power yields a complex result')
+  if (a === 1 || b === 0) return 1
+  return numCheck(Math.pow(a, b), a, b)
+}
+
+// ---------------------------------------------------------------------------------- comparisons
+
+function cmp(a: unknown, b: unknown): number {
+  if (typeof a === 'number') return compareNumber(a, b as number)
+  if (typeof a === 'string') return compareText(a, b as string)
+  if (typeof a === 'boolean') return a === b ? 0 : a ? 1 : -1
+  return compareAny(a, b)
+}
+function eq(a: unknown, b: unknown): boolean {
+  return a === b || (a !== a && b !== b) || (a instanceof Interval && cmp(a, b) === 0)
+}
+
+// ---------------------------------------------------------------------------------- LIKE
+
+const likeCache = new Map<string, RegExp>()
+
+/** Compiles a LIKE pattern (% any sequence, _ one character, `escape` quotes the next char;
+ *  '' = no escape) to an anchored RegExp; cached by (pattern, escape, case). */
+export function likeRegExp(pattern: string, escape: string, caseInsensitive: boolean): RegExp {
+  const key = (caseInsensitive ? 'i' : 's') + escape + '\u0000' + pattern
+  let re = likeCache.get(key)
+  if (re !== undefined) return re
+  if (escape.length > 0 && [...escape].length !== 1) {
+    throw err('22025', 'invalid escape string')
+  }
+  let src = ''
+  const chars = [...pattern]
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!
+    if (escape.length > 0 && c === escape) {
+      const n = chars[++i]
+      if (n === undefined) throw err('22025', 'LIKE pattern must not end with escape character')
+      src += escapeRe(n)
+    } else if (c === '%') {
+      // collapse runs of % (avoids pathological backtracking)
+      if (!src.endsWith('.*') || src.endsWith('\\.*')) src += '.*'
+    } else if (c === '_') {
+      src += '.'
+    } else {
+      src += escapeRe(c)
+    }
+  }
+  re = new RegExp('^' + src + '$', caseInsensitive ? 'isu' : 'su')
+  if (likeCache.size > 10_000) likeCache.clear()
+  likeCache.set(key, re)
+  return re
+}
+
+function escapeRe(c: string): string {
+  return /[\\^$.*+?()[\]{}|/-]/.test(c) ? '\\' + c : c
+}
+
+function like(s: string, p: string, esc = '\\'): boolean {
+  return likeRegExp(p, esc, false).test(s)
+}
+function ilike(s: string, p: string, esc = '\\'): boolean {
+  return likeRegExp(p, esc, true).test(s)
+}
+
+// ---------------------------------------------------------------------------------- strings
+
+const SURROGATE = /[\ud800-\udfff]/
+
+function chars(s: string): string[] {
+  return [...s]
+}
+function charLength(s: string): number {
+  if (!SURROGATE.test(s)) return s.length
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0xdc00 || c > 0xdfff) n++
+  }
+  return n
+}
+/** Code-point slice [start, end) (0-based, clamped). */
+function cpSlice(s: string, start: number, end?: number): string {
+  if (!SURROGATE.test(s)) return s.slice(Math.max(0, start), end === undefined ? undefined : Math.max(0, end))
+  const cs = chars(s)
+  return cs.slice(Math.max(0, start), end === undefined ? undefined : Math.max(0, end)).join('')
+}
+
+function substring(s: string, start: number, len?: number): string {
+  if (len === undefined) return cpSlice(s, Math.max(start, 1) - 1)
+  if (len < 0) throw err('22011', 'negative substring length not allowed')
+  const end = start + len // exclusive, 1-based
+  if (end <= 1) return ''
+  return cpSlice(s, Math.max(start, 1) - 1, end - 1)
+}
+
+function strpos(s: string, sub: string): number {
+  const i = s.indexOf(sub)
+  if (i < 0) return 0
+  return charLength(s.slice(0, i)) + 1
+}
+
+function trimSet(s: string, set: string, left: boolean, right: boolean): string {
+  if (set === ' ') {
+    let a = 0
+    let b = s.length
+    if (left) while (a < b && s.charCodeAt(a) === 32) a++
+    if (right) while (b > a && s.charCodeAt(b - 1) === 32) b--
+    return s.slice(a, b)
+  }
+  const cs = chars(s)
+  const st = new Set(chars(set))
+  let a = 0
+  let b = cs.length
+  if (left) while (a < b && st.has(cs[a]!)) a++
+  if (right) while (b > a && st.has(cs[b - 1]!)) b--
+  return cs.slice(a, b).join('')
+}
+
+function pad(s: string, len: number, fill: string, left: boolean): string {
+  if (len <= 0) return ''
+  if (len > 1e9) throw err('54000', 'requested length too large')
+  const cs = chars(s)
+  if (cs.length >= len || fill.length === 0) return cs.slice(0, len).join('')
+  const fc = chars(fill)
+  const need = len - cs.length
+  let p = ''
+  for (let i = 0; i < need; i++) p += fc[i % fc.length]
+  return left ? p + s : s + p
+}
+
+function leftFn(s: string, n: number): string {
+  const len = charLength(s)
+  return cpSlice(s, 0, n >= 0 ? n : Math.max(0, len + n))
+}
+function rightFn(s: string, n: number): string {
+  const len = charLength(s)
+  return cpSlice(s, n >= 0 ? Math.max(0, len - n) : Math.min(len, -n))
+}
+
+function splitPart(s: string, delim: string, n: number): string {
+  if (n === 0) throw err('22023', 'field position must not be zero')
+  if (s === '') return ''
+  if (delim === '') return n === 1 || n === -1 ? s : ''
+  const parts = s.split(delim)
+  return (n > 0 ? parts[n - 1] : parts[parts.length + n]) ?? ''
+}
+
+function repeat(s: string, n: number): string {
+  if (n <= 0 || s.length === 0) return ''
+  if (s.length * n > 1e9) throw err('54000', 'requested length too large')
+  return s.repeat(n)
+}
+
+const ALNUM = /[\p{L}\p{N}]/u
+function initcap(s: string): string {
+  let out = ''
+  let prevAlnum = false
+  for (const c of s) {
+    out += prevAlnum ? c.toLowerCase() : c.toUpperCase()
+    prevAlnum = ALNUM.test(c)
+  }
+  return out
+}
+
+function translate(s: string, from: string, to: string): string {
+  const f = chars(from)
+  const t = chars(to)
+  const map = new Map<string, string>()
+  for (let i = 0; i < f.length; i++) if (!map.has(f[i]!)) map.set(f[i]!, t[i] ?? '')
+  let out = ''
+  for (const c of s) {
+    const r = map.get(c)
+    out += r === undefined ? c : r
+  }
+  return out
+}
+
+function chr(n: number): string {
+  if (n === 0) throw err('54000', 'null character not permitted')
+  if (n < 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) throw err('54000', 'requested character too large for encoding: ' + n)
+  return String.fromCodePoint(n)
+}
+
+function concatText(v: unknown): string {
+  return typeof v === 'string' ? v : typeof v === 'boolean' ? (v ? 't' : 'f') : String(v)
+}
+function concat(...args: unknown[]): string {
+  let s = ''
+  for (const a of args) if (a !== null && a !== undefined) s += concatText(a)
+  return s
+}
+function concatWs(sep: unknown, ...args: unknown[]): string | null {
+  if (sep === null || sep === undefined) return null
+  let s = ''
+  let first = true
+  for (const a of args) {
+    if (a === null || a === undefined) continue
+    if (!first) s += sep as string
+    s += concatText(a)
+    first = false
+  }
+  return s
+}
+
+function greatest(...args: unknown[]): unknown {
+  let best: unknown = null
+  for (const a of args) if (a !== null && a !== undefined && (best === null || cmp(a, best) > 0)) best = a
+  return best
+}
+function least(...args: unknown[]): unknown {
+  let best: unknown = null
+  for (const a of args) if (a !== null && a !== undefined && (best === null || cmp(a, best) < 0)) best = a
+  return best
+}
+
+// ---------------------------------------------------------------------------------- math
+
+function sqrt(x: number): number {
+  if (x < 0) throw err('2201F', 'cannot take square root of a negative number')
+  return Math.sqrt(x)
+}
+function logCheck(x: number): void {
+  if (x === 0) throw err('2201E', 'cannot take logarithm of zero')
+  if (x < 0) throw err('2201E', 'cannot take logarithm of a negative number')
+}
+function ln(x: number): number {
+  logCheck(x)
+  return Math.log(x)
+}
+function log10(x: number): number {
+  logCheck(x)
+  return Math.log10(x)
+}
+function logBase(b: number, x: number): number {
+  logCheck(b)
+  logCheck(x)
+  const lb = Math.log(b)
+  if (lb === 0) throw divByZero()
+  return Math.log(x) / lb
+}
+function expF8(x: number): number {
+  const r = Math.exp(x)
+  if (r === Infinity && Number.isFinite(x)) throw overflow()
+  if (r === 0 && Number.isFinite(x)) throw underflow()
+  return r
+}
+function expNum(x: number): number {
+  const r = Math.exp(x)
+  if (r === Infinity && Number.isFinite(x)) throw numericOverflow()
+  return r
+}
+function roundF8(x: number): number {
+  const r = rint(x)
+  return r === 0 && (x < 0 || Object.is(x, -0)) ? -0 : r
+}
+
+// ---------------------------------------------------------------------------------- date/time
+
+function addMonths(ts: number, months: number): number {
+  const days = Math.floor(ts / USECS_PER_DAY)
+  const tod = ts - days * USECS_PER_DAY
+  const [y, m, d] = civilFromDays(days)
+  const total = y * 12 + (m - 1) + months
+  const ny = Math.floor(total / 12)
+  const nm = total - ny * 12 + 1
+  const nd = Math.min(d, daysInMonth(ny, nm))
+  return daysFromCivil(ny, nm, nd) * USECS_PER_DAY + tod
+}
+
+function tsAddInterval(ts: number, iv: Interval): number {
+  if (!Number.isFinite(ts)) return ts
+  let r = ts
+  if (iv.months !== 0) r = addMonths(r, iv.months)
+  if (iv.days !== 0) r += iv.days * USECS_PER_DAY
+  r += iv.micros
+  return checkTimestamp(r)
+}
+function tsSubInterval(ts: number, iv: Interval): number {
+  return tsAddInterval(ts, new Interval(-iv.months, -iv.days, -iv.micros))
+}
+function dateToTs(d: number): number {
+  return Number.isFinite(d) ? checkTimestamp(d * USECS_PER_DAY) : d
+}
+function tsSubTs(a: number, b: number): Interval {
+  if (!Number.isFinite(a) || !Number.isFinite(b)) throw err('22008', 'cannot subtract infinite timestamps')
+  const diff = a - b
+  const days = Math.trunc(diff / USECS_PER_DAY)
+  return new Interval(0, days + 0, diff - days * USECS_PER_DAY + 0)
+}
+function dateAddInt(d: number, n: number): number {
+  if (!Number.isFinite(d)) return d
+  return checkDate(d + n)
+}
+function dateSubDate(a: number, b: number): number {
+  if (!Number.isFinite(a) || !Number.isFinite(b)) throw err('22008', 'cannot subtract infinite dates')
+  return a - b
+}
+
+function checkInterval(months: number, days: number, micros: number): Interval {
+  if (
+    !Number.isFinite(micros) ||
+    Math.abs(months) > 2147483647 ||
+    Math.abs(days) > 2147483647 ||
+    Math.abs(micros) > Number.MAX_SAFE_INTEGER * 1024
+  ) {
+    throw err('22008', 'interval out of range')
+  }
+  return new Interval(months + 0, days + 0, micros + 0)
+}
+
+const tsround = (x: number): number => rint(x * 1e6) / 1e6
+
+/** PG interval_mul: fractional months cascade to days, fractional days to seconds. */
+function intervalMul(iv: Interval, f: number): Interval {
+  if (Number.isNaN(f)) throw err('22008', 'interval out of range')
+  const mD = iv.months * f
+  let months = Math.trunc(mD)
+  const dD = iv.days * f
+  let days = Math.trunc(dD)
+  if (!Number.isFinite(mD) || !Number.isFinite(dD) || Math.abs(mD) > 2147483647 || Math.abs(dD) > 2147483647) {
+    throw err('22008', 'interval out of range')
+  }
+  const monthRemainderDays = tsround((mD - months) * 30)
+  let secRemainder = tsround((dD - days + monthRemainderDays - Math.trunc(monthRemainderDays)) * 86400)
+  if (Math.abs(secRemainder) >= 86400) {
+    days += Math.trunc(secRemainder / 86400)
+    secRemainder -= Math.trunc(secRemainder / 86400) * 86400
+  }
+  days += Math.trunc(monthRemainderDays)
+  const micros = rint(iv.micros * f + secRemainder * USECS_PER_SEC)
+  months += 0
+  return checkInterval(months, days, micros)
+}
+
+function intervalDiv(iv: Interval, f: number): Interval {
+  if (f === 0) throw divByZero()
+  if (Number.isNaN(f)) throw err('22008', 'interval out of range')
+  let months = Math.trunc(iv.months / f)
+  let days = Math.trunc(iv.days / f)
+  const monthRemainderDays = tsround((iv.months / f - months) * 30)
+  let secRemainder = tsround((iv.days / f - days + monthRemainderDays - Math.trunc(monthRemainderDays)) * 86400)
+  if (Math.abs(secRemainder) >= 86400) {
+    days += Math.trunc(secRemainder / 86400)
+    secRemainder -= Math.trunc(secRemainder / 86400) * 86400
+  }
+  days += Math.trunc(monthRemainderDays)
+  const micros = rint(iv.micros / f + secRemainder * USECS_PER_SEC)
+  months += 0
+  return checkInterval(months, days, micros)
+}
+
+function justifyHours(iv: Interval): Interval {
+  const whole = Math.trunc(iv.micros / USECS_PER_DAY)
+  let time = iv.micros - whole * USECS_PER_DAY
+  let day = iv.days + whole
+  if (day > 0 && time < 0) {
+    time += USECS_PER_DAY
+    day--
+  } else if (day < 0 && time > 0) {
+    time -= USECS_PER_DAY
+    day++
+  }
+  return checkInterval(iv.months, day, time)
+}
+function justifyDays(iv: Interval): Interval {
+  const whole = Math.trunc(iv.days / 30)
+  let day = iv.days - whole * 30
+  let month = iv.months + whole
+  if (month > 0 && day < 0) {
+    day += 30
+    month--
+  } else if (month < 0 && day > 0) {
+    day -= 30
+    month++
+  }
+  return checkInterval(month, day, iv.micros)
+}
+function justifyInterval(iv: Interval): Interval {
+  const wholeDay = Math.trunc(iv.micros / USECS_PER_DAY)
+  let time = iv.micros - wholeDay * USECS_PER_DAY
+  let day = iv.days + wholeDay
+  const wholeMonth = Math.trunc(day / 30)
+  day -= wholeMonth * 30
+  let month = iv.months + wholeMonth
+  if (month > 0 && (day < 0 || (day === 0 && time < 0))) {
+    day += 30
+    month--
+  } else if (month < 0 && (day > 0 || (day === 0 && time > 0))) {
+    day -= 30
+    month++
+  }
+  if (day > 0 && time < 0) {
+    time += USECS_PER_DAY
+    day--
+  } else if (day < 0 && time > 0) {
+    time -= USECS_PER_DAY
+    day++
+  }
+  return checkInterval(month, day, time)
+}
+
+// Field names accepted by date_trunc / date_part / extract.
+type Field =
+  | 'microsecond' | 'millisecond' | 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'quarter'
+  | 'year' | 'decade' | 'century' | 'millennium' | 'dow' | 'isodow' | 'doy' | 'epoch' | 'isoyear'
+  | 'julian' | 'timezone' | 'timezone_hour' | 'timezone_minute'
+
+function fieldOf(name: string, typeDesc: string): Field {
+  const n = name.trim().toLowerCase()
+  const u = normalizeUnit(n)
+  if (u !== undefined) return u
+  switch (n) {
+    case 'quarter':
+    case 'qtr':
+      return 'quarter'
+    case 'dow':
+    case 'isodow':
+    case 'doy':
+    case 'epoch':
+    case 'isoyear':
+    case 'julian':
+    case 'timezone':
+    case 'timezone_hour':
+    case 'timezone_minute':
+      return n
+    case 'j':
+      return 'julian'
+  }
+  throw err('22023', `unit "${name}" not recognized for type ${typeDesc}`)
+}
+function notSupported(name: string, typeDesc: string): RivuletError {
+  return err('0A000', `unit "${name}" not supported for type ${typeDesc}`)
+}
+
+const TS_DESC = 'timestamp without time zone'
+
+interface Tm {
+  y: number
+  m: number
+  d: number
+  days: number
+  tod: number // micros since midnight
+}
+function tmOf(ts: number): Tm {
+  const days = Math.floor(ts / USECS_PER_DAY)
+  const [y, m, d] = civilFromDays(days)
+  return { y, m, d, days, tod: ts - days * USECS_PER_DAY }
+}
+
+/** ISO 8601 week-numbering year and week of a day number. */
+function isoWeek(days: number): [number, number] {
+  const dow = ((((days + 3) % 7) + 7) % 7) + 1 // 1 = Monday (1970-01-01 was a Thursday)
+  const thursday = days - dow + 4
+  const [ty] = civilFromDays(thursday)
+  const jan1 = daysFromCivil(ty, 1, 1)
+  return [ty, Math.floor((thursday - jan1) / 7) + 1]
+}
+
+function dateTrunc(field: string, ts: number): number {
+  const f = fieldOf(field, TS_DESC)
+  if (!Number.isFinite(ts)) return ts
+  const t = tmOf(ts)
+  const ymd = (y: number, m: number, d: number) => daysFromCivil(y, m, d) * USECS_PER_DAY
+  switch (f) {
+    case 'microsecond':
+      return ts
+    case 'millisecond':
+      return Math.floor(ts / 1000) * 1000
+    case 'second':
+      return Math.floor(ts / USECS_PER_SEC) * USECS_PER_SEC
+    case 'minute':
+      return Math.floor(ts / USECS_PER_MINUTE) * USECS_PER_MINUTE
+    case 'hour':
+      return Math.floor(ts / USECS_PER_HOUR) * USECS_PER_HOUR
+    case 'day':
+      return t.days * USECS_PER_DAY
+    case 'week': {
+      const dow = (((t.days + 3) % 7) + 7) % 7 // 0 = Monday
+      return checkTimestamp((t.days - dow) * USECS_PER_DAY)
+    }
+    case 'month':
+      return ymd(t.y, t.m, 1)
+    case 'quarter':
+      return ymd(t.y, Math.floor((t.m - 1) / 3) * 3 + 1, 1)
+    case 'year':
+      return ymd(t.y, 1, 1)
+    case 'decade':
+      return checkTimestamp(ymd(Math.floor(t.y / 10) * 10, 1, 1))
+    case 'century':
+      return checkTimestamp(ymd(t.y > 0 ? Math.floor((t.y + 99) / 100) * 100 - 99 : Math.floor(t.y / 100) * 100, 1, 1))
+    case 'millennium':
+      return checkTimestamp(ymd(t.y > 0 ? Math.floor((t.y + 999) / 1000) * 1000 - 999 : Math.floor(t.y / 1000) * 1000, 1, 1))
+    default:
+      throw notSupported(field, TS_DESC)
+  }
+}
+
+function intervalParts(iv: Interval): { year: number; mon: number; day: number; hour: number; min: number; sec: number; usec: number } {
+  const year = Math.trunc(iv.months / 12)
+  const mon = iv.months - year * 12
+  let t = iv.micros
+  const hour = Math.trunc(t / USECS_PER_HOUR)
+  t -= hour * USECS_PER_HOUR
+  const min = Math.trunc(t / USECS_PER_MINUTE)
+  t -= min * USECS_PER_MINUTE
+  const sec = Math.trunc(t / USECS_PER_SEC)
+  const usec = t - sec * USECS_PER_SEC
+  return { year, mon, day: iv.days, hour, min, sec, usec }
+}
+
+function dateTruncInterval(field: string, iv: Interval): Interval {
+  const f = fieldOf(field, 'interval')
+  const p = intervalParts(iv)
+  const time = (h: number, mi: number, s: number, us: number) => h * USECS_PER_HOUR + mi * USECS_PER_MINUTE + s * USECS_PER_SEC + us
+  switch (f) {
+    case 'millennium':
+      return new Interval(Math.trunc(p.year / 1000) * 1000 * 12, 0, 0)
+    case 'century':
+      return new Interval(Math.trunc(p.year / 100) * 100 * 12, 0, 0)
+    case 'decade':
+      return new Interval(Math.trunc(p.year / 10) * 10 * 12, 0, 0)
+    case 'year':
+      return new Interval(p.year * 12, 0, 0)
+    case 'quarter':
+      return new Interval(p.year * 12 + Math.trunc(p.mon / 3) * 3, 0, 0)
+    case 'month':
+      return new Interval(iv.months, 0, 0)
+    case 'day':
+      return new Interval(iv.months, iv.days, 0)
+    case 'hour':
+      return new Interval(iv.months, iv.days, time(p.hour, 0, 0, 0))
+    case 'minute':
+      return new Interval(iv.months, iv.days, time(p.hour, p.min, 0, 0))
+    case 'second':
+      return new Interval(iv.months, iv.days, time(p.hour, p.min, p.sec, 0))
+    case 'millisecond':
+      return new Interval(iv.months, iv.days, time(p.hour, p.min, p.sec, Math.trunc(p.usec / 1000) * 1000))
+    case 'microsecond':
+      return iv
+    default:
+      throw notSupported(field, 'interval')
+  }
+}
+
+/** date_part/extract on a timestamp (`isDate`: the value is a date and time fields are errors). */
+function extractTs(field: string, ts: number, isDate: boolean): number | null {
+  const desc = isDate ? 'date' : TS_DESC
+  const f = fieldOf(field, desc)
+  if (isDate && (f === 'microsecond' || f === 'millisecond' || f === 'second' || f === 'minute' || f === 'hour' || f.startsWith('timezone'))) {
+    throw notSupported(field, desc)
+  }
+  if (!Number.isFinite(ts)) {
+    switch (f) {
+      case 'epoch':
+      case 'year':
+      case 'decade':
+      case 'century':
+      case 'millennium':
+      case 'julian':
+      case 'isoyear':
+        return ts
+      default:
+        return null
+    }
+  }
+  const t = tmOf(ts)
+  const bcYear = t.y > 0 ? t.y : t.y - 1 // PG reports 1 BC as -1
+  switch (f) {
+    case 'microsecond':
+      return (t.tod % USECS_PER_MINUTE) + 0
+    case 'millisecond':
+      return (t.tod % USECS_PER_MINUTE) / 1000
+    case 'second':
+      return (t.tod % USECS_PER_MINUTE) / USECS_PER_SEC
+    case 'minute':
+      return Math.floor(t.tod / USECS_PER_MINUTE) % 60
+    case 'hour':
+      return Math.floor(t.tod / USECS_PER_HOUR)
+    case 'day':
+      return t.d
+    case 'month':
+      return t.m
+    case 'quarter':
+      return Math.floor((t.m - 1) / 3) + 1
+    case 'year':
+      return bcYear
+    case 'decade':
+      return bcYear >= 0 ? Math.floor(bcYear / 10) : -Math.floor((8 - (bcYear - 1)) / 10)
+    case 'century':
+      return bcYear > 0 ? Math.floor((bcYear + 99) / 100) : -Math.floor((99 - (bcYear - 1)) / 100)
+    case 'millennium':
+      return bcYear > 0 ? Math.floor((bcYear + 999) / 1000) : -Math.floor((999 - (bcYear - 1)) / 1000)
+    case 'dow':
+      return (((t.days + 4) % 7) + 7) % 7
+    case 'isodow':
+      return ((((t.days + 3) % 7) + 7) % 7) + 1
+    case 'doy':
+      return t.days - daysFromCivil(t.y, 1, 1) + 1
+    case 'week':
+      return isoWeek(t.days)[1]
+    case 'isoyear': {
+      const iy = isoWeek(t.days)[0]
+      return iy > 0 ? iy : iy - 1
+    }
+    case 'julian':
+      return t.days + 2440588 + (isDate ? 0 : t.tod / USECS_PER_DAY)
+    case 'epoch':
+      return isDate ? t.days * 86400 : ts / USECS_PER_SEC
+    case 'timezone':
+    case 'timezone_hour':
+    case 'timezone_minute':
+      throw notSupported(field, desc)
+    default:
+      throw notSupported(field, desc)
+  }
+}
+
+function extractInterval(field: string, iv: Interval): number {
+  const f = fieldOf(field, 'interval')
+  const p = intervalParts(iv)
+  switch (f) {
+    case 'microsecond':
+      return p.sec * USECS_PER_SEC + p.usec
+    case 'millisecond':
+      return p.sec * 1000 + p.usec / 1000
+    case 'second':
+      return p.sec + p.usec / USECS_PER_SEC
+    case 'minute':
+      return p.min
+    case 'hour':
+      return p.hour
+    case 'day':
+      return p.day
+    case 'month':
+      return p.mon
+    case 'quarter':
+      return Math.trunc(p.mon / 3) + 1
+    case 'year':
+      return p.year
+    case 'decade':
+      return Math.trunc(p.year / 10)
+    case 'century':
+      return Math.trunc(p.year / 100)
+    case 'millennium':
+      return Math.trunc(p.year / 1000)
+    case 'epoch':
+      return iv.micros / USECS_PER_SEC + p.year * 365.25 * 86400 + p.mon * 30 * 86400 + iv.days * 86400
+    default:
+      throw notSupported(field, 'interval')
+  }
+}
+
+function toTimestamp(x: number): number {
+  if (Number.isNaN(x)) throw err('22008', 'timestamp cannot be NaN')
+  if (!Number.isFinite(x)) return x
+  const r = rint(x * USECS_PER_SEC)
+  try {
+    return checkTimestamp(r)
+  } catch {
+    throw err('22008', `timestamp out of range: "${x}"`)
+  }
+}
+
+function dateBin(stride: Interval, source: number, origin: number): number {
+  if (!Number.isFinite(source) || !Number.isFinite(origin)) throw err('0A000', 'timestamps cannot be binned into infinite intervals')
+  if (stride.months !== 0) throw err('0A000', 'timestamps cannot be binned into intervals containing months or years')
+  const s = stride.days * USECS_PER_DAY + stride.micros
+  if (s <= 0) throw err('22023', 'stride must be greater than zero')
+  const diff = source - origin
+  let delta = diff - (diff % s)
+  if (diff < 0 && diff % s !== 0) delta -= s
+  return checkTimestamp(origin + delta)
+}
+
+function makeDate(y: number, m: number, d: number): number {
+  const bad = () => err('22008', `date field value out of range: ${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`)
+  if (y === 0) throw bad()
+  const ay = y < 0 ? y + 1 : y
+  if (m < 1 || m > 12 || d < 1 || d > daysInMonth(ay, m)) throw bad()
+  return checkDate(daysFromCivil(ay, m, d))
+}
+
+function makeTimestamp(y: number, mo: number, d: number, h: number, mi: number, s: number): number {
+  const days = makeDate(y, mo, d)
+  if (h < 0 || h > 24 || mi < 0 || mi > 59 || s < 0 || s > 60 || (h === 24 && (mi > 0 || s > 0)) || Number.isNaN(s)) {
+    throw err('22008', `time field value out of range: ${h}:${String(mi).padStart(2, '0')}:${String(s).padStart(2, '0')}`)
+  }
+  return checkTimestamp(days * USECS_PER_DAY + h * USECS_PER_HOUR + mi * USECS_PER_MINUTE + rint(s * USECS_PER_SEC))
+}
+
+function makeInterval(years = 0, months = 0, weeks = 0, days = 0, hours = 0, mins = 0, secs = 0): Interval {
+  if (!Number.isFinite(secs)) throw err('22008', 'interval out of range')
+  return checkInterval(years * 12 + months, weeks * 7 + days, hours * USECS_PER_HOUR + mins * USECS_PER_MINUTE + rint(secs * USECS_PER_SEC))
+}
+
+/** PG timestamp age(): symbolic years/months/days difference. */
+function age(a: number, b: number): Interval {
+  if (!Number.isFinite(a) || !Number.isFinite(b)) throw err('22008', 'interval out of range')
+  const t1 = tmOf(a)
+  const t2 = tmOf(b)
+  const neg = a < b
+  const s = neg ? -1 : 1
+  let usec = s * (t1.tod - t2.tod)
+  let day = s * (t1.d - t2.d)
+  let mon = s * (t1.m - t2.m)
+  let year = s * (t1.y - t2.y)
+  // usec carries hours/minutes/seconds at once
+  while (usec < 0) {
+    usec += USECS_PER_DAY
+    day--
+  }
+  while (day < 0) {
+    const ref = neg ? t1 : t2
+    day += daysInMonth(ref.y, ref.m)
+    mon--
+  }
+  while (mon < 0) {
+    mon += 12
+    year--
+  }
+  return checkInterval(s * (year * 12 + mon), s * day, s * usec)
+}
+
+// ---------------------------------------------------------------------------------- registry
+
+const intervalCmp = (f: (c: number) => boolean) => (a: Interval, b: Interval) => f(compareInterval(a, b))
+
+export const FUNCTIONS: Readonly<Record<string, Fn>> = {
+  ...intOps('smallint', 'int2'),
+  ...intOps('integer', 'int4'),
+  ...intOps('bigint', 'int8'),
+
+  float8_add: f8add,
+  float8_sub: f8sub,
+  float8_mul: f8mul,
+  float8_div: f8div,
+  float8_neg: (a: number) => -a,
+  float8_pos: (a: number) => a,
+  float8_abs: (a: number) => Math.abs(a),
+  float8_pow: pow,
+  float4_add: f4(f8add),
+  float4_sub: f4(f8sub),
+  float4_mul: (a: number, b: number) => {
+    const r = Math.fround(a * b)
+    if ((r === Infinity || r === -Infinity) && Number.isFinite(a) && Number.isFinite(b)) throw overflow()
+    if (r === 0 && a !== 0 && b !== 0) throw underflow()
+    return r
+  },
+  float4_div: (a: number, b: number) => {
+    if (b === 0 && a === a) throw divByZero()
+    const r = Math.fround(a / b)
+    if ((r === Infinity || r === -Infinity) && Number.isFinite(a)) throw overflow()
+    if (r === 0 && a !== 0 && Number.isFinite(b)) throw underflow()
+    return r
+  },
+  float4_neg: (a: number) => -a,
+  float4_pos: (a: number) => a,
+  float4_abs: (a: number) => Math.abs(a),
+
+  num_add: numAdd,
+  num_sub: numSub,
+  num_mul: numMul,
+  num_div: numDiv,
+  num_mod: numMod,
+  num_neg: (a: number) => -a + 0,
+  num_pos: (a: number) => a,
+  num_abs: (a: number) => Math.abs(a),
+  num_pow: numPow,
+
+  eq,
+  ne: (a: unknown, b: unknown) => !eq(a, b),
+  lt: (a: unknown, b: unknown) => cmp(a, b) < 0,
+  le: (a: unknown, b: unknown) => cmp(a, b) <= 0,
+  gt: (a: unknown, b: unknown) => cmp(a, b) > 0,
+  ge: (a: unknown, b: unknown) => cmp(a, b) >= 0,
+  interval_eq: intervalCmp((c) => c === 0),
+  interval_ne: intervalCmp((c) => c !== 0),
+  interval_lt: intervalCmp((c) => c < 0),
+  interval_le: intervalCmp((c) => c <= 0),
+  interval_gt: intervalCmp((c) => c > 0),
+  interval_ge: intervalCmp((c) => c >= 0),
+
+  text_concat: (a: string, b: string) => a + b,
+  like,
+  ilike,
+  like_escape: like,
+  ilike_escape: ilike,
+
+  date_add_int: dateAddInt,
+  int_add_date: (n: number, d: number) => dateAddInt(d, n),
+  date_sub_int: (d: number, n: number) => dateAddInt(d, -n),
+  date_sub_date: dateSubDate,
+  date_add_interval: (d: number, iv: Interval) => tsAddInterval(dateToTs(d), iv),
+  interval_add_date: (iv: Interval, d: number) => tsAddInterval(dateToTs(d), iv),
+  date_sub_interval: (d: number, iv: Interval) => tsSubInterval(dateToTs(d), iv),
+  ts_add_interval: tsAddInterval,
+  interval_add_ts: (iv: Interval, ts: number) => tsAddInterval(ts, iv),
+  ts_sub_interval: tsSubInterval,
+  ts_sub_ts: tsSubTs,
+  interval_add: (a: Interval, b: Interval) => checkInterval(a.months + b.months, a.days + b.days, a.micros + b.micros),
+  interval_sub: (a: Interval, b: Interval) => checkInterval(a.months - b.months, a.days - b.days, a.micros - b.micros),
+  interval_neg: (a: Interval) => checkInterval(-a.months, -a.days, -a.micros),
+  interval_pos: (a: Interval) => a,
+  interval_mul: intervalMul,
+  float8_mul_interval: (f: number, iv: Interval) => intervalMul(iv, f),
+  interval_div: intervalDiv,
+
+  ceil_num: (x: number) => Math.ceil(x) + 0,
+  ceil_float8: Math.ceil,
+  floor_num: (x: number) => Math.floor(x) + 0,
+  floor_float8: Math.floor,
+  round_num: (x: number) => roundNumeric(x, 0),
+  round_float8: roundF8,
+  trunc_num: (x: number) => Math.trunc(x) + 0,
+  trunc_float8: Math.trunc,
+  sign_num: (x: number) => Math.sign(x) + 0,
+  sign_float8: (x: number) => Math.sign(x) + 0,
+  sqrt_num: sqrt,
+  sqrt_float8: sqrt,
+  cbrt_num: Math.cbrt,
+  cbrt_float8: Math.cbrt,
+  exp_num: expNum,
+  exp_float8: expF8,
+  ln_num: ln,
+  ln_float8: ln,
+  log10_num: log10,
+  log10_float8: log10,
+  round_num_int: (x: number, n: number) => roundNumeric(x, n),
+  trunc_num_int: (x: number, n: number) => roundNumeric(x, n, true),
+  log_num_num: logBase,
+  pi: () => Math.PI,
+  random: () => Math.random(),
+  sin: Math.sin,
+  cos: Math.cos,
+  tan: Math.tan,
+  asin: (x: number) => {
+    if (x < -1 || x > 1) throw err('22003', 'input is out of range')
+    return Math.asin(x)
+  },
+  acos: (x: number) => {
+    if (x < -1 || x > 1) throw err('22003', 'input is out of range')
+    return Math.acos(x)
+  },
+  atan: Math.atan,
+  atan2: Math.atan2,
+  degrees: (x: number) => (x * 180) / Math.PI,
+  radians: (x: number) => (x * Math.PI) / 180,
+  div_num: (a: number, b: number) => {
+    if (b === 0) throw divByZero()
+    return Math.trunc(a / b) + 0
+  },
+
+  length: charLength,
+  octet_length: (s: string) => Buffer.byteLength(s, 'utf8'),
+  bit_length: (s: string) => Buffer.byteLength(s, 'utf8') * 8,
+  lower: (s: string) => s.toLowerCase(),
+  upper: (s: string) => s.toUpperCase(),
+  substring2: (s: string, a: number) => substring(s, a),
+  substring3: substring,
+  position: (sub: string, s: string) => strpos(s, sub),
+  strpos,
+  replace: (s: string, from: string, to: string) => (from === '' ? s : s.split(from).join(to)),
+  btrim1: (s: string) => trimSet(s, ' ', true, true),
+  btrim2: (s: string, set: string) => trimSet(s, set, true, true),
+  ltrim1: (s: string) => trimSet(s, ' ', true, false),
+  ltrim2: (s: string, set: string) => trimSet(s, set, true, false),
+  rtrim1: (s: string) => trimSet(s, ' ', false, true),
+  rtrim2: (s: string, set: string) => trimSet(s, set, false, true),
+  lpad2: (s: string, n: number) => pad(s, n, ' ', true),
+  lpad3: (s: string, n: number, f: string) => pad(s, n, f, true),
+  rpad2: (s: string, n: number) => pad(s, n, ' ', false),
+  rpad3: (s: string, n: number, f: string) => pad(s, n, f, false),
+  left: leftFn,
+  right: rightFn,
+  split_part: splitPart,
+  repeat,
+  reverse: (s: string) => (SURROGATE.test(s) ? chars(s).reverse().join('') : s.split('').reverse().join('')),
+  initcap,
+  starts_with: (s: string, p: string) => s.startsWith(p),
+  md5: (s: string) => createHash('md5').update(s, 'utf8').digest('hex'),
+  ascii: (s: string) => s.codePointAt(0) ?? 0,
+  chr,
+  translate,
+  concat,
+  concat_ws: concatWs,
+  greatest,
+  least,
+
+  now: () => clock.nowMicros(),
+  clock_timestamp: () => clock.nowMicros(),
+  current_date: () => Math.floor(clock.nowMicros() / USECS_PER_DAY),
+  date_trunc_ts: dateTrunc,
+  date_trunc_interval: dateTruncInterval,
+  date_part_ts: (f: string, ts: number) => extractTs(f, ts, false),
+  date_part_interval: extractInterval,
+  extract_ts: (f: string, ts: number) => extractTs(f, ts, false),
+  extract_date: (f: string, d: number) => extractTs(f, Number.isFinite(d) ? d * USECS_PER_DAY : d, true),
+  extract_interval: extractInterval,
+  to_timestamp: toTimestamp,
+  date_bin: dateBin,
+  make_date: makeDate,
+  make_timestamp: makeTimestamp,
+  make_interval: makeInterval,
+  justify_days: justifyDays,
+  justify_hours: justifyHours,
+  justify_interval: justifyInterval,
+  age,
+  isfinite_ts: (x: number) => Number.isFinite(x),
+  isfinite_date: (x: number) => Number.isFinite(x),
+}
+

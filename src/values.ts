@@ -1,0 +1,1092 @@
+// Run-time values: the Interval class, text input/output of every type (Postgres formats),
+// casts, API conversion (toResultValue / fromInputValue) and total orders (compareFn).
+// Representation per type: see planner/types.ts.
+//
+// Decisions (deviations from Postgres noted):
+// - Interval identity vs equality: `toString()` is the canonical PG text ('1 day 02:00:00') and
+//   is what ivm/key.ts hashes, so a row holding '1 day' and one holding '24:00:00' are distinct
+//   rows (they print differently). PG *compares* them equal (1 day = 24 h, 1 month = 30 days);
+//   `compareKey()` is a string equal exactly for PG-equal intervals — use it where PG equality
+//   matters for grouping/joining/DISTINCT on interval values, and compareInterval for order.
+// - numeric is a JS double: no arbitrary precision, no display scale ('1.50' prints '1.5');
+//   add/sub/mul round to the decimal scale of their operands so 0.1 + 0.2 = 0.3 as in PG.
+// - bigint is limited to ±(2^53−1) (planner/types.ts INTEGER_BOUNDS).
+// - timestamps are microseconds in a double: exact within ±2^53 µs (1685..2255); outside that
+//   range (PG allows 4713 BC..294276 AD) values keep ~8 µs precision at worst.
+// - timestamp input ignores any time zone suffix (Z, +05:00, UTC), as PG does for
+//   timestamp without time zone. 'now'/'today'/'tomorrow'/'yesterday' read the wall clock.
+// - API input (fromInputValue): JS numbers for date/timestamp columns are epoch MILLISECONDS
+//   (JS Date convention; a date takes the UTC day); numbers for interval columns are
+//   milliseconds; Date objects are accepted for date/timestamp.
+
+import { RivuletError } from '../grammar/errors.js'
+import { INTEGER_BOUNDS, typeDisplayName } from '../planner/types.js'
+import type { SqlType } from '../planner/types.js'
+
+export const USECS_PER_SEC = 1_000_000
+export const USECS_PER_MINUTE = 60_000_000
+export const USECS_PER_HOUR = 3_600_000_000
+export const USECS_PER_DAY = 86_400_000_000
+
+// ---------------------------------------------------------------------------------- errors
+
+function err(code: string, message: string): RivuletError {
+  return new RivuletError(code, message)
+}
+export function invalidSyntax(type: string, text: string): RivuletError {
+  const code = type === 'timestamp' || type === 'date' || type === 'interval' ? '22007' : '22P02'
+  return err(code, `invalid input syntax for type ${type}: "${text}"`)
+}
+function fieldOutOfRange(text: string): RivuletError {
+  return err('22008', `date/time field value out of range: "${text}"`)
+}
+export function outOfRange(type: 'smallint' | 'integer' | 'bigint'): RivuletError {
+  return err('22003', `${type} out of range`)
+}
+
+// ---------------------------------------------------------------------------------- Interval
+
+/** A Postgres interval: months, days and microseconds, kept separately (as PG does). */
+export class Interval {
+  #text: string | undefined
+  constructor(
+    readonly months: number,
+    readonly days: number,
+    readonly micros: number,
+  ) {}
+  /** Canonical Postgres text output (IntervalStyle postgres); also the hashing key. */
+  toString(): string {
+    return (this.#text ??= formatInterval(this))
+  }
+  /** A key equal exactly for intervals Postgres considers equal ('1 day' = '24:00:00',
+   *  '1 mon' = '30 days'). */
+  compareKey(): string {
+    const [d, u] = normalizedSpan(this)
+    return d + ':' + u
+  }
+  equals(o: Interval): boolean {
+    return compareInterval(this, o) === 0
+  }
+  /** Approximate total length in microseconds (1 month = 30 days). */
+  totalMicros(): number {
+    return (this.months * 30 + this.days) * USECS_PER_DAY + this.micros
+  }
+  toJSON(): string {
+    return this.toString()
+  }
+  static readonly ZERO = new Interval(0, 0, 0)
+}
+
+/** (days, micros in [0, 1 day)) with 1 month = 30 days: PG's interval comparison span. */
+function normalizedSpan(iv: Interval): [number, number] {
+  const extra = Math.floor(iv.micros / USECS_PER_DAY)
+  return [iv.months * 30 + iv.days + extra, iv.micros - extra * USECS_PER_DAY]
+}
+
+export function compareInterval(a: Interval, b: Interval): number {
+  const [ad, au] = normalizedSpan(a)
+  const [bd, bu] = normalizedSpan(b)
+  return ad !== bd ? (ad < bd ? -1 : 1) : au !== bu ? (au < bu ? -1 : 1) : 0
+}
+
+// ---------------------------------------------------------------------------------- calendar
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (astronomical year: 0 = 1 BC). */
+export function daysFromCivil(y: number, m: number, d: number): number {
+  y -= m <= 2 ? 1 : 0
+  const era = Math.floor(y / 400)
+  const yoe = y - era * 400
+  const mp = (m + 9) % 12
+  const doy = Math.floor((153 * mp + 2) / 5) + d - 1
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+}
+
+/** [year, month 1-12, day 1-31] of a day number (astronomical year). */
+export function civilFromDays(z: number): [number, number, number] {
+  z += 719468
+  const era = Math.floor(z / 146097)
+  const doe = z - era * 146097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
+  const y = yoe + era * 400
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+  const mp = Math.floor((5 * doy + 2) / 153)
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1
+  const m = mp < 10 ? mp + 3 : mp - 9
+  return [m <= 2 ? y + 1 : y, m, d]
+}
+
+export function isLeapYear(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
+}
+
+export function daysInMonth(y: number, m: number): number {
+  return m === 2 ? (isLeapYear(y) ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31
+}
+
+// PG limits: dates 4714-11-24 BC .. 5874897-12-31, timestamps 4714-11-24 BC .. 294276-12-31.
+const MIN_DATE = daysFromCivil(-4713, 11, 24)
+const MAX_DATE = daysFromCivil(5874897, 12, 31)
+const MIN_TS = MIN_DATE * USECS_PER_DAY
+const MAX_TS = (daysFromCivil(294276, 12, 31) + 1) * USECS_PER_DAY - 1
+
+export function checkDate(days: number): number {
+  if (Number.isFinite(days) && (days < MIN_DATE || days > MAX_DATE)) throw err('22008', 'date out of range')
+  return days
+}
+export function checkTimestamp(micros: number): number {
+  if (Number.isFinite(micros) && (micros < MIN_TS || micros > MAX_TS)) throw err('22008', 'timestamp out of range')
+  if (Number.isNaN(micros)) throw err('22008', 'timestamp out of range')
+  return micros
+}
+
+// ---------------------------------------------------------------------------------- clock
+
+/** The wall clock used by now()/current_date and 'now'/'today' input; replaceable in tests. */
+export const clock = {
+  /** Current time in microseconds since the epoch. */
+  nowMicros: (): number => Date.now() * 1000,
+}
+
+// ---------------------------------------------------------------------------------- date/time text
+
+function pad(n: number, w: number): string {
+  const s = String(n)
+  return s.length >= w ? s : '0'.repeat(w - s.length) + s
+}
+
+function formatYmd(days: number): [string, boolean] {
+  const [y, m, d] = civilFromDays(days)
+  const bc = y <= 0
+  return [`${pad(bc ? 1 - y : y, 4)}-${pad(m, 2)}-${pad(d, 2)}`, bc]
+}
+
+/** 'YYYY-MM-DD' (PG DateStyle ISO), 'YYYY-MM-DD BC' before year 1, 'infinity'. */
+export function formatDate(days: number): string {
+  if (!Number.isFinite(days)) return days > 0 ? 'infinity' : '-infinity'
+  const [s, bc] = formatYmd(days)
+  return bc ? s + ' BC' : s
+}
+
+function formatFraction(micros: number): string {
+  if (micros === 0) return ''
+  let s = pad(micros, 6)
+  let end = s.length
+  while (s.charCodeAt(end - 1) === 48) end--
+  s = s.slice(0, end)
+  return '.' + s
+}
+
+/** 'YYYY-MM-DD HH:MM:SS[.ffffff]' with trailing fraction zeros trimmed, as PG prints. */
+export function formatTimestamp(micros: number): string {
+  if (!Number.isFinite(micros)) return micros > 0 ? 'infinity' : '-infinity'
+  const days = Math.floor(micros / USECS_PER_DAY)
+  let rem = Math.round(micros - days * USECS_PER_DAY)
+  const [ds, bc] = formatYmd(days)
+  const h = Math.floor(rem / USECS_PER_HOUR)
+  rem -= h * USECS_PER_HOUR
+  const mi = Math.floor(rem / USECS_PER_MINUTE)
+  rem -= mi * USECS_PER_MINUTE
+  const s = Math.floor(rem / USECS_PER_SEC)
+  rem -= s * USECS_PER_SEC
+  const t = `${ds} ${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}${formatFraction(rem)}`
+  return bc ? t + ' BC' : t
+}
+
+/** PG interval output, IntervalStyle 'postgres': '1 year 2 mons 3 days 04:05:06.5',
+ *  '-1 days +02:00:00', '00:00:00'. */
+export function formatInterval(iv: Interval): string {
+  const year = Math.trunc(iv.months / 12)
+  const mon = iv.months - year * 12
+  let out = ''
+  let isZero = true
+  let isBefore = false
+  const part = (v: number, unit: string): void => {
+    if (v === 0) return
+    out += `${isZero ? '' : ' '}${isBefore && v > 0 ? '+' : ''}${v} ${unit}${v !== 1 ? 's' : ''}`
+    isBefore = v < 0
+    isZero = false
+  }
+  part(year, 'year')
+  part(mon, 'mon')
+  part(iv.days, 'day')
+  const t = iv.micros
+  if (isZero || t !== 0) {
+    const minus = t < 0
+    let a = Math.abs(t)
+    const h = Math.floor(a / USECS_PER_HOUR)
+    a -= h * USECS_PER_HOUR
+    const mi = Math.floor(a / USECS_PER_MINUTE)
+    a -= mi * USECS_PER_MINUTE
+    const s = Math.floor(a / USECS_PER_SEC)
+    a -= s * USECS_PER_SEC
+    out += `${isZero ? '' : ' '}${minus ? '-' : isBefore ? '+' : ''}${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}${formatFraction(Math.round(a))}`
+  }
+  return out
+}
+
+const MONTH_NAMES: Record<string, number> = {
+  jan: 1, january: 1, feb: 2, february: 2, mar: 3, march: 3, apr: 4, april: 4, may: 5, jun: 6, june: 6,
+  jul: 7, july: 7, aug: 8, august: 8, sep: 9, sept: 9, september: 9, oct: 10, october: 10, nov: 11,
+  november: 11, dec: 12, december: 12,
+}
+
+const DATE_RES: readonly [RegExp, (m: RegExpExecArray) => [number, number, number] | undefined][] = [
+  // ISO: 2024-01-05, 2024/01/05
+  [/^(\d{1,7})[-/](\d{1,2})[-/](\d{1,2})/, (m) => [+m[1]!, +m[2]!, +m[3]!]],
+  // 20240105
+  [/^(\d{4})(\d{2})(\d{2})(?!\d)/, (m) => [+m[1]!, +m[2]!, +m[3]!]],
+  // MDY: 01/05/2024, 1-5-2024
+  [/^(\d{1,2})[-/](\d{1,2})[-/](\d{4,7})/, (m) => [+m[3]!, +m[1]!, +m[2]!]],
+  // 2024-Jan-05
+  [/^(\d{1,7})-([a-z]+)-(\d{1,2})/, (m) => mon(m[2]!, (mo) => [+m[1]!, mo, +m[3]!])],
+  // Jan 5 2024, January 5, 2024
+  [/^([a-z]+)\.?\s*(\d{1,2}),?\s+(\d{1,7})/, (m) => mon(m[1]!, (mo) => [+m[3]!, mo, +m[2]!])],
+  // 5 Jan 2024, 05-Jan-2024
+  [/^(\d{1,2})[\s-]*([a-z]+)\.?[\s-]*(\d{1,7})/, (m) => mon(m[2]!, (mo) => [+m[3]!, mo, +m[1]!])],
+]
+
+function mon(name: string, f: (m: number) => [number, number, number]): [number, number, number] | undefined {
+  const m = MONTH_NAMES[name]
+  return m === undefined ? undefined : f(m)
+}
+
+const TIME_RE =
+  /^(?:[\st]+(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?\s*(z|utc|gmt|[+-]\d{1,2}(?::?\d{2}){0,2})?\s*(bc|ad)?\s*$/
+
+interface ParsedDateTime {
+  readonly days: number
+  readonly micros: number // time of day, may be a full day for 24:00:00
+}
+
+function special(s: string, typeName: 'date' | 'timestamp'): number | undefined {
+  switch (s) {
+    case 'infinity':
+    case '+infinity':
+      return Infinity
+    case '-infinity':
+      return -Infinity
+    case 'epoch':
+      return 0
+    case 'now': {
+      const n = clock.nowMicros()
+      return typeName === 'date' ? Math.floor(n / USECS_PER_DAY) : n
+    }
+    case 'today':
+    case 'tomorrow':
+    case 'yesterday': {
+      const d = Math.floor(clock.nowMicros() / USECS_PER_DAY) + (s === 'today' ? 0 : s === 'tomorrow' ? 1 : -1)
+      return typeName === 'date' ? d : d * USECS_PER_DAY
+    }
+    default:
+      return undefined
+  }
+}
+
+function parseDateTime(text: string, typeName: 'date' | 'timestamp'): ParsedDateTime {
+  const s = text.trim().toLowerCase()
+  for (const [re, f] of DATE_RES) {
+    const m = re.exec(s)
+    if (m === null) continue
+    const ymd = f(m)
+    if (ymd === undefined) continue
+    const tm = TIME_RE.exec(s.slice(m[0].length))
+    if (tm === null) continue
+    let [y, mo, d] = ymd
+    if (tm[6] === 'bc') {
+      if (y === 0) throw fieldOutOfRange(text)
+      y = 1 - y
+    } else if (y === 0) throw fieldOutOfRange(text)
+    if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) throw fieldOutOfRange(text)
+    let micros = 0
+    if (tm[1] !== undefined) {
+      const h = +tm[1]
+      const mi = +tm[2]!
+      const sec = tm[3] === undefined ? 0 : +tm[3]
+      const frac = tm[4] ?? ''
+      let fm = 0
+      if (frac.length > 0) {
+        fm = Number((frac + '000000').slice(0, 6))
+        if (frac.length > 6 && frac.charCodeAt(6) >= 53) fm++
+      }
+      if (mi > 59 || sec > 60 || h > 24 || (h === 24 && (mi > 0 || sec > 0 || fm > 0))) throw fieldOutOfRange(text)
+      micros = h * USECS_PER_HOUR + mi * USECS_PER_MINUTE + sec * USECS_PER_SEC + fm
+    } else if (tm[5] !== undefined && /^[+-]/.test(tm[5])) {
+      // a bare "-05" after a date is not a zone; treat as garbage
+      throw invalidSyntax(typeName, text)
+    }
+    return { days: daysFromCivil(y, mo, d), micros }
+  }
+  throw invalidSyntax(typeName, text)
+}
+
+/** Parses PG date input: ISO 'YYYY-MM-DD' (optionally with a time, ignored), 'YYYYMMDD',
+ *  'MM/DD/YYYY', 'Mon DD YYYY', 'DD Mon YYYY', 'BC' suffix, 'infinity', 'epoch', 'today'. */
+export function parseDate(text: string): number {
+  const sp = special(text.trim().toLowerCase(), 'date')
+  if (sp !== undefined) return sp
+  const p = parseDateTime(text, 'date')
+  return checkDate(p.days)
+}
+
+/** Parses PG timestamp input: 'YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]]' plus any zone suffix
+ *  (ignored), other date forms as parseDate, 'infinity', 'epoch', 'now'. Fractions beyond
+ *  microseconds are rounded. */
+export function parseTimestamp(text: string): number {
+  const sp = special(text.trim().toLowerCase(), 'timestamp')
+  if (sp !== undefined) return sp
+  const p = parseDateTime(text, 'timestamp')
+  return checkTimestamp(p.days * USECS_PER_DAY + p.micros)
+}
+
+// ---------------------------------------------------------------------------------- interval input
+
+type IvUnit = 'microsecond' | 'millisecond' | 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year' | 'decade' | 'century' | 'millennium'
+
+const UNIT_NAMES: Record<string, IvUnit> = {}
+for (const [u, names] of [
+  ['microsecond', 'microsecond microseconds microsecon us usec usecs'],
+  ['millisecond', 'millisecond milliseconds millisecon ms msec msecs'],
+  ['second', 'second seconds s sec secs'],
+  ['minute', 'minute minutes m min mins'],
+  ['hour', 'hour hours h hr hrs'],
+  ['day', 'day days d'],
+  ['week', 'week weeks w'],
+  ['month', 'month months mon mons'],
+  ['year', 'year years y yr yrs'],
+  ['decade', 'decade decades dec decs'],
+  ['century', 'century centuries c cent'],
+  ['millennium', 'millennium millennia mil mils'],
+] as const) {
+  for (const n of names.split(' ')) UNIT_NAMES[n] = u
+}
+
+/** Canonical unit of a date/time field or interval unit name ('hours' → 'hour', 'mon' →
+ *  'month', 'us' → 'microsecond'); undefined when unknown. */
+export function normalizeUnit(name: string): IvUnit | undefined {
+  return UNIT_NAMES[name.trim().toLowerCase()]
+}
+export type { IvUnit }
+
+class IvAcc {
+  months = 0
+  days = 0
+  micros = 0
+  add(unit: IvUnit, v: number): void {
+    const ip = Math.trunc(v)
+    const fp = v - ip
+    switch (unit) {
+      case 'microsecond':
+        this.micros += v
+        break
+      case 'millisecond':
+        this.micros += v * 1000
+        break
+      case 'second':
+        this.micros += v * USECS_PER_SEC
+        break
+      case 'minute':
+        this.micros += v * USECS_PER_MINUTE
+        break
+      case 'hour':
+        this.micros += v * USECS_PER_HOUR
+        break
+      case 'day':
+        this.days += ip
+        this.micros += fp * USECS_PER_DAY
+        break
+      case 'week':
+        this.fractDays(v * 7)
+        break
+      case 'month':
+        this.months += ip
+        this.fractDays(fp * 30)
+        break
+      case 'year':
+        this.months += ip * 12 + Math.round(fp * 12)
+        break
+      case 'decade':
+        this.months += ip * 120 + Math.round(fp * 120)
+        break
+      case 'century':
+        this.months += ip * 1200 + Math.round(fp * 1200)
+        break
+      case 'millennium':
+        this.months += ip * 12000 + Math.round(fp * 12000)
+        break
+    }
+  }
+  private fractDays(d: number): void {
+    const ip = Math.trunc(d)
+    this.days += ip
+    this.micros += (d - ip) * USECS_PER_DAY
+  }
+}
+
+function qualifierUnit(u: string | undefined): IvUnit | undefined {
+  if (u === undefined) return undefined
+  const n = UNIT_NAMES[u.toLowerCase()]
+  if (n === undefined) throw err('42601', `invalid interval qualifier "${u}"`)
+  return n
+}
+
+/** Parses PG interval input: '1 day 2 hours', '-5 minutes', '1.5 seconds', '01:30:00',
+ *  '1 02:00:00', '1 year 2 months', '1-2' (years-months), '@ 1 hour ago', ISO 8601 'P1DT2H',
+ *  a bare number (seconds, or `unit`). `unit`/`toUnit` are the SQL qualifier of
+ *  `INTERVAL '…' unit [TO toUnit]`: they pick the unit of bare numbers and truncate lower fields. */
+export function parseInterval(text: string, unit?: string, toUnit?: string): Interval {
+  const hi = qualifierUnit(unit)
+  const lo = qualifierUnit(toUnit) ?? hi
+  const s = text.trim().toLowerCase()
+  const acc = new IvAcc()
+  if (s.startsWith('p')) parseIso8601(s, text, acc)
+  else parsePgInterval(s, text, acc, lo, hi)
+  let months = acc.months
+  let days = acc.days
+  let micros = Math.round(acc.micros)
+  // qualifier truncation (PG AdjustIntervalForTypmod)
+  switch (lo) {
+    case 'year':
+      months = Math.trunc(months / 12) * 12
+      days = 0
+      micros = 0
+      break
+    case 'month':
+      days = 0
+      micros = 0
+      break
+    case 'day':
+      micros = 0
+      break
+    case 'hour':
+      micros = Math.trunc(micros / USECS_PER_HOUR) * USECS_PER_HOUR
+      break
+    case 'minute':
+      micros = Math.trunc(micros / USECS_PER_MINUTE) * USECS_PER_MINUTE
+      break
+    default:
+      break
+  }
+  if (!Number.isFinite(micros) || !Number.isFinite(days) || !Number.isFinite(months) || Math.abs(months) > 2147483647 || Math.abs(days) > 2147483647) {
+    throw err('22008', `interval field value out of range: "${text}"`)
+  }
+  return new Interval(months + 0, days + 0, micros + 0)
+}
+
+function parseIso8601(s: string, text: string, acc: IvAcc): void {
+  const m = /^p(?:([-+]?[\d.]+)y)?(?:([-+]?[\d.]+)m)?(?:([-+]?[\d.]+)w)?(?:([-+]?[\d.]+)d)?(?:t(?:([-+]?[\d.]+)h)?(?:([-+]?[\d.]+)m)?(?:([-+]?[\d.]+)s)?)?$/.exec(s)
+  if (m === null || s === 'p' || s.endsWith('t')) throw invalidSyntax('interval', text)
+  const units: IvUnit[] = ['year', 'month', 'week', 'day', 'hour', 'minute', 'second']
+  for (let i = 0; i < units.length; i++) {
+    const v = m[i + 1]
+    if (v === undefined) continue
+    const n = Number(v)
+    if (!Number.isFinite(n)) throw invalidSyntax('interval', text)
+    acc.add(units[i]!, n)
+  }
+}
+
+const NUM_UNIT_RE = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))([a-z]*)$/
+const TIME_TOKEN_RE = /^([+-])?(\d+):(\d+)(?::(\d+(?:\.\d*)?))?$/
+const MINSEC_TOKEN_RE = /^([+-])?(\d+):(\d+\.\d*)$/
+const YM_TOKEN_RE = /^([+-])?(\d+)-(\d+)$/
+
+function parsePgInterval(s: string, text: string, acc: IvAcc, lo: IvUnit | undefined, hi: IvUnit | undefined): void {
+  let tokens = s.split(/\s+/).filter((t) => t.length > 0)
+  if (tokens[0] === '@') tokens = tokens.slice(1)
+  else if (tokens[0]?.startsWith('@')) tokens[0] = tokens[0].slice(1)
+  let ago = false
+  if (tokens.length > 0 && tokens[tokens.length - 1] === 'ago') {
+    ago = true
+    tokens.pop()
+  }
+  if (tokens.length === 0) throw invalidSyntax('interval', text)
+  const bad = () => invalidSyntax('interval', text)
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i]!
+    let m: RegExpExecArray | null
+    if ((m = MINSEC_TOKEN_RE.exec(tok)) !== null) {
+      const sign = m[1] === '-' ? -1 : 1
+      acc.add('minute', sign * +m[2]!)
+      acc.add('second', sign * +m[3]!)
+      continue
+    }
+    if ((m = TIME_TOKEN_RE.exec(tok)) !== null) {
+      const sign = m[1] === '-' ? -1 : 1
+      const a = +m[2]!
+      const b = +m[3]!
+      if (m[4] === undefined && (lo === 'second' && hi === 'minute')) {
+        // MINUTE TO SECOND: 'mm:ss'
+        acc.add('minute', sign * a)
+        acc.add('second', sign * b)
+      } else {
+        if (b > 59 || (m[4] !== undefined && +m[4] >= 60)) throw err('22008', `interval field value out of range: "${text}"`)
+        acc.add('hour', sign * a)
+        acc.add('minute', sign * b)
+        if (m[4] !== undefined) acc.add('second', sign * Number(m[4]))
+      }
+      continue
+    }
+    if ((m = YM_TOKEN_RE.exec(tok)) !== null) {
+      const sign = m[1] === '-' ? -1 : 1
+      acc.add('year', sign * +m[2]!)
+      acc.add('month', sign * +m[3]!)
+      continue
+    }
+    if ((m = NUM_UNIT_RE.exec(tok)) !== null) {
+      const v = Number(m[1])
+      if (!Number.isFinite(v)) throw bad()
+      let unitWord = m[2]!
+      if (unitWord === '') {
+        const next = tokens[i + 1]
+        if (next !== undefined && /^[a-z]+$/.test(next)) {
+          unitWord = next
+          i++
+        }
+      }
+      let u: IvUnit | undefined
+      if (unitWord === '') {
+        // a bare number: days when more fields follow, else the qualifier's unit (or seconds)
+        u = i + 1 < tokens.length ? 'day' : (lo ?? 'second')
+      } else {
+        u = UNIT_NAMES[unitWord]
+        if (u === undefined) throw bad()
+      }
+      acc.add(u, v)
+      continue
+    }
+    throw bad()
+  }
+  if (ago) {
+    acc.months = -acc.months
+    acc.days = -acc.days
+    acc.micros = -acc.micros
+  }
+}
+
+// ---------------------------------------------------------------------------------- numbers: text
+
+/** Shortest round-trip digits and decimal exponent of a finite non-zero double/float4. */
+function shortestDigits(x: number, float4: boolean): [string, number, boolean] {
+  const neg = x < 0
+  const a = Math.abs(x)
+  let e: string
+  if (float4) {
+    e = a.toExponential(8)
+    for (let p = 0; p <= 8; p++) {
+      const t = a.toExponential(p)
+      if (Math.fround(Number(t)) === a) {
+        e = t
+        break
+      }
+    }
+  } else {
+    e = a.toExponential()
+  }
+  const i = e.indexOf('e')
+  const digits = e.slice(0, i).replace('.', '')
+  return [digits, Number(e.slice(i + 1)), neg]
+}
+
+function placeDigits(digits: string, exp: number): string {
+  // value = 0.d1d2d3... * 10^(exp+1)
+  const n = digits.length
+  if (exp < 0) return '0.' + '0'.repeat(-exp - 1) + digits
+  if (exp + 1 >= n) return digits + '0'.repeat(exp + 1 - n)
+  return digits.slice(0, exp + 1) + '.' + digits.slice(exp + 1)
+}
+
+function formatFloat(x: number, float4: boolean): string {
+  if (Number.isNaN(x)) return 'NaN'
+  if (x === Infinity) return 'Infinity'
+  if (x === -Infinity) return '-Infinity'
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0'
+  const [digits, exp, neg] = shortestDigits(x, float4)
+  let body: string
+  if (exp < -4 || exp >= (float4 ? 6 : 15)) {
+    const mant = digits.length > 1 ? digits[0] + '.' + digits.slice(1) : digits
+    const ae = Math.abs(exp)
+    body = `${mant}e${exp < 0 ? '-' : '+'}${ae < 10 ? '0' + ae : ae}`
+  } else {
+    body = placeDigits(digits, exp)
+  }
+  return neg ? '-' + body : body
+}
+
+/** PG float8out: shortest exact digits, exponent form when exp < -4 or >= 15 ('1e+15'). */
+export function formatFloat8(x: number): string {
+  return formatFloat(x, false)
+}
+
+/** PG float4out: shortest digits that round-trip through float4; exponent when exp >= 6. */
+export function formatFloat4(x: number): string {
+  return formatFloat(x, true)
+}
+
+/** numeric output: plain positional notation, never an exponent. */
+export function formatNumeric(x: number): string {
+  if (Number.isNaN(x)) return 'NaN'
+  if (x === Infinity) return 'Infinity'
+  if (x === -Infinity) return '-Infinity'
+  if (x === 0) return '0'
+  if (Number.isSafeInteger(x)) return String(x)
+  const [digits, exp, neg] = shortestDigits(x, false)
+  const body = placeDigits(digits, exp)
+  return neg ? '-' + body : body
+}
+
+/** Number of decimal places in the shortest text of x (its numeric "scale"). */
+export function decimalScale(x: number): number {
+  if (Number.isInteger(x) || !Number.isFinite(x)) return 0
+  const [digits, exp] = shortestDigits(x, false)
+  return Math.max(0, digits.length - exp - 1)
+}
+
+const INT_RE = /^\s*[+-]?\d+\s*$/
+const DEC_RE = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?\s*$/i
+
+export function parseInteger(text: string, type: 'smallint' | 'integer' | 'bigint'): number {
+  if (!INT_RE.test(text)) throw invalidSyntax(type, text)
+  const v = Number(text.trim())
+  const [lo, hi] = INTEGER_BOUNDS[type]
+  if (!(v >= lo && v <= hi)) throw err('22003', `value "${text}" is out of range for type ${type}`)
+  return v + 0
+}
+
+function specialFloat(t: string): number | undefined {
+  switch (t.trim().toLowerCase()) {
+    case 'nan':
+      return NaN
+    case 'infinity':
+    case '+infinity':
+    case 'inf':
+    case '+inf':
+      return Infinity
+    case '-infinity':
+    case '-inf':
+      return -Infinity
+    default:
+      return undefined
+  }
+}
+
+export function parseFloat8(text: string): number {
+  const sp = specialFloat(text)
+  if (sp !== undefined) return sp
+  if (!DEC_RE.test(text)) throw invalidSyntax('double precision', text)
+  const v = Number(text.trim())
+  if (!Number.isFinite(v) || (v === 0 && /[1-9]/.test(mantissaOf(text)))) {
+    throw err('22003', `"${text}" is out of range for type double precision`)
+  }
+  return v
+}
+
+export function parseFloat4(text: string): number {
+  const sp = specialFloat(text)
+  if (sp !== undefined) return sp
+  if (!DEC_RE.test(text)) throw invalidSyntax('real', text)
+  const d = Number(text.trim())
+  const v = Math.fround(d)
+  if (!Number.isFinite(v) || (v === 0 && /[1-9]/.test(mantissaOf(text)))) {
+    throw err('22003', `"${text}" is out of range for type real`)
+  }
+  return v
+}
+
+function mantissaOf(text: string): string {
+  const t = text.trim()
+  const e = t.search(/e/i)
+  return e < 0 ? t : t.slice(0, e)
+}
+
+export function parseNumeric(text: string): number {
+  const t = text.trim().toLowerCase()
+  if (t === 'nan') return NaN
+  if (t === 'infinity' || t === '+infinity' || t === 'inf' || t === '+inf') return Infinity
+  if (t === '-infinity' || t === '-inf') return -Infinity
+  if (!DEC_RE.test(text)) throw invalidSyntax('numeric', text)
+  const v = Number(t)
+  if (!Number.isFinite(v)) throw err('22003', 'value overflows numeric format')
+  return v + 0
+}
+
+export function parseBoolean(text: string): boolean {
+  const t = text.trim().toLowerCase()
+  if (t.length > 0) {
+    if ('true'.startsWith(t) || 'yes'.startsWith(t) || t === 'on' || t === '1') return true
+    if ('false'.startsWith(t) || 'no'.startsWith(t) || (t.length >= 2 && 'off'.startsWith(t)) || t === '0') return false
+  }
+  throw invalidSyntax('boolean', text)
+}
+
+// ---------------------------------------------------------------------------------- rounding
+
+/** Round half to even (C rint), as PG float → integer casts and round(double). */
+export function rint(x: number): number {
+  if (!Number.isFinite(x)) return x
+  const f = Math.floor(x)
+  const d = x - f
+  if (d < 0.5) return f + 0
+  if (d > 0.5) return f + 1
+  return f % 2 === 0 ? f + 0 : f + 1
+}
+
+/** Round half away from zero (numeric → integer casts, round(numeric)). */
+export function roundHalfAway(x: number): number {
+  if (!Number.isFinite(x)) return x
+  const t = Math.trunc(x)
+  const d = Math.abs(x - t)
+  return (d >= 0.5 ? t + Math.sign(x) : t) + 0
+}
+
+/** Decimal rounding of a numeric to `scale` places (negative = left of the point), half away
+ *  from zero, on the shortest decimal text so round(1.005, 2) = 1.01 as with PG numeric. */
+export function roundNumeric(x: number, scale: number, truncate = false): number {
+  if (!Number.isFinite(x) || x === 0) return x
+  const [digits, exp, neg] = shortestDigits(x, false)
+  // x = 0.D * 10^(exp+1); keep `exp + 1 + scale` digits
+  const keep = exp + 1 + scale
+  if (keep >= digits.length) return x
+  if (keep < 0) return 0
+  let kept = digits.slice(0, keep)
+  const roundUp = !truncate && digits.charCodeAt(keep) >= 53
+  let e = exp
+  if (roundUp) {
+    // increment the kept digit string
+    const arr = kept.split('')
+    let i = arr.length - 1
+    while (i >= 0) {
+      if (arr[i] === '9') {
+        arr[i] = '0'
+        i--
+      } else {
+        arr[i] = String.fromCharCode(arr[i]!.charCodeAt(0) + 1)
+        break
+      }
+    }
+    kept = arr.join('')
+    if (i < 0) {
+      kept = '1' + kept
+      e++
+    }
+  }
+  if (kept.length === 0) return 0
+  const v = Number(`${neg ? '-' : ''}0.${kept}e${e + 1}`)
+  return v + 0
+}
+
+// ---------------------------------------------------------------------------------- text output
+
+/** PG output function text of a non-null value (booleans 't'/'f', as psql shows them). */
+export function formatOutput(v: unknown, t: SqlType): string {
+  if (t === 'boolean') return v ? 't' : 'f'
+  return toText(v, t)
+}
+
+/** Text of a non-null value as `CAST(v AS text)` gives it (booleans 'true'/'false'). */
+export function toText(v: unknown, t: SqlType): string {
+  switch (t) {
+    case 'text':
+    case 'unknown':
+      return v as string
+    case 'boolean':
+      return v ? 'true' : 'false'
+    case 'smallint':
+    case 'integer':
+    case 'bigint':
+      return String((v as number) + 0)
+    case 'real':
+      return formatFloat4(v as number)
+    case 'double':
+      return formatFloat8(v as number)
+    case 'numeric':
+      return formatNumeric(v as number)
+    case 'date':
+      return formatDate(v as number)
+    case 'timestamp':
+      return formatTimestamp(v as number)
+    case 'interval':
+      return (v as Interval).toString()
+  }
+}
+
+/** Parses text input for a type (the PG input function). */
+export function parseText(s: string, to: SqlType): unknown {
+  switch (to) {
+    case 'text':
+    case 'unknown':
+      return s
+    case 'boolean':
+      return parseBoolean(s)
+    case 'smallint':
+    case 'integer':
+    case 'bigint':
+      return parseInteger(s, to)
+    case 'real':
+      return parseFloat4(s)
+    case 'double':
+      return parseFloat8(s)
+    case 'numeric':
+      return parseNumeric(s)
+    case 'date':
+      return parseDate(s)
+    case 'timestamp':
+      return parseTimestamp(s)
+    case 'interval':
+      return parseInterval(s)
+  }
+}
+
+// ---------------------------------------------------------------------------------- casts
+
+function toInteger(x: number, from: SqlType, to: 'smallint' | 'integer' | 'bigint'): number {
+  let r: number
+  if (from === 'numeric') {
+    if (Number.isNaN(x)) throw err('0A000', `cannot convert NaN to ${to}`)
+    if (!Number.isFinite(x)) throw err('0A000', `cannot convert infinity to ${to}`)
+    r = roundHalfAway(x)
+  } else if (from === 'real' || from === 'double') {
+    r = rint(x)
+  } else {
+    r = x
+  }
+  const [lo, hi] = INTEGER_BOUNDS[to]
+  if (!(r >= lo && r <= hi)) throw outOfRange(to)
+  return r + 0
+}
+
+function toReal(x: number, from: SqlType): number {
+  const r = Math.fround(x)
+  if (Number.isFinite(x) && !Number.isFinite(r)) {
+    if (from === 'numeric') throw err('22003', `"${formatNumeric(x)}" is out of range for type real`)
+    throw err('22003', 'value out of range: overflow')
+  }
+  if (r === 0 && x !== 0) {
+    if (from === 'numeric') throw err('22003', `"${formatNumeric(x)}" is out of range for type real`)
+    throw err('22003', 'value out of range: underflow')
+  }
+  return r
+}
+
+function cannotCast(from: SqlType, to: SqlType): RivuletError {
+  return err('42846', `cannot cast type ${typeDisplayName(from)} to ${typeDisplayName(to)}`)
+}
+
+/** Casts a non-null run-time value between types with PG semantics (rounding, range checks,
+ *  text parsing/formatting). `from` 'unknown' means v is the text of an untyped literal. */
+export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
+  if (from === to) return v
+  if (from === 'text' || from === 'unknown') return parseText(v as string, to)
+  if (to === 'text' || to === 'unknown') return toText(v, from)
+  switch (to) {
+    case 'smallint':
+    case 'integer':
+    case 'bigint':
+      if (from === 'boolean') {
+        if (to !== 'integer') throw cannotCast(from, to)
+        return v ? 1 : 0
+      }
+      if (isNum(from)) return toInteger(v as number, from, to)
+      break
+    case 'real':
+      if (isNum(from)) return toReal(v as number, from)
+      break
+    case 'double':
+    case 'numeric':
+      if (isNum(from)) return (v as number) + 0
+      break
+    case 'boolean':
+      if (from === 'integer') return v !== 0
+      break
+    case 'timestamp':
+      if (from === 'date') return checkTimestamp((v as number) * USECS_PER_DAY)
+      break
+    case 'date':
+      if (from === 'timestamp') return Math.floor((v as number) / USECS_PER_DAY)
+      break
+    default:
+      break
+  }
+  throw cannotCast(from, to)
+}
+
+function isNum(t: SqlType): boolean {
+  return t === 'smallint' || t === 'integer' || t === 'bigint' || t === 'numeric' || t === 'real' || t === 'double'
+}
+
+// ---------------------------------------------------------------------------------- API values
+
+/** A value as the API returns it: numbers as is (real as its shortest float4 decimal, so
+ *  0.1::real → 0.1), text/boolean as is, date/timestamp/interval as PG text. */
+export function toResultValue(v: unknown, t: SqlType): number | string | boolean | null {
+  if (v === null || v === undefined) return null
+  switch (t) {
+    case 'real': {
+      const x = v as number
+      return Number.isFinite(x) && x !== 0 ? Number(formatFloat4(x)) : x
+    }
+    case 'smallint':
+    case 'integer':
+    case 'bigint':
+    case 'double':
+    case 'numeric':
+      return (v as number) + 0
+    case 'boolean':
+      return v as boolean
+    case 'text':
+    case 'unknown':
+      return v as string
+    case 'date':
+      return formatDate(v as number)
+    case 'timestamp':
+      return formatTimestamp(v as number)
+    case 'interval':
+      return (v as Interval).toString()
+  }
+}
+
+function badInput(v: unknown, t: SqlType): RivuletError {
+  const shown = typeof v === 'string' ? `"${v}"` : typeof v === 'object' ? Object.prototype.toString.call(v) : String(v)
+  return err('42804', `cannot use JavaScript ${typeof v} value ${shown} as ${typeDisplayName(t)}`)
+}
+
+/** Converts an API input value (db.insert) to the run-time representation of `t`, validating
+ *  type and range. Accepts null/undefined (→ null), JS numbers, strings (parsed as PG input),
+ *  booleans, bigints, Date (date/timestamp), Interval. Numbers for date/timestamp are epoch
+ *  milliseconds; numbers for interval are milliseconds. */
+export function fromInputValue(v: unknown, t: SqlType): unknown {
+  if (v === null || v === undefined) return null
+  if (typeof v === 'string') return parseText(v, t)
+  switch (t) {
+    case 'boolean':
+      if (typeof v === 'boolean') return v
+      if (typeof v === 'number' && (v === 0 || v === 1)) return v === 1
+      break
+    case 'smallint':
+    case 'integer':
+    case 'bigint': {
+      let n: number | undefined
+      if (typeof v === 'number') n = v
+      else if (typeof v === 'bigint') n = Number(v)
+      else if (typeof v === 'boolean') n = v ? 1 : 0
+      if (n === undefined) break
+      if (!Number.isInteger(n) && Number.isFinite(n)) return toInteger(n, 'double', t)
+      const [lo, hi] = INTEGER_BOUNDS[t]
+      if (!(n >= lo && n <= hi) || (typeof v === 'bigint' && BigInt(n) !== v)) throw outOfRange(t)
+      return n + 0
+    }
+    case 'real':
+      if (typeof v === 'number') return toReal(v, 'double')
+      if (typeof v === 'bigint') return Math.fround(Number(v))
+      break
+    case 'double':
+    case 'numeric':
+      if (typeof v === 'number') return v + 0
+      if (typeof v === 'bigint') return Number(v)
+      break
+    case 'text':
+    case 'unknown':
+      if (typeof v === 'number') return formatFloat8(v)
+      if (typeof v === 'boolean' || typeof v === 'bigint') return String(v)
+      break
+    case 'date':
+      if (v instanceof Date) return msToDays(v.getTime(), v, t)
+      if (typeof v === 'number') return msToDays(v, v, t)
+      break
+    case 'timestamp':
+      if (v instanceof Date) return msToMicros(v.getTime(), v, t)
+      if (typeof v === 'number') return msToMicros(v, v, t)
+      break
+    case 'interval':
+      if (v instanceof Interval) return v
+      if (typeof v === 'number' && Number.isFinite(v)) return new Interval(0, 0, Math.round(v * 1000) + 0)
+      break
+  }
+  throw badInput(v, t)
+}
+
+function msToDays(ms: number, orig: unknown, t: SqlType): number {
+  if (Number.isNaN(ms)) throw badInput(orig, t)
+  if (!Number.isFinite(ms)) return ms
+  return checkDate(Math.floor(ms / 86_400_000))
+}
+
+function msToMicros(ms: number, orig: unknown, t: SqlType): number {
+  if (Number.isNaN(ms)) throw badInput(orig, t)
+  if (!Number.isFinite(ms)) return ms
+  return checkTimestamp(Math.round(ms * 1000) + 0)
+}
+
+// ---------------------------------------------------------------------------------- ordering
+
+/** Compares strings by Unicode code point (PG "C" collation on UTF-8). */
+export function compareText(a: string, b: string): number {
+  if (a === b) return 0
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i)
+    let y = b.charCodeAt(i)
+    if (x !== y) {
+      // surrogates (astral code points) sort above U+E000..U+FFFF
+      if (x >= 0xd800 && y >= 0xd800) {
+        x = x >= 0xe000 ? x - 0x800 : x + 0x2000
+        y = y >= 0xe000 ? y - 0x800 : y + 0x2000
+      }
+      return x < y ? -1 : 1
+    }
+  }
+  return a.length < b.length ? -1 : 1
+}
+
+/** Numbers: numeric order, NaN above everything (PG), -0 = 0. */
+export function compareNumber(a: number, b: number): number {
+  if (a < b) return -1
+  if (a > b) return 1
+  if (a === b) return 0
+  const an = a !== a
+  const bn = b !== b
+  return an === bn ? 0 : an ? 1 : -1
+}
+
+function compareBool(a: boolean, b: boolean): number {
+  return a === b ? 0 : a ? 1 : -1
+}
+
+/** Total order on non-null values of type t (ORDER BY, MIN/MAX, greatest/least). */
+export function compareFn(t: SqlType): (a: unknown, b: unknown) => number {
+  switch (t) {
+    case 'text':
+    case 'unknown':
+      return compareText as (a: unknown, b: unknown) => number
+    case 'boolean':
+      return compareBool as (a: unknown, b: unknown) => number
+    case 'interval':
+      return compareInterval as (a: unknown, b: unknown) => number
+    default:
+      return compareNumber as (a: unknown, b: unknown) => number
+  }
+}
+
+/** Comparator for a sort key including NULL placement (PG default: NULLS LAST for ASC,
+ *  NULLS FIRST for DESC when nullsFirst is undefined). */
+export function sortKeyCompare(t: SqlType, desc: boolean, nullsFirst?: boolean): (a: unknown, b: unknown) => number {
+  const cmp = compareFn(t)
+  const nf = nullsFirst ?? desc
+  return (a, b) => {
+    const an = a === null || a === undefined
+    const bn = b === null || b === undefined
+    if (an || bn) return an && bn ? 0 : an === nf ? -1 : 1
+    const c = cmp(a, b)
+    return desc ? -c : c
+  }
+}
+
+/** Compares two non-null values of possibly different run-time kinds (used by greatest/least
+ *  where the type is implied by the values). */
+export function compareAny(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return compareNumber(a, b)
+  if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
+  if (typeof a === 'boolean' && typeof b === 'boolean') return compareBool(a, b)
+  if (a instanceof Interval && b instanceof Interval) return compareInterval(a, b)
+  throw err('XX000', 'cannot compare values of different types')
+}
