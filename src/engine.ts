@@ -1,35 +1,785 @@
-// Engine: the public entry point (SPEC §1.3). Work in progress — see src/ for the pieces.
-import type { ChangeBatch, EngineOptions, InputRow, QueryResult, RelationInfo, StatementResult, SubscribeOptions } from './types.js'
+// Engine: the public entry point (SPEC §1.3). Owns the catalog, the dataflow circuit and the
+// tick/transaction machinery:
+// - every auto-committed statement, BEGIN … COMMIT block and insert()/delete() call is one
+//   tick; views are updated as the tick's deltas flow through the circuit and subscribers get
+//   the tick's consolidated changes at commit;
+// - a failed statement rolls back every table and operator to the start of the tick (inside
+//   a transaction block the whole transaction is aborted, as in Postgres);
+// - ad hoc SELECTs are rendered with the same operators, backfilled, read and released.
+
+import * as ivm from '../ivm/index.js'
+import type { Row } from '../ivm/index.js'
+import { parse, printQuery, RivuletError, SqlState, positionAt } from '../grammar/index.js'
+import type * as ast from '../grammar/index.js'
+import {
+  QueryBinder,
+  Scope,
+  bindExpr,
+  coerce,
+  explainDelta,
+  explainLogical,
+  lower,
+  optimize,
+  typeDisplayName,
+  typeFromName,
+  visitExpr,
+  type Column,
+  type DeltaPlan,
+  type LogicalPlan,
+  type OptimizeTrace,
+  type ScalarExpr,
+  type SortKey,
+  type SqlType,
+} from '../planner/index.js'
+import { EngineCatalog, TableStore, isView, type Entry, type TableEntry, type ViewEntry } from './catalog.js'
+import { evaluateConstant } from './compile-scalar.js'
+import { render, rowComparator } from './render.js'
+import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
+import { fromInputValue, toResultValue } from './values.js'
+
+interface StatementContext {
+  readonly text: string
+}
 
 export class Engine {
+  readonly #catalog = new EngineCatalog()
+  readonly #circuit = new ivm.Circuit()
+  readonly #arrangements = new Map<string, ivm.ArrangeOperator>()
+  /** Tables written in the open tick (their stores journal until commit). */
+  readonly #touched = new Set<TableStore>()
+  #tick = 0
+  #inTransaction = false
+  #aborted = false
+  #closed = false
+  readonly #parseCache = new Map<string, ast.ParsedStatement[]>()
+
   static open(options: EngineOptions = {}): Engine {
     return new Engine(options)
   }
-  constructor(_options: EngineOptions = {}) {}
-  /** Runs one or more statements; returns one result per statement. Throws RivuletError. */
-  execute(_sql: string): StatementResult[] {
-    throw new Error('not implemented')
+
+  constructor(options: EngineOptions = {}) {
+    if (options.dir !== undefined) throw new RivuletError(SqlState.featureNotSupported, 'durable mode (--data DIR) arrives with the durability issue; run in memory for now')
   }
-  /** Runs the statement(s) and returns the last one's rows. */
-  query(_sql: string): QueryResult {
-    throw new Error('not implemented')
-  }
-  subscribe(_view: string, _callback: (batch: ChangeBatch) => void, _options: SubscribeOptions = {}): () => void {
-    throw new Error('not implemented')
-  }
-  insert(_table: string, _rows: readonly InputRow[]): number {
-    throw new Error('not implemented')
-  }
-  delete(_table: string, _rows: readonly InputRow[]): number {
-    throw new Error('not implemented')
-  }
-  /** Tables, streams and views in the catalog (for \d, SHOW, the slt runner). */
-  relations(): RelationInfo[] {
-    throw new Error('not implemented')
-  }
-  /** True while a BEGIN ... COMMIT transaction is open. */
+
   get inTransaction(): boolean {
-    return false
+    return this.#inTransaction
   }
-  close(): void {}
+
+  /** Number of committed ticks so far. */
+  get tick(): number {
+    return this.#tick
+  }
+
+  // ------------------------------------------------------------------------- public API
+
+  execute(sql: string): StatementResult[] {
+    this.#checkOpen()
+    const stmts = this.#parse(sql)
+    const results: StatementResult[] = []
+    for (const s of stmts) results.push(this.#run(s.statement, { text: sql }))
+    return results
+  }
+
+  query(sql: string): QueryResult {
+    const results = this.execute(sql)
+    const last = results[results.length - 1]
+    return { columns: last?.columns ?? [], rows: last?.rows ?? [] }
+  }
+
+  subscribe(view: string, callback: (batch: ChangeBatch) => void, options: SubscribeOptions = {}): () => void {
+    this.#checkOpen()
+    const v = this.#catalog.entries.get(foldName(view))
+    if (!v || (v.kind !== 'view' && v.kind !== 'materialized view')) throw new RivuletError(SqlState.undefinedTable, `view "${view}" does not exist`)
+    const sub = { callback }
+    if (options.snapshot !== false) {
+      const changes = this.#resultChanges(v.sink.contents(), v.columns)
+      callback({ tick: this.#tick, columns: columnInfo(v.columns), changes })
+    }
+    v.subscribers.add(sub)
+    return () => {
+      v.subscribers.delete(sub)
+    }
+  }
+
+  insert(table: string, rows: readonly InputRow[]): number {
+    this.#checkOpen()
+    const t = this.#table(foldName(table))
+    const converted = rows.map((r) => this.#convertInput(t, r))
+    return this.#inTick(() => this.#insertRows(t, converted, { text: '' }))
+  }
+
+  delete(table: string, rows: readonly InputRow[]): number {
+    this.#checkOpen()
+    const t = this.#table(foldName(table))
+    this.#refuseStream(t, 'DELETE')
+    const converted = rows.map((r) => this.#convertInput(t, r))
+    return this.#inTick(() => {
+      const delta = new ivm.ZSet()
+      for (const row of converted) {
+        if (t.store.keyOf) {
+          const existing = t.store.rows.get(t.store.keyOf(row))
+          if (existing) delta.push(existing, -1)
+        } else if (t.store.rows.has(ivm.rowKey(row))) delta.push(row, -1)
+      }
+      const c = delta.consolidate()
+      // a bag row deleted more often than it exists is deleted as often as it exists
+      if (!t.store.keyOf) for (let i = 0; i < c.rows.length; i++) c.weights[i] = -Math.min(-c.weights[i]!, t.store.counts.get(ivm.rowKey(c.rows[i]!)) ?? 0)
+      this.#applyDelta(t, c)
+      return -c.weights.reduce((a, b) => a + b, 0)
+    })
+  }
+
+  relations(): RelationInfo[] {
+    const out: RelationInfo[] = []
+    for (const e of this.#catalog.entries.values()) {
+      out.push({
+        name: e.name,
+        kind: e.kind,
+        columns: columnInfo(e.columns),
+        primaryKey: e.kind === 'table' || e.kind === 'stream' ? e.primaryKey.map((i) => e.columns[i]!.name) : [],
+        ...(e.kind === 'view' || e.kind === 'materialized view' ? { definition: e.definition } : {}),
+      })
+    }
+    return out
+  }
+
+  close(): void {
+    this.#closed = true
+  }
+
+  // ------------------------------------------------------------------------- statements
+
+  #parse(sql: string): ast.ParsedStatement[] {
+    const hit = this.#parseCache.get(sql)
+    if (hit) return hit
+    const stmts = parse(sql)
+    if (this.#parseCache.size > 1000) this.#parseCache.clear()
+    this.#parseCache.set(sql, stmts)
+    return stmts
+  }
+
+  #run(s: ast.Statement, ctx: StatementContext): StatementResult {
+    if (this.#aborted && !(s.kind === 'transaction' && s.action !== 'begin')) {
+      throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
+    }
+    switch (s.kind) {
+      case 'transaction':
+        return this.#transaction(s)
+      case 'select':
+        return this.#select(s.query, ctx)
+      case 'explain':
+        return this.#explain(s, ctx)
+      case 'show':
+        return this.#show(s)
+      case 'set':
+        return { command: 'SET', rowCount: 0 }
+      case 'flush':
+        return { command: 'FLUSH', rowCount: 0 }
+      case 'createIndex':
+        return this.#createIndex(s, ctx)
+      case 'subscribe':
+        throw new RivuletError(SqlState.featureNotSupported, 'SUBSCRIBE as a statement arrives with the REPL/server issue; use Engine.subscribe()', positionAt(ctx.text, s.span.start))
+      case 'createTable':
+        return this.#inTick(() => this.#createTable(s, ctx), false)
+      case 'createView':
+        return this.#inTick(() => this.#createView(s, ctx), false)
+      case 'drop':
+        return this.#inTick(() => this.#drop(s, ctx), false)
+      case 'insert':
+        return this.#inTick(() => this.#insert(s, ctx))
+      case 'update':
+        return this.#inTick(() => this.#update(s, ctx))
+      case 'delete':
+        return this.#inTick(() => this.#deleteStmt(s, ctx))
+    }
+  }
+
+  #transaction(s: ast.TransactionStmt): StatementResult {
+    switch (s.action) {
+      case 'begin':
+        if (this.#inTransaction) return { command: 'BEGIN', rowCount: 0 } // Postgres warns and goes on
+        this.#inTransaction = true
+        return { command: 'BEGIN', rowCount: 0 }
+      case 'commit': {
+        if (!this.#inTransaction) return { command: 'COMMIT', rowCount: 0 }
+        this.#inTransaction = false
+        if (this.#aborted) {
+          this.#aborted = false
+          return { command: 'ROLLBACK', rowCount: 0 }
+        }
+        this.#commitTick()
+        return { command: 'COMMIT', rowCount: 0 }
+      }
+      case 'rollback':
+        if (this.#inTransaction && !this.#aborted) this.#rollbackTick()
+        this.#inTransaction = false
+        this.#aborted = false
+        return { command: 'ROLLBACK', rowCount: 0 }
+    }
+  }
+
+  /** Runs `f` as (part of) a tick: commits when auto-committing; on error rolls back the
+   *  tick (or aborts the open transaction). DDL (`dml = false`) inside a transaction is
+   *  allowed but not undone by ROLLBACK of data — it is applied immediately. */
+  #inTick<T>(f: () => T, dml = true): T {
+    try {
+      const r = f()
+      if (!this.#inTransaction) {
+        if (dml) this.#commitTick()
+        else this.#commitSilently()
+      }
+      return r
+    } catch (e) {
+      this.#rollbackTick()
+      if (this.#inTransaction) this.#aborted = true
+      throw e
+    }
+  }
+
+  #commitTick(): void {
+    this.#circuit.commit()
+    for (const t of this.#touched) t.commit()
+    const hadChanges = this.#touched.size > 0
+    this.#touched.clear()
+    if (hadChanges) this.#tick++
+    for (const e of this.#catalog.entries.values()) {
+      if (e.kind !== 'view' && e.kind !== 'materialized view') continue
+      if (e.pending.length === 0) continue
+      const delta = e.pending.consolidate()
+      e.pending = new ivm.ZSet()
+      if (delta.length === 0 || e.subscribers.size === 0) continue
+      const batch: ChangeBatch = { tick: this.#tick, columns: columnInfo(e.columns), changes: this.#resultChanges(delta, e.columns) }
+      for (const s of e.subscribers) s.callback(batch)
+    }
+  }
+
+  #commitSilently(): void {
+    this.#circuit.commit()
+    for (const t of this.#touched) t.commit()
+    this.#touched.clear()
+  }
+
+  #rollbackTick(): void {
+    this.#circuit.rollback()
+    for (const t of this.#touched) t.rollback()
+    this.#touched.clear()
+    for (const e of this.#catalog.entries.values()) if (e.kind === 'view' || e.kind === 'materialized view') e.pending = new ivm.ZSet()
+  }
+
+  /** Applies a validated, consolidated delta to a table and runs the circuit. */
+  #applyDelta(t: TableEntry, delta: ivm.ZSet): void {
+    if (delta.length === 0) return
+    this.#touched.add(t.store)
+    t.store.apply(delta)
+    t.input.push(delta)
+    try {
+      this.#circuit.step()
+      for (const e of this.#catalog.entries.values()) {
+        if ((e.kind === 'view' || e.kind === 'materialized view') && e.sink.out.length > 0) e.pending.append(e.sink.out)
+      }
+    } finally {
+      this.#circuit.endStep()
+    }
+  }
+
+  // ------------------------------------------------------------------------- DDL
+
+  #createTable(s: ast.CreateTableStmt, ctx: StatementContext): StatementResult {
+    const name = lastPart(s.name)
+    if (this.#catalog.entries.has(name)) {
+      if (s.ifNotExists) return { command: 'CREATE TABLE', rowCount: 0 }
+      throw new RivuletError(SqlState.duplicateTable, `relation "${name}" already exists`, positionAt(ctx.text, s.name.span.start))
+    }
+    if (s.asQuery) throw new RivuletError(SqlState.featureNotSupported, 'CREATE TABLE AS is not supported yet', positionAt(ctx.text, s.span.start))
+    const columns: Column[] = []
+    const seen = new Set<string>()
+    for (const c of s.columns) {
+      if (seen.has(c.name)) throw new RivuletError(SqlState.duplicateColumn, `column "${c.name}" specified more than once`, positionAt(ctx.text, c.span.start))
+      seen.add(c.name)
+      const t = typeFromName(c.type.name)
+      if (!t) throw new RivuletError(SqlState.undefinedObject, `type "${c.type.name}" does not exist`, positionAt(ctx.text, c.type.span.start))
+      columns.push({ name: c.name, type: t })
+    }
+    const pkNames = s.primaryKey ?? s.columns.filter((c) => c.primaryKey).map((c) => c.name)
+    if (s.primaryKey && s.columns.some((c) => c.primaryKey)) throw new RivuletError('42P16', `multiple primary keys for table "${name}" are not allowed`, positionAt(ctx.text, s.span.start))
+    const primaryKey = pkNames.map((n) => {
+      const i = columns.findIndex((c) => c.name === n)
+      if (i < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${n}" named in key does not exist`, positionAt(ctx.text, s.span.start))
+      return i
+    })
+    const stream = s.stream || s.appendOnly
+    const notNull = columns.map((_, i) => s.columns[i]!.notNull || primaryKey.includes(i))
+    const scope = new Scope([])
+    const defaults = s.columns.map((c, i) => (c.default ? coerce(bindExpr(c.default, this.#exprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span) : undefined))
+    const store = new TableStore(primaryKey)
+    const input = this.#circuit.add(new ivm.InputOperator(() => store.snapshot()))
+    this.#circuit.retain(input)
+    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input }
+    this.#catalog.entries.set(name, entry)
+    return { command: stream && s.stream ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
+  }
+
+  #createView(s: ast.CreateViewStmt, ctx: StatementContext): StatementResult {
+    const name = lastPart(s.name)
+    const tag = s.materialized ? 'CREATE MATERIALIZED VIEW' : 'CREATE VIEW'
+    const existing = this.#catalog.entries.get(name)
+    if (existing) {
+      if (s.ifNotExists) return { command: tag, rowCount: 0 }
+      if (!s.orReplace || (existing.kind !== 'view' && existing.kind !== 'materialized view')) throw new RivuletError(SqlState.duplicateTable, `relation "${name}" already exists`, positionAt(ctx.text, s.name.span.start))
+      if (this.#catalog.dependents(name).length > 0) throw new RivuletError(SqlState.dependentObjectsStillExist, `cannot replace view "${name}" because other views depend on it`, positionAt(ctx.text, s.name.span.start))
+      this.#dropEntry(existing)
+    }
+    const { plan: logical, columns: bound } = this.#bindQuery(s.query, ctx)
+    if (s.columns.length > bound.length) throw new RivuletError(SqlState.syntaxError, 'CREATE VIEW specifies more column names than columns', positionAt(ctx.text, s.span.start))
+    const columns = bound.map((c, i) => ({ name: s.columns[i] ?? c.name, type: c.type }))
+    const seen = new Set<string>()
+    for (const c of columns) {
+      if (seen.has(c.name)) throw new RivuletError(SqlState.duplicateColumn, `column "${c.name}" specified more than once`, positionAt(ctx.text, s.query.span.start))
+      seen.add(c.name)
+    }
+    const plan = lower(optimize(logical))
+    const { output, fresh } = render(plan, this.#renderContext())
+    const sink = this.#circuit.add(new ivm.IntegrateOperator(output))
+    fresh.push(sink)
+    this.#circuit.retain(sink)
+    try {
+      this.#circuit.backfill(fresh)
+    } catch (e) {
+      this.#circuit.release(sink)
+      throw e
+    }
+    const entry: ViewEntry = {
+      kind: s.materialized ? 'materialized view' : 'view',
+      name,
+      columns,
+      definition: printQuery(s.query),
+      plan,
+      sink,
+      dependsOn: scannedRelations(logical),
+      subscribers: new Set(),
+      pending: new ivm.ZSet(),
+    }
+    this.#catalog.entries.set(name, entry)
+    return { command: tag, rowCount: 0 }
+  }
+
+  #createIndex(s: ast.CreateIndexStmt, ctx: StatementContext): StatementResult {
+    // Indexes never change results; arrangements are chosen by the planner. Validate the names.
+    const t = this.#catalog.entries.get(lastPart(s.table))
+    if (!t) throw new RivuletError(SqlState.undefinedTable, `relation "${lastPart(s.table)}" does not exist`, positionAt(ctx.text, s.table.span.start))
+    return { command: 'CREATE INDEX', rowCount: 0 }
+  }
+
+  #drop(s: ast.DropStmt, ctx: StatementContext): StatementResult {
+    const tag = `DROP ${s.object.toUpperCase()}`
+    if (s.object === 'index' || s.object === 'source' || s.object === 'sink') return { command: tag, rowCount: 0 }
+    for (const n of s.names) {
+      const name = lastPart(n)
+      const e = this.#catalog.entries.get(name)
+      const wantView = s.object === 'view' || s.object === 'materialized view'
+      if (!e) {
+        if (s.ifExists) continue
+        throw new RivuletError(SqlState.undefinedTable, `${wantView ? 'view' : s.object === 'stream' ? 'stream' : 'table'} "${name}" does not exist`, positionAt(ctx.text, n.span.start))
+      }
+      const isView = e.kind === 'view' || e.kind === 'materialized view'
+      if (wantView !== isView || (s.object === 'materialized view' && e.kind !== 'materialized view') || (s.object === 'view' && e.kind !== 'view')) {
+        throw new RivuletError(SqlState.wrongObjectType, `"${name}" is not a ${s.object}`, positionAt(ctx.text, n.span.start))
+      }
+      this.#dropCascade(e, s.cascade, ctx, n.span.start)
+    }
+    return { command: tag, rowCount: 0 }
+  }
+
+  #dropCascade(e: Entry, cascade: boolean, ctx: StatementContext, at: number): void {
+    const deps = this.#catalog.dependents(e.name)
+    if (deps.length > 0 && !cascade) {
+      throw new RivuletError(SqlState.dependentObjectsStillExist, `cannot drop ${e.kind} ${e.name} because other objects depend on it (view ${deps.map((d) => d.name).join(', ')}); use DROP ... CASCADE`, positionAt(ctx.text, at))
+    }
+    for (const d of deps) if (this.#catalog.entries.has(d.name)) this.#dropCascade(d, true, ctx, at)
+    this.#dropEntry(e)
+  }
+
+  #dropEntry(e: Entry): void {
+    this.#catalog.entries.delete(e.name)
+    if (isView(e)) this.#circuit.release(e.sink)
+    else this.#circuit.release(e.input)
+  }
+
+  // ------------------------------------------------------------------------- DML
+
+  #insert(s: ast.InsertStmt, ctx: StatementContext): StatementResult {
+    const t = this.#table(lastPart(s.table), ctx, s.table.span.start)
+    if (s.returning) throw new RivuletError(SqlState.featureNotSupported, 'INSERT ... RETURNING is not supported yet', positionAt(ctx.text, s.span.start))
+    const targetCols = s.columns
+      ? s.columns.map((c) => {
+          const i = t.columns.findIndex((x) => x.name === c)
+          if (i < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${c}" of relation "${t.name}" does not exist`, positionAt(ctx.text, s.span.start))
+          return i
+        })
+      : t.columns.map((_, i) => i)
+    const { plan, columns } = this.#bindQuery(s.source, ctx)
+    if (columns.length > targetCols.length) throw new RivuletError(SqlState.syntaxError, 'INSERT has more expressions than target columns', positionAt(ctx.text, s.source.span.start))
+    if (columns.length < targetCols.length && s.columns) throw new RivuletError(SqlState.syntaxError, 'INSERT has more target columns than expressions', positionAt(ctx.text, s.source.span.start))
+    // project the source onto the table's columns: assignment casts, defaults, NULLs
+    const exprs: ScalarExpr[] = t.columns.map((c, i) => {
+      const at = targetCols.indexOf(i)
+      if (at >= 0 && at < columns.length) return assignmentCast({ kind: 'column', index: at, type: columns[at]!.type }, c.type, c.name, ctx, s.source.span.start)
+      return t.defaults[i] ?? { kind: 'literal', value: null, type: c.type }
+    })
+    const projected: LogicalPlan = { kind: 'project', input: plan, exprs, columns: t.columns }
+    const rows = this.#evaluate(projected).rows
+    let onConflictNothing = false
+    if (s.onConflict) {
+      if (s.onConflict.set) throw new RivuletError(SqlState.featureNotSupported, 'ON CONFLICT DO UPDATE is not supported yet', positionAt(ctx.text, s.onConflict.span.start))
+      onConflictNothing = true
+    }
+    const n = this.#insertRows(t, rows, ctx, onConflictNothing)
+    return { command: `INSERT 0 ${n}`, rowCount: n }
+  }
+
+  #insertRows(t: TableEntry, rows: readonly Row[], _ctx: StatementContext, skipConflicts = false): number {
+    const delta = new ivm.ZSet()
+    for (const row of rows) this.#checkNotNull(t, row)
+    if (t.store.keyOf) {
+      const batch = new Set<ivm.RowKey>()
+      for (const row of rows) {
+        const k = t.store.keyOf(row)
+        if (t.store.rows.has(k) || batch.has(k)) {
+          if (skipConflicts) continue
+          const pk = t.primaryKey.map((i) => t.columns[i]!.name).join(', ')
+          const vals = t.primaryKey.map((i) => String(toResultValue(row[i], t.columns[i]!.type))).join(', ')
+          throw new RivuletError(SqlState.uniqueViolation, `duplicate key value violates unique constraint "${t.name}_pkey"\nDETAIL:  Key (${pk})=(${vals}) already exists.`)
+        }
+        batch.add(k)
+        delta.push(row, 1)
+      }
+      this.#applyDelta(t, delta)
+      return delta.length
+    }
+    for (const row of rows) delta.push(row, 1)
+    this.#applyDelta(t, delta.consolidate())
+    return rows.length
+  }
+
+  #checkNotNull(t: TableEntry, row: Row): void {
+    for (let i = 0; i < row.length; i++) {
+      if (row[i] === null && t.notNull[i]) throw new RivuletError(SqlState.notNullViolation, `null value in column "${t.columns[i]!.name}" of relation "${t.name}" violates not-null constraint`)
+    }
+  }
+
+  #update(s: ast.UpdateStmt, ctx: StatementContext): StatementResult {
+    const t = this.#table(lastPart(s.table), ctx, s.table.span.start)
+    this.#refuseStream(t, 'UPDATE', ctx, s.span.start)
+    if (s.from) throw new RivuletError(SqlState.featureNotSupported, 'UPDATE ... FROM is not supported yet', positionAt(ctx.text, s.from.span.start))
+    const alias = s.alias ?? t.name
+    const scope = new Scope(t.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })))
+    const binder = new QueryBinder(this.#catalog, ctx)
+    const exprCtx = { ...this.#exprCtx(scope, ctx, 'UPDATE'), bindSubquery: (q: ast.Query, outer: Scope) => binder.bindQuery(q, outer) }
+    const newExprs: ScalarExpr[] = t.columns.map((c, i) => ({ kind: 'column', index: i, type: c.type }))
+    for (const a of s.set) {
+      const i = t.columns.findIndex((c) => c.name === a.column)
+      if (i < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${a.column}" of relation "${t.name}" does not exist`, positionAt(ctx.text, a.span.start))
+      newExprs[i] = assignmentCast(bindExpr(a.value, exprCtx), t.columns[i]!.type, a.column, ctx, a.value.span.start)
+    }
+    let plan: LogicalPlan = { kind: 'scan', relation: t.name, columns: t.columns }
+    if (s.where) plan = { kind: 'filter', input: plan, predicate: coerce(bindExpr(s.where, { ...exprCtx, clause: 'WHERE' }), 'boolean', { err: ctx }, s.where.span, 'argument of WHERE'), columns: t.columns }
+    const width = t.columns.length
+    const both: LogicalPlan = {
+      kind: 'project',
+      input: plan,
+      exprs: [...t.columns.map((c, i): ScalarExpr => ({ kind: 'column', index: i, type: c.type })), ...newExprs],
+      columns: [...t.columns, ...t.columns.map((c) => ({ name: `new_${c.name}`, type: c.type }))],
+    }
+    const result = this.#evaluate(both)
+    const delta = new ivm.ZSet()
+    let n = 0
+    for (let r = 0; r < result.rows.length; r++) {
+      const row = result.rows[r]!
+      const w = result.weights[r]!
+      const oldRow = row.slice(0, width)
+      const newRow = row.slice(width)
+      this.#checkNotNull(t, newRow)
+      delta.push(oldRow, -w)
+      delta.push(newRow, w)
+      n += w
+    }
+    const c = delta.consolidate()
+    if (t.store.keyOf) {
+      // the table after the update must still have unique keys
+      const after = new Map<ivm.RowKey, number>()
+      for (const k of t.store.rows.keys()) after.set(k, 1)
+      for (let i = 0; i < c.rows.length; i++) {
+        const k = t.store.keyOf(c.rows[i]!)
+        after.set(k, (after.get(k) ?? 0) + c.weights[i]!)
+      }
+      for (let i = 0; i < c.rows.length; i++) {
+        const k = t.store.keyOf(c.rows[i]!)
+        if ((after.get(k) ?? 0) > 1) {
+          const pk = t.primaryKey.map((j) => t.columns[j]!.name).join(', ')
+          const vals = t.primaryKey.map((j) => String(toResultValue(c.rows[i]![j], t.columns[j]!.type))).join(', ')
+          throw new RivuletError(SqlState.uniqueViolation, `duplicate key value violates unique constraint "${t.name}_pkey"\nDETAIL:  Key (${pk})=(${vals}) already exists.`)
+        }
+      }
+    }
+    this.#applyDelta(t, c)
+    return { command: `UPDATE ${n}`, rowCount: n }
+  }
+
+  #deleteStmt(s: ast.DeleteStmt, ctx: StatementContext): StatementResult {
+    const t = this.#table(lastPart(s.table), ctx, s.table.span.start)
+    this.#refuseStream(t, 'DELETE', ctx, s.span.start)
+    let n = 0
+    const delta = new ivm.ZSet()
+    if (!s.where) {
+      const snap = t.store.snapshot()
+      for (let i = 0; i < snap.rows.length; i++) {
+        delta.push(snap.rows[i]!, -snap.weights[i]!)
+        n += snap.weights[i]!
+      }
+    } else {
+      const alias = s.alias ?? t.name
+      const scope = new Scope(t.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })))
+      const binder = new QueryBinder(this.#catalog, ctx)
+      const exprCtx = { ...this.#exprCtx(scope, ctx, 'WHERE'), bindSubquery: (q: ast.Query, outer: Scope) => binder.bindQuery(q, outer) }
+      const pred = coerce(bindExpr(s.where, exprCtx), 'boolean', { err: ctx }, s.where.span, 'argument of WHERE')
+      const plan: LogicalPlan = { kind: 'filter', input: { kind: 'scan', relation: t.name, columns: t.columns }, predicate: pred, columns: t.columns }
+      const result = this.#evaluate(plan)
+      for (let i = 0; i < result.rows.length; i++) {
+        delta.push(result.rows[i]!, -result.weights[i]!)
+        n += result.weights[i]!
+      }
+    }
+    this.#applyDelta(t, delta)
+    return { command: `DELETE ${n}`, rowCount: n }
+  }
+
+  // ------------------------------------------------------------------------- reads
+
+  #select(q: ast.Query, ctx: StatementContext): StatementResult {
+    const { plan, columns } = this.#bindQuery(q, ctx)
+    const { rows } = this.#evaluateOrdered(plan)
+    const out = rows.map((r) => r.map((v, i) => toResultValue(v, columns[i]!.type)))
+    return { command: `SELECT ${out.length}`, rowCount: out.length, columns: columnInfo(columns), rows: out }
+  }
+
+  /** Evaluates a plan with the dataflow operators; rows in presentation order when the plan
+   *  ends in ORDER BY. */
+  #evaluateOrdered(plan: LogicalPlan): { rows: Row[] } {
+    // Peel the presentation order: [project of leading columns] over sort/topK.
+    let proj: number | undefined
+    let inner = plan
+    if (inner.kind === 'project' && (inner.input.kind === 'sort' || inner.input.kind === 'topK') && inner.exprs.every((e, i) => e.kind === 'column' && e.index === i)) {
+      proj = inner.exprs.length
+      inner = inner.input
+    }
+    const order: readonly SortKey[] = inner.kind === 'sort' || (inner.kind === 'topK' && inner.partitionBy.length === 0 && !inner.rowNumber) ? inner.orderBy : []
+    const result = this.#evaluate(inner.kind === 'sort' ? inner.input : inner)
+    const rows: Row[] = []
+    for (let i = 0; i < result.rows.length; i++) for (let w = result.weights[i]!; w > 0; w--) rows.push(result.rows[i]!)
+    if (order.length > 0) rows.sort(rowComparator(order))
+    return { rows: proj === undefined ? rows : rows.map((r) => r.slice(0, proj)) }
+  }
+
+  /** Renders `plan` into the circuit, backfills it, reads the result and releases it. */
+  #evaluate(plan: LogicalPlan): ivm.ZSet {
+    const delta = lower(optimize(plan))
+    const { output, fresh } = render(delta, this.#renderContext())
+    const sink = this.#circuit.add(new ivm.IntegrateOperator(output))
+    fresh.push(sink)
+    this.#circuit.retain(sink)
+    try {
+      this.#circuit.backfill(fresh)
+      return sink.contents()
+    } finally {
+      this.#circuit.release(sink)
+      // fresh operators nobody else reads were released transitively; drop dead cache entries
+      for (const [k, op] of this.#arrangements) if (!this.#circuit.has(op)) this.#arrangements.delete(k)
+    }
+  }
+
+  #explain(s: ast.ExplainStmt, ctx: StatementContext): StatementResult {
+    let text: string
+    const inner = s.statement
+    let query: ast.Query
+    if (inner.kind === 'select') query = inner.query
+    else if (inner.kind === 'createView') query = inner.query
+    else throw new RivuletError(SqlState.featureNotSupported, `EXPLAIN of ${inner.kind} statements is not supported`, positionAt(ctx.text, inner.span.start))
+    if (s.stage === 'view') {
+      const from = query.body.kind === 'select' ? query.body.from : undefined
+      const name = from?.kind === 'table' ? lastPart(from.name) : ''
+      const v = this.#catalog.entries.get(name)
+      if (!v || (v.kind !== 'view' && v.kind !== 'materialized view')) throw new RivuletError(SqlState.undefinedTable, `materialized view "${name}" does not exist`)
+      text = explainWithState(v.plan, v.sink)
+    } else {
+      const { plan } = this.#bindQuery(query, ctx)
+      const stage = s.stage ?? 'delta'
+      if (stage === 'logical' || stage === 'raw') text = explainLogical(plan)
+      else if (stage === 'optimized') {
+        const trace: OptimizeTrace[] = []
+        const opt = optimize(plan, undefined, s.verbose ? trace : undefined)
+        text = s.verbose ? [explainLogical(plan), ...trace.map((t) => `-- after ${t.rule}\n${t.plan}`)].join('\n') : explainLogical(opt)
+      } else text = explainDelta(lower(optimize(plan)))
+    }
+    const rows = text.split('\n').map((l) => [l] as ResultValue[])
+    return { command: `EXPLAIN`, rowCount: rows.length, columns: [{ name: 'QUERY PLAN', type: 'text' }], rows }
+  }
+
+  #show(s: ast.ShowStmt): StatementResult {
+    const what = s.what.join(' ')
+    const list = (kinds: string[]) => {
+      const rows = [...this.#catalog.entries.values()].filter((e) => kinds.includes(e.kind)).map((e) => [e.name] as ResultValue[])
+      rows.sort((a, b) => String(a[0]).localeCompare(String(b[0])))
+      return { command: `SHOW`, rowCount: rows.length, columns: [{ name: 'name', type: 'text' as SqlTypeName }], rows }
+    }
+    switch (what) {
+      case 'tables':
+        return list(['table', 'stream'])
+      case 'streams':
+        return list(['stream'])
+      case 'views':
+        return list(['view', 'materialized view'])
+      case 'materialized views':
+        return list(['materialized view'])
+      case 'columns':
+      case 'columns from': {
+        const e = s.target ? this.#catalog.entries.get(lastPart(s.target)) : undefined
+        if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${s.target ? lastPart(s.target) : ''}" does not exist`)
+        const rows = e.columns.map((c) => [c.name, typeDisplayName(c.type)] as ResultValue[])
+        return { command: 'SHOW', rowCount: rows.length, columns: [{ name: 'name', type: 'text' }, { name: 'type', type: 'text' }], rows }
+      }
+      default:
+        return { command: 'SHOW', rowCount: 1, columns: [{ name: s.what[0] ?? 'setting', type: 'text' }], rows: [[what === 'server_version' ? '15.0 (rivulet)' : '']] }
+    }
+  }
+
+  // ------------------------------------------------------------------------- helpers
+
+  #bindQuery(q: ast.Query, ctx: StatementContext): { plan: LogicalPlan; columns: readonly Column[] } {
+    const binder = new QueryBinder(this.#catalog, ctx)
+    return binder.bindQuery(q, undefined)
+  }
+
+  #exprCtx(scope: Scope, ctx: StatementContext, clause: string) {
+    const binder = new QueryBinder(this.#catalog, ctx)
+    return { err: ctx, scope, clause, bindSubquery: (q: ast.Query, outer: Scope) => binder.bindQuery(q, outer) }
+  }
+
+  #renderContext() {
+    return {
+      circuit: this.#circuit,
+      arrangements: this.#arrangements,
+      source: (relation: string): ivm.Operator => {
+        const e = this.#catalog.entries.get(relation)
+        if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${relation}" does not exist`)
+        return isView(e) ? e.sink : e.input
+      },
+    }
+  }
+
+  #table(name: string, ctx?: StatementContext, at?: number): TableEntry {
+    const e = this.#catalog.entries.get(name)
+    if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${name}" does not exist`, ctx && at !== undefined ? positionAt(ctx.text, at) : undefined)
+    if (e.kind !== 'table' && e.kind !== 'stream') throw new RivuletError(SqlState.wrongObjectType, `cannot change ${e.kind} "${name}"`, ctx && at !== undefined ? positionAt(ctx.text, at) : undefined)
+    return e
+  }
+
+  #refuseStream(t: TableEntry, what: string, ctx?: StatementContext, at?: number): void {
+    if (t.kind === 'stream') throw new RivuletError(SqlState.featureNotSupported, `${what} is not allowed on append-only stream "${t.name}"; streams accept inserts only`, ctx && at !== undefined ? positionAt(ctx.text, at) : undefined)
+  }
+
+  #convertInput(t: TableEntry, r: InputRow): Row {
+    const out = new Array<unknown>(t.columns.length)
+    if (Array.isArray(r)) {
+      if (r.length !== t.columns.length) throw new RivuletError(SqlState.syntaxError, `row has ${r.length} values but table "${t.name}" has ${t.columns.length} columns`)
+      for (let i = 0; i < out.length; i++) out[i] = fromInputValue(r[i], t.columns[i]!.type)
+    } else {
+      const o = r as Readonly<Record<string, unknown>>
+      for (let i = 0; i < out.length; i++) {
+        const c = t.columns[i]!
+        const v = o[c.name]
+        out[i] = v === undefined ? (t.defaults[i] ? evaluateConstant(t.defaults[i]!) : null) : fromInputValue(v, c.type)
+      }
+    }
+    return out
+  }
+
+  #resultChanges(z: ivm.ZSet, columns: readonly Column[]): [ResultValue[], number][] {
+    const out: [ResultValue[], number][] = []
+    for (let i = 0; i < z.rows.length; i++) out.push([z.rows[i]!.map((v, j) => toResultValue(v, columns[j]!.type)), z.weights[i]!])
+    return out
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new RivuletError(SqlState.objectNotInPrerequisiteState, 'engine is closed')
+  }
 }
+
+// ---------------------------------------------------------------------------------- helpers
+
+function lastPart(n: ast.Name): string {
+  return n.parts[n.parts.length - 1]!
+}
+
+function foldName(name: string): string {
+  return name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name.toLowerCase()
+}
+
+function columnInfo(columns: readonly Column[]): ColumnInfo[] {
+  return columns.map((c) => ({ name: c.name, type: sqlTypeName(c.type) }))
+}
+
+function sqlTypeName(t: SqlType): SqlTypeName {
+  return t === 'double' ? 'double precision' : t
+}
+
+function assignmentCast(e: ScalarExpr, t: SqlType, column: string, ctx: StatementContext, at: number): ScalarExpr {
+  if (e.type === t || e.type === 'unknown') return e.type === 'unknown' ? (e.kind === 'literal' && e.value === null ? { kind: 'literal', value: null, type: t } : { kind: 'cast', arg: e, type: t }) : e
+  // assignment casts: numeric ↔ numeric, anything → text
+  const numeric = (x: SqlType) => x === 'smallint' || x === 'integer' || x === 'bigint' || x === 'numeric' || x === 'real' || x === 'double'
+  if ((numeric(e.type) && numeric(t)) || t === 'text' || (e.type === 'date' && t === 'timestamp') || (e.type === 'timestamp' && t === 'date')) return { kind: 'cast', arg: e, type: t }
+  throw new RivuletError(SqlState.datatypeMismatch, `column "${column}" is of type ${typeDisplayName(t)} but expression is of type ${typeDisplayName(e.type)}`, positionAt(ctx.text, at))
+}
+
+function scannedRelations(p: LogicalPlan): Set<string> {
+  const out = new Set<string>()
+  const walk = (x: LogicalPlan): void => {
+    if (x.kind === 'scan') out.add(x.relation)
+    const exprs: ScalarExpr[] = []
+    switch (x.kind) {
+      case 'filter':
+        exprs.push(x.predicate)
+        break
+      case 'project':
+        exprs.push(...x.exprs)
+        break
+      case 'join':
+        if (x.condition) exprs.push(x.condition)
+        break
+    }
+    for (const e of exprs) visitExpr(e, (y) => {
+      if (y.kind === 'subquery') walk(y.plan)
+    })
+    switch (x.kind) {
+      case 'scan':
+      case 'values':
+        break
+      case 'join':
+      case 'setOp':
+        walk(x.left)
+        walk(x.right)
+        break
+      case 'union':
+        x.inputs.forEach(walk)
+        break
+      default:
+        walk(x.input)
+    }
+  }
+  walk(p)
+  return out
+}
+
+function explainWithState(plan: DeltaPlan, sink: ivm.IntegrateOperator): string {
+  return `Materialize  // state: ${sink.describeState()}\n${explainDelta(plan, 1)}`
+}
+

@@ -46,7 +46,7 @@ export class QueryBinder {
       scopeCtes = m
     }
     const limit = q.limit ? this.#constInt(q.limit, 'LIMIT') : undefined
-    const offset = q.offset ? this.#constInt(q.offset, 'OFFSET') : 0
+    const offset = (q.offset ? this.#constInt(q.offset, 'OFFSET') : 0) ?? 0
     let plan: LogicalPlan
     let columns: readonly Column[]
     let sortKeys: SortKey[] = []
@@ -96,7 +96,8 @@ export class QueryBinder {
       return { expr: col(n - 1, columns[n - 1]!.type), desc: o.desc, nullsFirst }
     }
     if (o.expr.kind === 'column' && o.expr.parts.length === 1) {
-      const i = columns.findIndex((c) => c.name === o.expr.parts?.[0])
+      const name = o.expr.parts[0]
+      const i = columns.findIndex((c) => c.name === name)
       if (i >= 0) return { expr: col(i, columns[i]!.type), desc: o.desc, nullsFirst }
     }
     const scope = new Scope(columns.map((c) => ({ table: undefined, name: c.name, type: c.type, hidden: false })))

@@ -1,0 +1,94 @@
+// fold-constants: simplifies three-valued logic with constant operands, so filters like
+// `WHERE 1 = 1 AND x > 2` or a CASE with a constant condition cost nothing per row:
+//   AND/OR with TRUE/FALSE/NULL operands, NOT of a constant, IS [NOT] NULL of a literal,
+//   CASE branches with constant conditions, COALESCE with a leading non-NULL literal,
+//   Filter(TRUE) → its input, Filter(FALSE/NULL) → no rows.
+// Arithmetic and casts on literals are evaluated once when the expression is compiled
+// (src/compile-scalar.ts), where the function implementations live.
+
+import type { ScalarExpr } from '../expr/scalar.js'
+import { lit } from '../expr/scalar.js'
+import type { LogicalPlan } from '../logical/plan.js'
+import { mapExpr, sameExpr, transformUp } from '../logical/tree.js'
+import type { Rule } from './rule.js'
+
+export const foldConstants: Rule = {
+  name: 'fold-constants',
+  apply(plan) {
+    let changed = false
+    const fold = (e: ScalarExpr): ScalarExpr => {
+      const f = mapExpr(e, foldNode)
+      if (!sameExpr(f, e)) changed = true
+      return f
+    }
+    const out = transformUp(plan, (p): LogicalPlan | undefined => {
+      switch (p.kind) {
+        case 'filter': {
+          const pred = fold(p.predicate)
+          if (pred.kind === 'literal' && pred.value === true) {
+            changed = true
+            return p.input
+          }
+          if (pred.kind === 'literal') {
+            changed = true
+            return { kind: 'values', rows: [], columns: p.columns }
+          }
+          return pred === p.predicate ? undefined : { ...p, predicate: pred }
+        }
+        case 'project': {
+          const exprs = p.exprs.map(fold)
+          return exprs.every((e, i) => e === p.exprs[i]) ? undefined : { ...p, exprs }
+        }
+        case 'join': {
+          if (!p.condition) return undefined
+          const c = fold(p.condition)
+          if (c === p.condition) return undefined
+          return { ...p, condition: c.kind === 'literal' && c.value === true ? undefined : c }
+        }
+        default:
+          return undefined
+      }
+    })
+    return changed ? out : undefined
+  },
+}
+
+function isLit(e: ScalarExpr, v: unknown): boolean {
+  return e.kind === 'literal' && e.value === v
+}
+
+function foldNode(e: ScalarExpr): ScalarExpr {
+  switch (e.kind) {
+    case 'and':
+    case 'or': {
+      const dom = e.kind === 'and' ? false : true
+      if (e.args.some((a) => isLit(a, dom))) return lit(dom, 'boolean')
+      const args = e.args.filter((a) => !isLit(a, !dom))
+      if (args.length === 0) return lit(!dom, 'boolean')
+      if (args.every((a) => isLit(a, null))) return lit(null, 'boolean')
+      if (args.length === 1) return args[0]!
+      return args.length === e.args.length ? e : { ...e, args }
+    }
+    case 'not':
+      if (e.arg.kind === 'literal' && (typeof e.arg.value === 'boolean' || e.arg.value === null)) return lit(e.arg.value === null ? null : !e.arg.value, 'boolean')
+      if (e.arg.kind === 'not') return e.arg.arg
+      return e
+    case 'isNull':
+      if (e.arg.kind === 'literal') return lit((e.arg.value === null) !== e.negated, 'boolean')
+      return e
+    case 'case': {
+      const whens = e.whens.filter((w) => !(w.when.kind === 'literal' && w.when.value !== true))
+      if (whens.length > 0 && isLit(whens[0]!.when, true)) return whens[0]!.then
+      if (whens.length === 0) return e.else
+      return whens.length === e.whens.length ? e : { ...e, whens }
+    }
+    case 'coalesce': {
+      const args = e.args.filter((a, i) => !(isLit(a, null) && i < e.args.length - 1))
+      if (args[0]?.kind === 'literal' && args[0].value !== null) return args[0]
+      if (args.length === 1) return args[0]!
+      return args.length === e.args.length ? e : { ...e, args }
+    }
+    default:
+      return e
+  }
+}

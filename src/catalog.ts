@@ -1,0 +1,136 @@
+// The engine's catalog: tables (with their stored rows) and views (with their dataflow
+// sink), implementing the planner's Catalog interface.
+
+import * as ivm from '../ivm/index.js'
+import type { Row } from '../ivm/index.js'
+import type { Catalog, CatalogRelation, CatalogRelationKind, Column, DeltaPlan } from '../planner/index.js'
+import type { ChangeBatch } from './types.js'
+
+/** Stored rows of a table. Primary-keyed tables map key → row; bags map row → count. */
+export class TableStore {
+  readonly keyOf: ((row: Row) => ivm.RowKey) | undefined
+  readonly rows = new Map<ivm.RowKey, Row>()
+  readonly counts = new Map<ivm.RowKey, number>()
+  /** Changes since the last commit, newest last: [key, previous row or undefined, previous count]. */
+  #journal: [ivm.RowKey, Row | undefined, number][] = []
+
+  constructor(primaryKey: readonly number[]) {
+    this.keyOf = primaryKey.length > 0 ? ivm.keyFunction(primaryKey) : undefined
+  }
+
+  get size(): number {
+    let n = 0
+    if (this.keyOf) return this.rows.size
+    for (const c of this.counts.values()) n += c
+    return n
+  }
+
+  /** Applies a consolidated delta (validated by the caller). */
+  apply(delta: ivm.ZSet): void {
+    const { rows, weights } = delta
+    if (this.keyOf) {
+      // deletes first so an update (−old +new with the same key) lands as the new row
+      for (let pass = 0; pass < 2; pass++) {
+        for (let i = 0; i < rows.length; i++) {
+          const w = weights[i]!
+          if ((pass === 0) !== (w < 0)) continue
+          const row = rows[i]!
+          const k = this.keyOf(row)
+          this.#journal.push([k, this.rows.get(k), 0])
+          if (w < 0) this.rows.delete(k)
+          else this.rows.set(k, row)
+        }
+      }
+      return
+    }
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const k = ivm.rowKey(row)
+      const before = this.counts.get(k) ?? 0
+      this.#journal.push([k, this.rows.get(k), before])
+      const after = before + weights[i]!
+      if (after <= 0) {
+        this.counts.delete(k)
+        this.rows.delete(k)
+      } else {
+        this.counts.set(k, after)
+        this.rows.set(k, row)
+      }
+    }
+  }
+
+  commit(): void {
+    this.#journal.length = 0
+  }
+
+  rollback(): void {
+    for (let i = this.#journal.length - 1; i >= 0; i--) {
+      const [k, row, count] = this.#journal[i]!
+      if (row === undefined) this.rows.delete(k)
+      else this.rows.set(k, row)
+      if (!this.keyOf) {
+        if (count > 0) this.counts.set(k, count)
+        else this.counts.delete(k)
+      }
+    }
+    this.#journal.length = 0
+  }
+
+  snapshot(): ivm.ZSet {
+    const z = new ivm.ZSet()
+    if (this.keyOf) for (const r of this.rows.values()) z.push(r, 1)
+    else for (const [k, r] of this.rows) z.push(r, this.counts.get(k)!)
+    return z
+  }
+}
+
+export interface TableEntry {
+  readonly kind: 'table' | 'stream'
+  readonly name: string
+  readonly columns: readonly Column[]
+  readonly primaryKey: readonly number[]
+  readonly notNull: readonly boolean[]
+  readonly defaults: readonly (import('../planner/index.js').ScalarExpr | undefined)[]
+  readonly store: TableStore
+  readonly input: ivm.InputOperator
+}
+
+export interface Subscriber {
+  readonly callback: (batch: ChangeBatch) => void
+}
+
+export interface ViewEntry {
+  readonly kind: 'view' | 'materialized view'
+  readonly name: string
+  readonly columns: readonly Column[]
+  readonly definition: string
+  readonly plan: DeltaPlan
+  readonly sink: ivm.IntegrateOperator
+  /** Relations the view reads (for DROP dependency checks). */
+  readonly dependsOn: ReadonlySet<string>
+  readonly subscribers: Set<Subscriber>
+  /** Changes of the open tick, delivered to subscribers at commit. */
+  pending: ivm.ZSet
+}
+
+export type Entry = TableEntry | ViewEntry
+
+export function isView(e: Entry): e is ViewEntry {
+  return e.kind === 'view' || e.kind === 'materialized view'
+}
+
+export class EngineCatalog implements Catalog {
+  readonly entries = new Map<string, Entry>()
+
+  getRelation(name: string): CatalogRelation | undefined {
+    const e = this.entries.get(name)
+    if (!e) return undefined
+    return { name: e.name, kind: e.kind as CatalogRelationKind, columns: e.columns, primaryKey: e.kind === 'table' || e.kind === 'stream' ? e.primaryKey : [] }
+  }
+
+  dependents(name: string): ViewEntry[] {
+    const out: ViewEntry[] = []
+    for (const e of this.entries.values()) if ((e.kind === 'view' || e.kind === 'materialized view') && e.dependsOn.has(name)) out.push(e)
+    return out
+  }
+}

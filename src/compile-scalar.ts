@@ -1,0 +1,216 @@
+// ScalarExpr → JS function, once per operator (never an AST walked per row). Expressions
+// become JS source with SQL three-valued logic and NULL propagation written out inline;
+// hot primitive operators (comparisons, integer/float arithmetic) are inlined, everything
+// else calls the function library. CASE, COALESCE, AND and OR evaluate lazily, so
+// `COALESCE(x, 1/0)` never divides when x is not NULL, as in Postgres.
+
+import type { Row } from '../ivm/index.js'
+import type { ScalarExpr, SqlType } from '../planner/index.js'
+import { ALL_OVERLOADS, INTEGER_BOUNDS, isIntegerType } from '../planner/index.js'
+import { RivuletError, SqlState } from '../grammar/index.js'
+import { FUNCTIONS } from './functions.js'
+import { castValue } from './values.js'
+
+export type RowFn = (row: Row) => unknown
+
+interface Gen {
+  temps: number
+  consts: unknown[]
+}
+
+const CMP: Record<string, string> = { eq: '===', ne: '!==', lt: '<', le: '<=', gt: '>', ge: '>=' }
+
+/** Types whose run-time values are JS primitives ordered by `<` the way SQL orders them
+ *  (floats are not: Postgres orders NaN above everything and NaN = NaN). */
+function primitiveOrdered(t: SqlType): boolean {
+  return t !== 'interval' && t !== 'unknown' && t !== 'real' && t !== 'double' && t !== 'numeric'
+}
+
+function overflow(t: SqlType): never {
+  throw new RivuletError(SqlState.numericValueOutOfRange, `${t === 'smallint' ? 'smallint' : t === 'bigint' ? 'bigint' : 'integer'} out of range`)
+}
+
+function divisionByZero(): never {
+  throw new RivuletError(SqlState.divisionByZero, 'division by zero')
+}
+
+/** Helpers referenced by generated code. */
+const RT = {
+  F: FUNCTIONS as Record<string, (...args: unknown[]) => unknown>,
+  cast: castValue,
+  overflow,
+  divisionByZero,
+  B: INTEGER_BOUNDS,
+}
+
+function temp(g: Gen): string {
+  return `t${g.temps++}`
+}
+
+function constant(g: Gen, v: unknown): string {
+  if (v === null) return 'null'
+  if (typeof v === 'number') return Number.isFinite(v) ? (Object.is(v, -0) ? '-0' : String(v)) : v > 0 ? 'Infinity' : v < 0 ? '-Infinity' : 'NaN'
+  if (typeof v === 'boolean') return String(v)
+  if (typeof v === 'string') return JSON.stringify(v)
+  g.consts.push(v)
+  return `K[${g.consts.length - 1}]`
+}
+
+function gen(e: ScalarExpr, g: Gen): string {
+  switch (e.kind) {
+    case 'column':
+      return `row[${e.index}]`
+    case 'literal':
+      return constant(g, e.value)
+    case 'outerColumn':
+    case 'subquery':
+      throw new RivuletError(SqlState.internalError, 'internal error: subquery survived decorrelation')
+    case 'isNull':
+      return `(${gen(e.arg, g)} ${e.negated ? '!==' : '==='} null)`
+    case 'not': {
+      const t = temp(g)
+      return `((${t} = ${gen(e.arg, g)}) === null ? null : !${t})`
+    }
+    case 'and':
+    case 'or': {
+      // false (AND) / true (OR) dominates, then NULL, then the other value
+      const dom = e.kind === 'and' ? 'false' : 'true'
+      const other = e.kind === 'and' ? 'true' : 'false'
+      const n = temp(g)
+      const t = temp(g)
+      let code = `(${n} ? null : ${other})`
+      for (let i = e.args.length - 1; i >= 0; i--) {
+        code = `((${t} = ${gen(e.args[i]!, g)}) === ${dom} ? ${dom} : (${t} === null && (${n} = true), ${code}))`
+      }
+      return `(${n} = false, ${code})`
+    }
+    case 'case': {
+      let code = gen(e.else, g)
+      for (let i = e.whens.length - 1; i >= 0; i--) code = `(${gen(e.whens[i]!.when, g)} === true ? ${gen(e.whens[i]!.then, g)} : ${code})`
+      return code
+    }
+    case 'coalesce': {
+      const t = temp(g)
+      let code = gen(e.args[e.args.length - 1]!, g)
+      for (let i = e.args.length - 2; i >= 0; i--) code = `((${t} = ${gen(e.args[i]!, g)}) !== null ? ${t} : ${code})`
+      return code
+    }
+    case 'cast': {
+      const from = e.arg.type
+      const to = e.type
+      if (from === to) return gen(e.arg, g)
+      // widening between integer types and int → float are identities at run time
+      if (isIntegerType(from) && (to === 'double' || to === 'numeric' || (isIntegerType(to) && rank(to) >= rank(from)))) return gen(e.arg, g)
+      if (from === 'real' && to === 'double') return gen(e.arg, g)
+      // constant operands are cast once, at compile time
+      if (e.arg.kind === 'literal') return constant(g, e.arg.value === null ? null : castValue(e.arg.value, from === 'unknown' ? 'text' : from, to))
+      const t = temp(g)
+      return `((${t} = ${gen(e.arg, g)}) === null ? null : RT.cast(${t}, ${JSON.stringify(from === 'unknown' ? 'text' : from)}, ${JSON.stringify(to)}))`
+    }
+    case 'inList': {
+      const a = temp(g)
+      const allConst = e.list.every((x) => x.kind === 'literal')
+      if (allConst && primitiveOrdered(e.arg.type)) {
+        const values = e.list.map((x) => (x as { value: unknown }).value)
+        const hasNull = values.some((v) => v === null)
+        const set = new Set(values.filter((v) => v !== null))
+        g.consts.push(set)
+        const s = `K[${g.consts.length - 1}]`
+        const miss = hasNull ? 'null' : e.negated ? 'true' : 'false'
+        return `((${a} = ${gen(e.arg, g)}) === null ? null : ${s}.has(${a}) ? ${e.negated ? 'false' : 'true'} : ${miss})`
+      }
+      // general form: OR of equalities (NOT IN = NOT of it), same three-valued result
+      const eqs: ScalarExpr = { kind: 'or', args: e.list.map((x) => ({ kind: 'call', fn: 'eq', args: [e.arg, x], type: 'boolean' }) as ScalarExpr), type: 'boolean' }
+      return gen(e.negated ? { kind: 'not', arg: eqs, type: 'boolean' } : eqs, g)
+    }
+    case 'call':
+      return genCall(e, g)
+  }
+}
+
+function rank(t: SqlType): number {
+  return t === 'smallint' ? 1 : t === 'integer' ? 2 : 3
+}
+
+function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
+  const args = e.args.map((a) => gen(a, g))
+  const temps = args.map(() => temp(g))
+  const nullCheck = temps.map((t, i) => `(${t} = ${args[i]}) === null`).join(' || ')
+  const strict = (body: string) => `(${nullCheck} ? null : ${body})`
+  const [a, b] = temps
+  const argType = e.args[0]?.type
+  // comparisons of primitive-valued types
+  const cmp = CMP[e.fn]
+  if (cmp && e.args.length === 2 && argType !== undefined && primitiveOrdered(argType)) return strict(`${a} ${cmp} ${b}`)
+  const t = e.type
+  if (isIntegerType(t) && argType !== undefined && isIntegerType(argType) && e.fn !== 'int8_mul') {
+    const bounds = `RT.B.${t}`
+    const check = (expr: string) => {
+      const r = temp(g)
+      return strict(`((${r} = ${expr}) < ${bounds}[0] || ${r} > ${bounds}[1] ? RT.overflow(${JSON.stringify(t)}) : ${r})`)
+    }
+    switch (baseOp(e.fn)) {
+      case 'add':
+        return check(`${a} + ${b}`)
+      case 'sub':
+        return check(`${a} - ${b}`)
+      case 'mul':
+        return check(`${a} * ${b}`)
+      case 'div':
+        return check(`(${b} === 0 ? RT.divisionByZero() : Math.trunc(${a} / ${b}))`)
+      case 'mod':
+        return strict(`(${b} === 0 ? RT.divisionByZero() : (${a} % ${b}) + 0)`)
+      case 'neg':
+        return check(`-${a} + 0`)
+    }
+  }
+  const fn = RT.F[e.fn]
+  if (!fn) throw new RivuletError(SqlState.internalError, `internal error: no implementation for function ${e.fn}`)
+  const call = `RT.F[${JSON.stringify(e.fn)}](${temps.join(', ')})`
+  if (isStrict(e.fn)) return strict(call)
+  return `(${temps.map((t, i) => `${t} = ${args[i]}`).join(', ')}${temps.length ? ', ' : ''}${call})`
+}
+
+/** 'int4_add' / 'int_add' / 'float_add' → 'add' (the id scheme names the operation last). */
+function baseOp(id: string): string {
+  const i = id.lastIndexOf('_')
+  return i < 0 ? id : id.slice(i + 1)
+}
+
+/** Overload ids that are called even with NULL arguments. */
+const NON_STRICT: ReadonlySet<string> = new Set(ALL_OVERLOADS.filter((o) => !o.strict).map((o) => o.id))
+
+function isStrict(id: string): boolean {
+  return !NON_STRICT.has(id)
+}
+
+function build(body: string, g: Gen): (row: Row) => unknown {
+  const decl = g.temps > 0 ? `let ${Array.from({ length: g.temps }, (_, i) => `t${i}`).join(', ')};` : ''
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const factory = new Function('RT', 'K', `"use strict"; return function compiled(row) { ${decl} return ${body}; };`) as (rt: typeof RT, k: unknown[]) => (row: Row) => unknown
+  return factory(RT, g.consts)
+}
+
+/** Compiles one expression. */
+export function compileScalar(e: ScalarExpr): RowFn {
+  const g: Gen = { temps: 0, consts: [] }
+  return build(gen(e, g), g)
+}
+
+/** Compiles a predicate: true keeps the row; false and NULL drop it. */
+export function compilePredicate(e: ScalarExpr): (row: Row) => boolean {
+  const g: Gen = { temps: 0, consts: [] }
+  return build(`${gen(e, g)} === true`, g) as (row: Row) => boolean
+}
+
+/** Compiles a projection to one function building the output row. */
+export function compileProjection(exprs: readonly ScalarExpr[]): (row: Row) => Row {
+  const g: Gen = { temps: 0, consts: [] }
+  const parts = exprs.map((e) => gen(e, g))
+  return build(`[${parts.join(', ')}]`, g) as (row: Row) => Row
+}
+
+/** Evaluates a constant expression (no column references). */
+export function evaluateConstant(e: ScalarExpr): unknown {
+  return compileScalar(e)([])
+}

@@ -1,0 +1,231 @@
+// DeltaPlan → ivm operators: the only place operators are instantiated. Scalar expressions
+// are compiled here, once per operator. Arrangements are shared: a fingerprint of the
+// arrangement's plan (plain data) finds an existing operator with the same input and key.
+
+import * as ivm from '../ivm/index.js'
+import type { Operator, Row } from '../ivm/index.js'
+import type { AggregateCall, DeltaPlan, SortKey, SqlType } from '../planner/index.js'
+import { jsonReplacer } from '../planner/index.js'
+import { RivuletError, SqlState } from '../grammar/index.js'
+import { compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
+import { compareFn } from './values.js'
+
+export interface RenderContext {
+  readonly circuit: ivm.Circuit
+  /** The operator that produces the changes of a named relation (table input or view sink). */
+  readonly source: (relation: string) => Operator
+  /** Shared arrangements by fingerprint. */
+  readonly arrangements: Map<string, ivm.ArrangeOperator>
+}
+
+export interface Rendered {
+  readonly output: Operator
+  /** Operators created by this render (to backfill). */
+  readonly fresh: Operator[]
+}
+
+export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
+  const fresh: Operator[] = []
+  const add = <TOp extends Operator>(op: TOp): TOp => {
+    ctx.circuit.add(op)
+    fresh.push(op)
+    return op
+  }
+  const go = (p: DeltaPlan): Operator => {
+    switch (p.kind) {
+      case 'input':
+        return ctx.source(p.relation)
+      case 'constant': {
+        const z = new ivm.ZSet()
+        for (const r of p.rows) z.push(r.map((e) => evaluateConstant(e)), 1)
+        return add(new ivm.ConstantOperator(z))
+      }
+      case 'mfp': {
+        const input = go(p.input)
+        return add(new ivm.MapFilterOperator(input, p.predicate ? compilePredicate(p.predicate) : undefined, p.projection ? compileProjection(p.projection) : undefined))
+      }
+      case 'arrange':
+        return arrangeShared(p)
+      case 'join': {
+        const l = arrangeShared(p.left)
+        const r = arrangeShared(p.right)
+        switch (p.joinType) {
+          case 'inner':
+            return add(new ivm.JoinOperator(l, r, combiner(p.leftWidth, p.rightWidth)))
+          case 'left':
+          case 'right':
+          case 'full':
+            return add(new ivm.OuterJoinOperator(l, r, combiner(p.leftWidth, p.rightWidth), p.joinType, p.left.columns.length, p.right.columns.length))
+          case 'semi':
+          case 'anti': {
+            const op = p.joinType === 'semi' ? add(new ivm.SemiJoinOperator(l, r)) : add(new ivm.AntiJoinOperator(l, r, { nullAware: p.nullAware }))
+            if (p.left.columns.length === p.leftWidth) return op
+            return add(new ivm.MapFilterOperator(op, undefined, combiner(p.leftWidth, 0) as unknown as (row: Row) => Row))
+          }
+        }
+        break
+      }
+      case 'reduce': {
+        const input = go(p.input)
+        const specs = p.aggregates.map((a) => aggregateSpec(a))
+        return add(new ivm.ReduceOperator(input, p.key, specs, { emitEmptyGroup: p.emitEmptyGroup }))
+      }
+      case 'distinct':
+        return add(new ivm.DistinctOperator(go(p.input)))
+      case 'threshold':
+        return add(new ivm.ThresholdOperator(go(p.input)))
+      case 'negate':
+        return add(new ivm.NegateOperator(go(p.input)))
+      case 'union':
+        return add(new ivm.ConcatOperator(p.inputs.map(go)))
+      case 'topK': {
+        const input = go(p.input)
+        return add(new ivm.TopKOperator(input, p.partitionBy, rowComparator(p.orderBy), p.limit, p.offset, { rowNumber: p.rowNumber }))
+      }
+    }
+    throw new RivuletError(SqlState.internalError, `internal error: cannot render ${(p as DeltaPlan).kind}`)
+  }
+  const arrangeShared = (p: Extract<DeltaPlan, { kind: 'arrange' }>): ivm.ArrangeOperator => {
+    const fp = JSON.stringify(p, jsonReplacer)
+    const existing = ctx.arrangements.get(fp)
+    if (existing && ctx.circuit.has(existing)) return existing
+    const op = add(new ivm.ArrangeOperator(go(p.input), p.key))
+    ctx.arrangements.set(fp, op)
+    return op
+  }
+  const output = go(plan)
+  return { output, fresh }
+}
+
+/** (l, r) → [l[0..lw), r[0..rw)] as straight-line code. */
+function combiner(lw: number, rw: number): (l: Row, r: Row) => Row {
+  const parts: string[] = []
+  for (let i = 0; i < lw; i++) parts.push(`l[${i}]`)
+  for (let i = 0; i < rw; i++) parts.push(`r[${i}]`)
+  return new Function('l', 'r', `return [${parts.join(', ')}]`) as (l: Row, r: Row) => Row
+}
+
+/** ORDER BY keys → a total order on rows (NULL placement per key). */
+export function rowComparator(keys: readonly SortKey[]): (a: Row, b: Row) => number {
+  const parts = keys.map((k) => {
+    const get = k.expr.kind === 'column' ? ((i: number) => (row: Row) => row[i])(k.expr.index) : compileScalar(k.expr)
+    return { get, cmp: compareFn(k.expr.type), desc: k.desc, nullsFirst: k.nullsFirst }
+  })
+  return (a, b) => {
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!
+      const x = p.get(a)
+      const y = p.get(b)
+      if (x === y) continue
+      if (x === null) {
+        if (y === null) continue
+        return p.nullsFirst ? -1 : 1
+      }
+      if (y === null) return p.nullsFirst ? 1 : -1
+      const c = p.cmp(x, y)
+      if (c !== 0) return p.desc ? -c : c
+    }
+    return 0
+  }
+}
+
+function aggregateSpec(a: AggregateCall): ivm.AggregateSpec {
+  const arg0 = a.args[0]
+  const argFn = arg0 ? (arg0.kind === 'column' ? ((i: number) => (row: Row) => row[i])(arg0.index) : compileScalar(arg0)) : () => null
+  const filter = a.filter ? compilePredicate(a.filter) : undefined
+  const inType: SqlType = arg0?.type ?? 'bigint'
+  const intInput = inType === 'smallint' || inType === 'integer' || inType === 'bigint'
+  let aggregator: ivm.Aggregator<unknown, unknown>
+  switch (a.fn) {
+    case 'count_rows':
+      aggregator = ivm.countRows as ivm.Aggregator<unknown, unknown>
+      break
+    case 'count':
+      aggregator = ivm.count as ivm.Aggregator<unknown, unknown>
+      break
+    case 'count_distinct':
+      aggregator = ivm.countDistinct as ivm.Aggregator<unknown, unknown>
+      break
+    case 'sum':
+    case 'sum_distinct': {
+      const base = (intInput ? ivm.sumInt : ivm.sumFloat) as ivm.Aggregator<unknown, unknown>
+      aggregator = checkedResult(a.fn === 'sum_distinct' ? (ivm.distinctOf(base) as ivm.Aggregator<unknown, unknown>) : base, a.type)
+      break
+    }
+    case 'avg':
+    case 'avg_distinct': {
+      const base = ivm.avg(intInput ? 'int' : 'float') as ivm.Aggregator<unknown, unknown>
+      aggregator = a.fn === 'avg_distinct' ? (ivm.distinctOf(base) as ivm.Aggregator<unknown, unknown>) : base
+      break
+    }
+    case 'min':
+      aggregator = ivm.min(compareFn(a.type)) as ivm.Aggregator<unknown, unknown>
+      break
+    case 'max':
+      aggregator = ivm.max(compareFn(a.type)) as ivm.Aggregator<unknown, unknown>
+      break
+    case 'bool_and':
+      aggregator = ivm.boolAnd as ivm.Aggregator<unknown, unknown>
+      break
+    case 'bool_or':
+      aggregator = ivm.boolOr as ivm.Aggregator<unknown, unknown>
+      break
+    case 'string_agg': {
+      const value = compileScalar(a.args[0]!)
+      const delim = compileScalar(a.args[1]!)
+      const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
+      const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
+      aggregator = ivm.stringAgg(cmp) as ivm.Aggregator<unknown, unknown>
+      return { aggregator, arg: (row) => [value(row), delim(row), orderGets.map((g) => g(row))], filter }
+    }
+    case 'single_value':
+      aggregator = singleValue
+      break
+  }
+  return { aggregator, arg: argFn, filter }
+}
+
+/** Integer sums are exact in the accumulator; the result must fit the SQL result type. */
+function checkedResult(agg: ivm.Aggregator<unknown, unknown>, type: SqlType): ivm.Aggregator<unknown, unknown> {
+  if (type !== 'bigint' && type !== 'numeric') return agg
+  return {
+    ...agg,
+    result(acc: unknown) {
+      const v = agg.result(acc)
+      if (typeof v === 'bigint' || (typeof v === 'number' && type === 'bigint' && !Number.isSafeInteger(v) && Number.isFinite(v))) {
+        if (type === 'bigint') throw new RivuletError(SqlState.numericValueOutOfRange, 'bigint out of range')
+        return Number(v)
+      }
+      return v
+    },
+  }
+}
+
+interface SingleValueAcc {
+  /** Non-null values by key with their weights, and the weight of NULL values. */
+  readonly values: Map<ivm.RowKey, [unknown, number]>
+  rows: number
+}
+
+/** The value of a scalar subquery: its only row's value, NULL without rows, and an error
+ *  (as in Postgres) when a key has more than one row. */
+const singleValue: ivm.Aggregator<SingleValueAcc, unknown> = {
+  name: 'singleValue',
+  create: () => ({ values: new Map(), rows: 0 }),
+  add(acc, value, weight) {
+    acc.rows += weight
+    if (value === null || value === undefined) return acc
+    const k = ivm.valueKey(value)
+    const e = acc.values.get(k)
+    if (e) {
+      e[1] += weight
+      if (e[1] === 0) acc.values.delete(k)
+    } else acc.values.set(k, [value, weight])
+    return acc
+  },
+  result(acc) {
+    if (acc.rows > 1) throw new RivuletError(SqlState.cardinalityViolation, 'more than one row returned by a subquery used as an expression')
+    for (const [v] of acc.values.values()) return v
+    return null
+  },
+}
