@@ -13,12 +13,15 @@ export interface SourcePosition {
 export class RivuletError extends Error {
   readonly code: string
   readonly position: SourcePosition | undefined
+  /** Secondary detail, printed by psql-like front ends as `DETAIL:  ...`. */
+  readonly detail: string | undefined
 
-  constructor(code: string, message: string, position?: SourcePosition) {
+  constructor(code: string, message: string, position?: SourcePosition, detail?: string) {
     super(message)
     this.name = 'RivuletError'
     this.code = code
     this.position = position
+    this.detail = detail
   }
 }
 

@@ -448,7 +448,7 @@ export class Engine {
           if (skipConflicts) continue
           const pk = t.primaryKey.map((i) => t.columns[i]!.name).join(', ')
           const vals = t.primaryKey.map((i) => String(toResultValue(row[i], t.columns[i]!.type))).join(', ')
-          throw new RivuletError(SqlState.uniqueViolation, `duplicate key value violates unique constraint "${t.name}_pkey"\nDETAIL:  Key (${pk})=(${vals}) already exists.`)
+          throw new RivuletError(SqlState.uniqueViolation, `duplicate key value violates unique constraint "${t.name}_pkey"`, undefined, `Key (${pk})=(${vals}) already exists.`)
         }
         batch.add(k)
         delta.push(row, 1)
@@ -517,7 +517,7 @@ export class Engine {
         if ((after.get(k) ?? 0) > 1) {
           const pk = t.primaryKey.map((j) => t.columns[j]!.name).join(', ')
           const vals = t.primaryKey.map((j) => String(toResultValue(c.rows[i]![j], t.columns[j]!.type))).join(', ')
-          throw new RivuletError(SqlState.uniqueViolation, `duplicate key value violates unique constraint "${t.name}_pkey"\nDETAIL:  Key (${pk})=(${vals}) already exists.`)
+          throw new RivuletError(SqlState.uniqueViolation, `duplicate key value violates unique constraint "${t.name}_pkey"`, undefined, `Key (${pk})=(${vals}) already exists.`)
         }
       }
     }
