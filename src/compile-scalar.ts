@@ -6,7 +6,8 @@
 
 import type { Row } from '../ivm/index.js'
 import type { ScalarExpr, SqlType } from '../planner/index.js'
-import { ALL_OVERLOADS, INTEGER_BOUNDS, isIntegerType } from '../planner/index.js'
+import { ALL_OVERLOADS, INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType } from '../planner/index.js'
+import { rowKey } from '../ivm/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
 import { castValue } from './values.js'
@@ -41,6 +42,7 @@ const RT = {
   overflow,
   divisionByZero,
   B: INTEGER_BOUNDS,
+  rowKey,
 }
 
 function temp(g: Gen): string {
@@ -134,6 +136,8 @@ function rank(t: SqlType): number {
 
 function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   const args = e.args.map((a) => gen(a, g))
+  // composite encoding (a trailing 0 forces it), so the key is a string even for NULLs
+  if (e.fn === NULL_SAFE_KEY) return `RT.rowKey([${args.join(', ')}, 0])`
   const temps = args.map(() => temp(g))
   const nullCheck = temps.map((t, i) => `(${t} = ${args[i]}) === null`).join(' || ')
   const strict = (body: string) => `(${nullCheck} ? null : ${body})`

@@ -130,8 +130,12 @@ interface Correlation {
   readonly above: LogicalPlan[]
 }
 
-/** Pulls the correlated conjuncts out of `s`: s = above… ∘ Filter(base, corr ∧ rest). */
-function pullCorrelation(s: LogicalPlan): Correlation {
+/** Pulls the correlated conjuncts out of `s`: s = above… ∘ Filter(base, corr ∧ rest).
+ *  Equalities outer = inner become join keys directly. Any other correlated condition
+ *  goes through the domain of the outer values: D = DISTINCT(the outer columns it uses),
+ *  base' = base ⋈ D on the correlated conditions (base columns first, so the nodes above
+ *  still read the same positions), keyed by a NULL-safe encoding of the D columns. */
+function pullCorrelation(s: LogicalPlan, input: LogicalPlan): Correlation {
   const above: LogicalPlan[] = []
   let node = s
   for (;;) {
@@ -148,6 +152,7 @@ function pullCorrelation(s: LogicalPlan): Correlation {
   const outer: ScalarExpr[] = []
   const inner: ScalarExpr[] = []
   const rest: ScalarExpr[] = []
+  const general: ScalarExpr[] = []
   for (const c of conjuncts(f.predicate)) {
     if (!hasOuter(c)) {
       rest.push(c)
@@ -166,12 +171,43 @@ function pullCorrelation(s: LogicalPlan): Correlation {
         continue
       }
     }
-    throw unsupported('a correlated subquery whose correlation is not an equality between an outer and an inner column')
+    general.push(c)
   }
   const restPred = conjoin(rest)
   const base: LogicalPlan = restPred ? { kind: 'filter', input: f.input, predicate: restPred, columns: f.input.columns } : f.input
-  return { base, outer, inner, above }
+  if (general.length === 0) return { base, outer, inner, above }
+  // domain path: every correlated conjunct (equalities too) becomes a join condition with D
+  const used = new Set<number>()
+  for (const c of general) visitExpr(c, (x) => {
+    if (x.kind === 'outerColumn') used.add(x.index)
+  })
+  // the equalities' outer sides were already rewritten to outer-row columns
+  for (const o of outer) visitExpr(o, (x) => {
+    if (x.kind === 'column') used.add(x.index)
+  })
+  const dCols = [...used].sort((a, b) => a - b)
+  const nb = base.columns.length
+  const dPos = new Map(dCols.map((c, i) => [c, nb + i]))
+  const domainProject: LogicalPlan = { kind: 'project', input, exprs: dCols.map((i) => col(i, input.columns[i]!.type)), columns: dCols.map((i, k) => ({ name: `__outer${k}`, type: input.columns[i]!.type })) }
+  const domain: LogicalPlan = { kind: 'distinct', input: domainProject, columns: domainProject.columns }
+  const toJoined = (e: ScalarExpr): ScalarExpr => mapExpr(e, (x) => (x.kind === 'outerColumn' ? col(dPos.get(x.index)!, x.type) : x))
+  const conds = [
+    ...outer.map((o, i) => eq(mapExpr(o, (x) => (x.kind === 'column' ? col(dPos.get(x.index)!, x.type) : x)), inner[i]!)),
+    ...general.map(toJoined),
+  ]
+  const joined: LogicalPlan = { kind: 'join', joinType: 'inner', left: base, right: domain, condition: conjoin(conds), nullAwareAnti: false, columns: [...base.columns, ...domain.columns] }
+  const key = (args: ScalarExpr[]): ScalarExpr => ({ kind: 'call', fn: NULL_SAFE_KEY, args, type: 'text' })
+  return {
+    base: joined,
+    outer: [key(dCols.map((i) => col(i, input.columns[i]!.type)))],
+    inner: [key(dCols.map((i, k) => col(nb + k, input.columns[i]!.type)))],
+    above,
+  }
 }
+
+/** Internal function id: a NULL-safe, never-NULL encoding of its arguments, so NULL outer
+ *  values still find their domain row when joining back. */
+export const NULL_SAFE_KEY = '__null_safe_key'
 
 function hasOuter(e: ScalarExpr): boolean {
   let found = false
@@ -234,7 +270,7 @@ function semiAntiJoin(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subqu
     if (anti && conds.length > 1) throw unsupported('NOT IN with a row of several values')
     return { kind: 'join', joinType: anti ? 'anti' : 'semi', left: input, right, condition: conjoin(conds), nullAwareAnti: anti, columns }
   }
-  const c = pullCorrelation(sq.plan)
+  const c = pullCorrelation(sq.plan, input)
   if (c.above.some((n) => n.kind === 'aggregate')) throw unsupported('EXISTS / IN over a correlated aggregate subquery')
   // rows of the subquery before its final projection: base columns; the IN operand compares
   // with the projection's first output, re-expressed over the base
@@ -319,7 +355,7 @@ function scalarJoin(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subquer
     const v = col(nI, agg.type)
     return { expr: sq.mode === 'exists' ? { kind: 'call', fn: 'gt', args: [v, lit(0, 'bigint')], type: 'boolean' } : v, input: joined }
   }
-  const c = pullCorrelation(sq.plan)
+  const c = pullCorrelation(sq.plan, input)
   const m = c.inner.length
   const keyCols: Column[] = c.inner.map((e, i) => ({ name: `__key${i}`, type: e.type }))
   let grouped: LogicalPlan
