@@ -1,0 +1,62 @@
+// Public API of the SQL front end: SQL text → AST (parse) and AST → SQL text (print).
+
+import type { IRecognitionException, IToken } from 'chevrotain'
+import type { Expr, ParsedStatement } from './ast.js'
+import { RivuletError, SqlState, positionAt } from './errors.js'
+import { tokenize } from './lexer.js'
+import { SqlParser } from './parser.js'
+
+export * from './ast.js'
+export { RivuletError, SqlState, positionAt, type SourcePosition } from './errors.js'
+export { printStatement, printExpr, printQuery, printTypeName } from './print.js'
+
+let parserInstance: SqlParser | undefined
+
+/** The parser singleton (grammar analysis runs once, on first use). */
+function parser(): SqlParser {
+  if (parserInstance === undefined) parserInstance = new SqlParser()
+  return parserInstance
+}
+
+/** Parses one or more `;`-separated statements (a trailing `;` is optional, empty statements
+ *  are skipped). Throws RivuletError 42601 with a position on any syntax error. */
+export function parse(sql: string): ParsedStatement[] {
+  return run(sql, (p) => p.script())
+}
+
+/** Parses a single scalar expression. */
+export function parseExpression(sql: string): Expr {
+  return run(sql, (p) => p.standaloneExpr())
+}
+
+function run<T>(sql: string, entry: (p: SqlParser) => T): T {
+  try {
+    const tokens = tokenize(sql)
+    const p = parser()
+    p.sql = sql
+    p.input = tokens
+    const result = entry(p)
+    if (p.errors.length > 0) throw syntaxError(sql, p.errors[0]!)
+    return result
+  } catch (e) {
+    if (e instanceof RivuletError) throw e
+    if (e instanceof RangeError) {
+      // deep nesting exhausted the JS stack (Postgres: stack depth limit exceeded)
+      throw new RivuletError('54001', 'statement is too deeply nested', undefined)
+    }
+    const message = e instanceof Error ? e.message : String(e)
+    throw new RivuletError(SqlState.internalError, `internal parser error: ${message}`)
+  } finally {
+    const p = parserInstance
+    if (p !== undefined) {
+      p.sql = ''
+      p.input = []
+    }
+  }
+}
+
+function syntaxError(sql: string, err: IRecognitionException): RivuletError {
+  const token: IToken = err.token
+  const offset = Number.isNaN(token.startOffset) || token.startOffset === undefined ? sql.length : token.startOffset
+  return new RivuletError(SqlState.syntaxError, err.message, positionAt(sql, offset))
+}

@@ -1,0 +1,378 @@
+// Every token type of the SQL dialect.
+//
+// Keywords are not matched by the lexer itself: every word is lexed as an `Identifier` and then
+// re-typed through one Map lookup (see lexer.ts). This keeps the lexer to a handful of patterns
+// (fast first-character dispatch) instead of ~150 case-insensitive keyword regexes with
+// `longer_alt`. Keyword token types therefore have `pattern: Lexer.NA`; they are part of the
+// parser vocabulary only.
+//
+// Categories:
+// - `Keyword`     every keyword. Accepted wherever Postgres accepts a ColLabel (after `AS`, after
+//                 a `.` in a qualified name, option names, EXTRACT fields).
+// - `NonReserved` keywords that are also plain identifiers (column/table/alias/function names).
+//                 Grammar positions where such a word has a special meaning resolve it with
+//                 gates on the following token (e.g. `ROW (` is a row constructor, `ROW` alone
+//                 a column; `INTERVAL '…'` a literal, `interval` alone a column).
+// - Reserved keywords are only usable as identifiers when double-quoted.
+
+import { createToken, Lexer, type TokenType } from 'chevrotain'
+
+// ---------------------------------------------------------------------------------- categories
+
+export const Keyword = createToken({ name: 'Keyword', pattern: Lexer.NA, label: 'keyword' })
+export const NonReserved = createToken({ name: 'NonReserved', pattern: Lexer.NA, label: 'identifier' })
+export const Reserved = createToken({ name: 'Reserved', pattern: Lexer.NA, label: 'reserved keyword' })
+
+// ---------------------------------------------------------------------------------- trivia
+
+export const WhiteSpace = createToken({
+  name: 'WhiteSpace',
+  pattern: /[ \t\n\r\f\v]+/,
+  group: Lexer.SKIPPED,
+})
+
+export const LineComment = createToken({
+  name: 'LineComment',
+  pattern: /--[^\n\r]*/,
+  group: Lexer.SKIPPED,
+})
+
+/** Block comments nest, as in Postgres: `/* a /* b *\/ c *\/`. */
+function matchBlockComment(text: string, offset: number): RegExpExecArray | null {
+  if (text.charCodeAt(offset) !== 47 /* / */ || text.charCodeAt(offset + 1) !== 42 /* * */) return null
+  let depth = 1
+  let i = offset + 2
+  const n = text.length
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    if (c === 42 && text.charCodeAt(i + 1) === 47) {
+      depth--
+      i += 2
+      if (depth === 0) {
+        const result = [text.slice(offset, i)] as unknown as RegExpExecArray
+        return result
+      }
+    } else if (c === 47 && text.charCodeAt(i + 1) === 42) {
+      depth++
+      i += 2
+    } else {
+      i++
+    }
+  }
+  return null // unterminated: reported as a lexing error
+}
+
+export const BlockComment = createToken({
+  name: 'BlockComment',
+  pattern: { exec: matchBlockComment },
+  line_breaks: true,
+  start_chars_hint: ['/'],
+  group: Lexer.SKIPPED,
+})
+
+/** `/*` without its `*\/`: matched only so the lexer can report it (lexer.ts throws). */
+export const UnterminatedComment = createToken({
+  name: 'UnterminatedComment',
+  pattern: /\/\*[\s\S]*/,
+  line_breaks: true,
+})
+
+// ---------------------------------------------------------------------------------- literals
+
+/** `E'…'` string with backslash escapes (must come before Identifier). */
+export const EString = createToken({
+  name: 'EString',
+  pattern: /[eE]'(?:[^'\\]|''|\\[\s\S])*'/,
+  line_breaks: true,
+  label: 'string literal',
+})
+
+export const StringLiteral = createToken({
+  name: 'StringLiteral',
+  pattern: /'(?:[^']|'')*'/,
+  line_breaks: true,
+  label: 'string literal',
+})
+
+export const QuotedIdentifier = createToken({
+  name: 'QuotedIdentifier',
+  pattern: /"(?:[^"]|"")*"/,
+  line_breaks: true,
+  label: 'quoted identifier',
+})
+
+export const DecimalLiteral = createToken({
+  name: 'DecimalLiteral',
+  pattern: /(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+/,
+  label: 'number',
+})
+
+export const IntegerLiteral = createToken({ name: 'IntegerLiteral', pattern: /\d+/, label: 'integer' })
+
+export const Param = createToken({ name: 'Param', pattern: /\$\d+/, label: 'parameter' })
+
+export const Identifier = createToken({
+  name: 'Identifier',
+  pattern: /[a-zA-Z_\u00c0-\uffff][a-zA-Z0-9_$\u00c0-\uffff]*/,
+  start_chars_hint: [
+    ...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_',
+    ...Array.from({ length: 0x100 - 0xc0 }, (_, i) => 0xc0 + i),
+    // chevrotain buckets char codes >= 256 in groups of 255: one representative per group
+    ...Array.from({ length: 258 }, (_, k) => Math.min(0xffff, Math.max(0x100, 255 * k))),
+  ],
+  label: 'identifier',
+})
+
+// ---------------------------------------------------------------------------------- punctuation
+
+function punct(name: string, pattern: string, label?: string): TokenType {
+  return createToken({ name, pattern, label: label ?? `"${pattern}"` })
+}
+
+export const ColonColon = punct('ColonColon', '::')
+export const LessEq = punct('LessEq', '<=')
+export const GreaterEq = punct('GreaterEq', '>=')
+export const NotEqual = punct('NotEqual', '<>')
+export const BangEqual = punct('BangEqual', '!=')
+export const ShiftLeft = punct('ShiftLeft', '<<')
+export const ShiftRight = punct('ShiftRight', '>>')
+export const Concat = punct('Concat', '||')
+export const Equals = punct('Equals', '=')
+export const Less = punct('Less', '<')
+export const Greater = punct('Greater', '>')
+export const Plus = punct('Plus', '+')
+export const Minus = punct('Minus', '-')
+export const Star = punct('Star', '*')
+export const Slash = punct('Slash', '/')
+export const Percent = punct('Percent', '%')
+export const Caret = punct('Caret', '^')
+export const Ampersand = punct('Ampersand', '&')
+export const Pipe = punct('Pipe', '|')
+export const Hash = punct('Hash', '#')
+export const Tilde = punct('Tilde', '~')
+export const LParen = punct('LParen', '(')
+export const RParen = punct('RParen', ')')
+export const Comma = punct('Comma', ',')
+export const Semicolon = punct('Semicolon', ';')
+export const Dot = punct('Dot', '.')
+export const LBracket = punct('LBracket', '[')
+export const RBracket = punct('RBracket', ']')
+export const Colon = punct('Colon', ':')
+
+// ---------------------------------------------------------------------------------- keywords
+
+/** Lower-case keyword → token type. Filled below. */
+export const keywordMap = new Map<string, TokenType>()
+/** Lower-case reserved words (need quoting to be used as identifiers). */
+export const reservedWords = new Set<string>()
+
+function kw(word: string, reserved: boolean): TokenType {
+  const upper = word.toUpperCase()
+  const t = createToken({
+    name: `KW_${upper}`,
+    pattern: Lexer.NA,
+    categories: reserved ? [Keyword, Reserved] : [Keyword, NonReserved],
+    label: upper,
+  })
+  keywordMap.set(word, t)
+  if (reserved) reservedWords.add(word)
+  return t
+}
+const R = (w: string): TokenType => kw(w, true)
+const N = (w: string): TokenType => kw(w, false)
+
+// Reserved (roughly Postgres' reserved + type_func_name keywords we need).
+export const ALL = R('all')
+export const AND = R('and')
+export const AS = R('as')
+export const ASC = R('asc')
+export const BETWEEN = R('between')
+export const BOTH = R('both')
+export const CASE = R('case')
+export const CAST = R('cast')
+export const CONSTRAINT = R('constraint')
+export const CREATE = R('create')
+export const CROSS = R('cross')
+export const CURRENT_DATE = R('current_date')
+export const CURRENT_TIME = R('current_time')
+export const CURRENT_TIMESTAMP = R('current_timestamp')
+export const DEFAULT = R('default')
+export const DESC = R('desc')
+export const DISTINCT = R('distinct')
+export const DO = R('do')
+export const ELSE = R('else')
+export const END = R('end')
+export const EXCEPT = R('except')
+export const EXISTS = R('exists')
+export const FALSE = R('false')
+export const FETCH = R('fetch')
+export const FOR = R('for')
+export const FROM = R('from')
+export const FULL = R('full')
+export const GROUP = R('group')
+export const HAVING = R('having')
+export const ILIKE = R('ilike')
+export const IN = R('in')
+export const INNER = R('inner')
+export const INTERSECT = R('intersect')
+export const INTO = R('into')
+export const IS = R('is')
+export const JOIN = R('join')
+export const LATERAL = R('lateral')
+export const LEADING = R('leading')
+export const LEFT = R('left')
+export const LIKE = R('like')
+export const LIMIT = R('limit')
+export const LOCALTIME = R('localtime')
+export const LOCALTIMESTAMP = R('localtimestamp')
+export const NATURAL = R('natural')
+export const NOT = R('not')
+export const NULL = R('null')
+export const OFFSET = R('offset')
+export const ON = R('on')
+export const OR = R('or')
+export const ORDER = R('order')
+export const OUTER = R('outer')
+export const PRIMARY = R('primary')
+export const RETURNING = R('returning')
+export const RIGHT = R('right')
+export const SELECT = R('select')
+export const SYMMETRIC = R('symmetric')
+export const TABLE = R('table')
+export const THEN = R('then')
+export const TO = R('to')
+export const TRAILING = R('trailing')
+export const TRUE = R('true')
+export const UNION = R('union')
+export const UNIQUE = R('unique')
+export const USING = R('using')
+export const VALUES = R('values')
+export const WHEN = R('when')
+export const WHERE = R('where')
+export const WITH = R('with')
+
+// Non-reserved: keywords that still work as identifiers.
+export const ABORT = N('abort')
+export const APPEND = N('append')
+export const BEGIN = N('begin')
+export const BY = N('by')
+export const CASCADE = N('cascade')
+export const CLOSE = N('close')
+export const COMMIT = N('commit')
+export const CONFLICT = N('conflict')
+export const DATE = N('date')
+export const DAY = N('day')
+export const DELETE = N('delete')
+export const DELTA = N('delta')
+export const DESCRIPTOR = N('descriptor')
+export const DROP = N('drop')
+export const EMIT = N('emit')
+export const ESCAPE = N('escape')
+export const EXPLAIN = N('explain')
+export const EXTRACT = N('extract')
+export const FILTER = N('filter')
+export const FIRST = N('first')
+export const FLUSH = N('flush')
+export const HOUR = N('hour')
+export const IF = N('if')
+export const INDEX = N('index')
+export const INSERT = N('insert')
+export const INTERVAL = N('interval')
+export const KEY = N('key')
+export const LAST = N('last')
+export const LOCAL = N('local')
+export const LOGICAL = N('logical')
+export const MATERIALIZED = N('materialized')
+export const MINUTE = N('minute')
+export const MONTH = N('month')
+export const NEXT = N('next')
+export const NOTHING = N('nothing')
+export const NULLS = N('nulls')
+export const OF = N('of')
+export const ONLY = N('only')
+export const OPTIMIZED = N('optimized')
+export const OVER = N('over')
+export const PARTITION = N('partition')
+export const PHYSICAL = N('physical')
+export const PLAN = N('plan')
+export const POSITION = N('position')
+export const RECURSIVE = N('recursive')
+export const REPLACE = N('replace')
+export const RESTRICT = N('restrict')
+export const ROLLBACK = N('rollback')
+export const ROW = N('row')
+export const ROWS = N('rows')
+export const SECOND = N('second')
+export const SESSION = N('session')
+export const SET = N('set')
+export const SHOW = N('show')
+export const SINK = N('sink')
+export const SOURCE = N('source')
+export const START = N('start')
+export const STREAM = N('stream')
+export const SUBSCRIBE = N('subscribe')
+export const SUBSTRING = N('substring')
+export const SYSTEM_TIME = N('system_time')
+export const TIME = N('time')
+export const TIMESTAMP = N('timestamp')
+export const TRANSACTION = N('transaction')
+export const TRIM = N('trim')
+export const UNKNOWN = N('unknown')
+export const UPDATE = N('update')
+export const VERBOSE = N('verbose')
+export const VIEW = N('view')
+export const WATERMARK = N('watermark')
+export const WINDOW = N('window')
+export const WITHOUT = N('without')
+export const WORK = N('work')
+export const YEAR = N('year')
+export const ZONE = N('zone')
+
+// ---------------------------------------------------------------------------------- vocabularies
+
+/** Token types the lexer matches, in priority order (first match wins). */
+export const lexerTokens: TokenType[] = [
+  WhiteSpace,
+  LineComment,
+  BlockComment,
+  UnterminatedComment,
+  EString,
+  StringLiteral,
+  QuotedIdentifier,
+  DecimalLiteral,
+  IntegerLiteral,
+  Param,
+  Identifier,
+  ColonColon,
+  LessEq,
+  GreaterEq,
+  NotEqual,
+  BangEqual,
+  ShiftLeft,
+  ShiftRight,
+  Concat,
+  Equals,
+  Less,
+  Greater,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  Percent,
+  Caret,
+  Ampersand,
+  Pipe,
+  Hash,
+  Tilde,
+  LParen,
+  RParen,
+  Comma,
+  Semicolon,
+  Dot,
+  LBracket,
+  RBracket,
+  Colon,
+]
+
+/** Everything the parser may see: lexer tokens, keywords and categories. */
+export const allTokens: TokenType[] = [Keyword, NonReserved, Reserved, ...lexerTokens, ...keywordMap.values()]
