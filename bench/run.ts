@@ -1,0 +1,111 @@
+// Benchmark CLI: `npm run bench -- core [--rows N] [--groups N] [--changes N] [--quick]`.
+// Re-spawns itself with --expose-gc (memory numbers need global.gc()).
+
+import { spawnSync } from 'node:child_process'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { memoryChild, runCore, type CoreOptions, type MemoryKind } from './core.js'
+import { machine } from './lib.js'
+
+const script = fileURLToPath(import.meta.url)
+
+function usage(): never {
+  process.stderr.write(
+    [
+      'usage: npm run bench -- <suite> [options]',
+      '',
+      'suites:',
+      '  core        GROUP BY per-change latency vs better-sqlite3 recompute, insert throughput',
+      '              (filter/project, join/aggregate), memory per arranged row',
+      '',
+      'options:',
+      '  --rows N       rows loaded (default 1,000,000; --quick: 50,000)',
+      '  --groups N     groups / join keys (default 10,000; --quick: 500)',
+      '  --changes N    measured single-row changes (default 2000; --quick: 300)',
+      '  --recomputes N better-sqlite3 full recomputes timed (default 30; --quick: 10)',
+      '  --only a,b     sections: groupby, filter, join, memory (default all)',
+      '  --seed N       PRNG seed (default 42)',
+      '  --quick        small smoke run (< 20 s)',
+      '',
+      'peers comparison (rivulet vs db-ivm, pg_ivm, sqlite, ...): see bench/peers/README.md',
+      '',
+    ].join('\n'),
+  )
+  process.exit(2)
+}
+
+function parse(argv: readonly string[]): { suite: string; args: Map<string, string>; flags: Set<string>; rest: string[] } {
+  const args = new Map<string, string>()
+  const flags = new Set<string>()
+  const rest: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === '--quick' || a === '--help' || a === '-h') flags.add(a.replace(/^-+/, ''))
+    else if (a.startsWith('--')) {
+      const eq = a.indexOf('=')
+      if (eq > 0) args.set(a.slice(2, eq), a.slice(eq + 1))
+      else {
+        const v = argv[++i]
+        if (v === undefined) usage()
+        args.set(a.slice(2), v)
+      }
+    } else rest.push(a)
+  }
+  return { suite: rest[0] ?? '', args, flags, rest: rest.slice(1) }
+}
+
+function num(args: Map<string, string>, name: string, dflt: number): number {
+  const v = args.get(name)
+  if (v === undefined) return dflt
+  const n = Number(v.replace(/[_,]/g, ''))
+  if (!Number.isFinite(n) || n < 0) {
+    process.stderr.write(`--${name}: not a number: ${v}\n`)
+    process.exit(2)
+  }
+  return Math.floor(n)
+}
+
+function main(): void {
+  if (typeof (globalThis as { gc?: unknown }).gc !== 'function') {
+    const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, script, ...process.argv.slice(2)], { stdio: 'inherit' })
+    process.exit(r.status ?? 1)
+  }
+  const { suite, args, flags, rest } = parse(process.argv.slice(2))
+  if (flags.has('help') || flags.has('h') || suite === '') usage()
+  const quick = flags.has('quick')
+  const rows = num(args, 'rows', quick ? 50_000 : 1_000_000)
+  const groups = num(args, 'groups', quick ? 500 : 10_000)
+  const seed = num(args, 'seed', 42)
+
+  if (suite === '_mem') {
+    // internal: one memory configuration in a fresh process (spawned by core)
+    const r = memoryChild(rest[0] as MemoryKind, rows, groups, seed)
+    process.stdout.write(JSON.stringify(r) + '\n')
+    return
+  }
+  if (suite !== 'core') usage()
+  const o: CoreOptions = {
+    rows,
+    groups,
+    seed,
+    quick,
+    changes: num(args, 'changes', quick ? 300 : 2000),
+    recomputes: num(args, 'recomputes', quick ? 10 : 30),
+    only: args.get('only')?.split(',').map((s) => s.trim()),
+  }
+  const rel = path.relative(process.cwd(), script) || script
+  const cmd = ['node', ...process.execArgv, rel, ...process.argv.slice(2)].join(' ')
+  const started = nowIso()
+  const t0 = performance.now()
+  process.stdout.write(`## rivulet bench: core\n\n`)
+  process.stdout.write(`command: \`${cmd}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
+  process.stdout.write(`date: ${started}; machine: ${machine()}\n\n`)
+  runCore(o, script)
+  process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
+}
+
+function nowIso(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+}
+
+main()
