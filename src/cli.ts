@@ -6,6 +6,7 @@ import { readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Command, CommanderError } from 'commander'
+import { RivuletError } from '../grammar/index.js'
 import { runDemo } from './demo.js'
 import { Engine } from './engine.js'
 import { formatError, formatResult } from './format.js'
@@ -177,33 +178,27 @@ function runScript(engine: Engine, text: string, action: ScriptAction, opts: Roo
  *  report is prefixed with `rivulet:FILE:LINE:`, LINE being where the statement ends. */
 function renderError(e: unknown, script: string, stmt: ScriptStatement, action: ScriptAction): string {
   const offset = errorOffset(e, stmt.text)
+  const detail = errorDetail(e)
   if (action.kind === 'command') {
-    return formatError(errorMessage(e), script, offset === undefined ? undefined : stmt.offset + offset)
+    return formatError(errorMessage(e), script, offset === undefined ? undefined : stmt.offset + offset, detail)
   }
   const name = action.path === '-' ? '<stdin>' : action.path
-  return `rivulet:${name}:${stmt.endLine}: ` + formatError(errorMessage(e), stmt.text, offset)
+  return `rivulet:${name}:${stmt.endLine}: ` + formatError(errorMessage(e), stmt.text, offset, detail)
 }
 
 function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e)
 }
 
+function errorDetail(e: unknown): string | undefined {
+  return e instanceof RivuletError ? e.detail : undefined
+}
+
 /** The 0-based offset of a RivuletError's position in the statement text, if it has one. */
 function errorOffset(e: unknown, text: string): number | undefined {
-  if (typeof e !== 'object' || e === null || !('position' in e)) return undefined
-  const pos = (e as { position?: { line?: number; column?: number; offset?: number } }).position
-  if (!pos) return undefined
-  if (typeof pos.offset === 'number') return pos.offset <= text.length ? pos.offset : undefined
-  if (typeof pos.line === 'number' && typeof pos.column === 'number') {
-    let offset = 0
-    for (let line = 1; line < pos.line; line++) {
-      const nl = text.indexOf('\n', offset)
-      if (nl < 0) return undefined
-      offset = nl + 1
-    }
-    return Math.min(offset + pos.column - 1, text.length)
-  }
-  return undefined
+  if (!(e instanceof RivuletError) || e.position === undefined) return undefined
+  const { offset } = e.position
+  return offset >= 0 && offset <= text.length ? offset : undefined
 }
 
 /** The version in package.json (found walking up from this file: src/ or dist/src/). */

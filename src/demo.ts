@@ -250,10 +250,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<void> {
       if (!changed) out('  (no view changed)\n')
     }
 
-    out('\nfinal contents:\n')
+    out('\nfinal contents:\n\n')
     for (const view of VIEWS) {
       const { columns, rows } = engine.query(`SELECT * FROM ${view.name} ORDER BY ${view.orderBy}`)
-      out(`\n${view.name}\n${formatAligned(columns, rows)}`)
+      out(`${view.name}\n${formatAligned(columns, rows)}`)
     }
   } finally {
     for (const stop of stops) stop()

@@ -335,13 +335,14 @@ export function formatResult(r: StatementResult, opts: FormatOptions = {}): stri
 const DISPLAY_SIZE = 60 // psql: screen width limit for the LINE excerpt
 const MIN_RIGHT_CUT = 10 // psql: keep this far away from the end of the excerpt
 
-/** An error as psql prints it: `ERROR:  message`, and when the error has a position in the
- *  query text, the `LINE n: …` excerpt and a caret under the position (libpq's
- *  reportErrorPosition, including its truncation of long lines with `...`). `position` is a
- *  0-based character offset into `query`. */
-export function formatError(message: string, query?: string, position?: number): string {
+/** An error as psql prints it: `ERROR:  message`; when the error has a position in the query
+ *  text, the `LINE n: …` excerpt and a caret under the position (libpq's reportErrorPosition,
+ *  including its truncation of long lines with `...`); then `DETAIL:  …` if there is a detail.
+ *  `position` is a 0-based character offset into `query`. */
+export function formatError(message: string, query?: string, position?: number, detail?: string): string {
   let out = `ERROR:  ${message}\n`
   if (query !== undefined && position !== undefined) out += errorPosition(query, position)
+  if (detail !== undefined) out += `DETAIL:  ${detail}\n`
   return out
 }
 

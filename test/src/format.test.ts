@@ -177,6 +177,11 @@ describe('formatError (libpq error position report)', () => {
   it('prints the message alone without a position', () => {
     expect(formatError('relation "t" does not exist')).toBe('ERROR:  relation "t" does not exist\n')
   })
+  it('prints DETAIL after the position', () => {
+    expect(formatError('duplicate key value violates unique constraint "t_pkey"', undefined, undefined, 'Key (a)=(1) already exists.')).toBe(
+      'ERROR:  duplicate key value violates unique constraint "t_pkey"\nDETAIL:  Key (a)=(1) already exists.\n',
+    )
+  })
   it('marks the position with a caret', () => {
     expect(formatError('syntax error at or near "selec"', 'selec 1', 0)).toBe(
       'ERROR:  syntax error at or near "selec"\nLINE 1: selec 1\n        ^\n',
