@@ -9,8 +9,9 @@
 //             With `emitEmptyGroup` (no key columns: a global aggregate) the single row exists
 //             even for empty input (COUNT → 0, SUM → null); it is emitted the first time the
 //             operator steps, which `Circuit.backfill` guarantees (it steps every fresh op).
-// State kept: Map<groupKey, Group{count, accumulators, last output row}>; accumulators are
-//             plain data owned by the aggregators.
+// State kept: Map<groupKey, Group{count, accumulators, last output row}>; the first two
+//             accumulators are fields of the group (one object per group plus what the
+//             aggregators allocate); accumulators are plain data owned by the aggregators.
 // Linear:     no (unless every aggregate is, which is not exploited).
 // Retracts:   yes.
 //
@@ -39,19 +40,21 @@ export interface ReduceOptions {
 /** Marks a value excluded by an aggregate's filter. */
 const SKIP: unique symbol = Symbol('skip')
 
+/** Per-group state. The first two accumulators live in fields (no array per group for the
+ *  common one- or two-aggregate reduce); further ones in `more`. */
 class Group {
-  readonly key: RowKey
   count = 0
-  readonly accs: unknown[]
+  a0: unknown = undefined
+  a1: unknown = undefined
+  more: unknown[] | null = null
   /** The row last emitted (null when none is out). */
   out: Row | null = null
-  /** A row of the current step (for the key values); non-null ⇔ in the touched list. */
-  touched: Row | null = null
+  /** In the touched list this step. */
+  touched = false
+}
 
-  constructor(key: RowKey, accs: unknown[]) {
-    this.key = key
-    this.accs = accs
-  }
+function getAcc(g: Group, j: number): unknown {
+  return j === 0 ? g.a0 : j === 1 ? g.a1 : g.more![j - 2]
 }
 
 export class ReduceOperator extends BaseOperator {
@@ -65,6 +68,8 @@ export class ReduceOperator extends BaseOperator {
   readonly #journal = new Journal<ZSet | null>()
   #initialized = false
   #touched: Group[] = []
+  /** For each touched group, a row of this step (its key values). */
+  #touchedRows: Row[] = []
   readonly #results: unknown[]
 
   constructor(input: Operator, keyColumns: readonly number[], aggregates: readonly AggregateSpec[], options: ReduceOptions = {}) {
@@ -90,7 +95,7 @@ export class ReduceOperator extends BaseOperator {
     if (!this.#initialized && this.emitEmptyGroup) {
       this.#journal.record(null)
       this.#initialized = true
-      this.#touch(this.#group(''), null)
+      this.#touch(this.#group(''), EMPTY_ROW)
     }
     this.#initialized = true
     if (n !== 0) {
@@ -123,18 +128,25 @@ export class ReduceOperator extends BaseOperator {
     let g = this.#groups.get(key)
     if (g === undefined) {
       const aggs = this.aggregates
-      const accs = new Array<unknown>(aggs.length)
-      for (let j = 0; j < aggs.length; j++) accs[j] = aggs[j]!.aggregator.create()
-      g = new Group(key, accs)
+      const m = aggs.length
+      g = new Group()
+      if (m > 0) g.a0 = aggs[0]!.aggregator.create()
+      if (m > 1) g.a1 = aggs[1]!.aggregator.create()
+      if (m > 2) {
+        const more = new Array<unknown>(m - 2)
+        for (let j = 2; j < m; j++) more[j - 2] = aggs[j]!.aggregator.create()
+        g.more = more
+      }
       this.#groups.set(key, g)
     }
     return g
   }
 
-  #touch(g: Group, row: Row | null): void {
-    if (g.touched === null) {
+  #touch(g: Group, row: Row): void {
+    if (!g.touched) {
+      g.touched = true
       this.#touched.push(g)
-      g.touched = row ?? EMPTY_ROW
+      this.#touchedRows.push(row)
     }
   }
 
@@ -146,15 +158,24 @@ export class ReduceOperator extends BaseOperator {
     for (let i = 0; i < rows.length; i++) {
       const w = ws[i]! * sign
       const g = this.#group(keys[i]!)
-      if (g.touched === null) {
+      if (!g.touched) {
+        g.touched = true
         this.#touched.push(g)
-        g.touched = rows[i]!
+        this.#touchedRows.push(rows[i]!)
       }
       g.count += w
-      const accs = g.accs
-      for (let j = 0; j < m; j++) {
-        const v = vals[i * m + j]
-        if (v !== SKIP) accs[j] = aggs[j]!.aggregator.add(accs[j], v, w)
+      const base = i * m
+      if (m > 0) {
+        const v = vals[base]
+        if (v !== SKIP) g.a0 = aggs[0]!.aggregator.add(g.a0, v, w)
+      }
+      if (m > 1) {
+        const v = vals[base + 1]
+        if (v !== SKIP) g.a1 = aggs[1]!.aggregator.add(g.a1, v, w)
+      }
+      for (let j = 2; j < m; j++) {
+        const v = vals[base + j]
+        if (v !== SKIP) g.more![j - 2] = aggs[j]!.aggregator.add(g.more![j - 2], v, w)
       }
     }
   }
@@ -162,14 +183,15 @@ export class ReduceOperator extends BaseOperator {
   /** Recomputes the rows of the touched groups; emits the changes to `out` unless null. */
   #refresh(out: ZSet | null): void {
     const touched = this.#touched
+    const touchedRows = this.#touchedRows
     const aggs = this.aggregates
     const m = aggs.length
     const nk = this.keyColumns.length
     const res = this.#results
     for (let t = 0; t < touched.length; t++) {
       const g = touched[t]!
-      const row = g.touched!
-      g.touched = null
+      const row = touchedRows[t]!
+      g.touched = false
       const keep = this.emitEmptyGroup ? this.#initialized : g.count > 0
       const old = g.out
       if (!keep) {
@@ -177,12 +199,12 @@ export class ReduceOperator extends BaseOperator {
           out?.push(old, -1)
           g.out = null
         }
-        if (g.count === 0 && !this.emitEmptyGroup) this.#groups.delete(g.key)
+        if (g.count === 0 && !this.emitEmptyGroup) this.#groups.delete(this.#keyOf(row))
         continue
       }
       let same = old !== null
       for (let j = 0; j < m; j++) {
-        const v = aggs[j]!.aggregator.result(g.accs[j])
+        const v = aggs[j]!.aggregator.result(getAcc(g, j))
         res[j] = v
         if (same && !valuesEqual(old![nk + j], v)) same = false
       }
@@ -204,6 +226,7 @@ export class ReduceOperator extends BaseOperator {
       g.out = next
     }
     touched.length = 0
+    touchedRows.length = 0
   }
 
   override commit(): void {
@@ -221,7 +244,7 @@ export class ReduceOperator extends BaseOperator {
       const vals = this.#extract(d, keys)
       this.#absorb(d, keys, vals, -1)
     })
-    if (global !== undefined) this.#touch(global, null)
+    if (global !== undefined) this.#touch(global, EMPTY_ROW)
     this.#refresh(null)
   }
 
