@@ -14,7 +14,16 @@
 //   print.ts uses the same table (exported as `Prec`).
 // - Spans are half-open offsets into the whole input given to parse().
 
-import { EmbeddedActionsParser, EOF, tokenMatcher, type IToken, type TokenType, type IParserErrorMessageProvider } from 'chevrotain'
+import {
+  EmbeddedActionsParser,
+  EOF,
+  tokenMatcher,
+  type IOrAlt,
+  type IParserErrorMessageProvider,
+  type IToken,
+  type OrMethodOpts,
+  type TokenType,
+} from 'chevrotain'
 import type * as A from './ast.js'
 import { RivuletError, SqlState, positionAt } from './errors.js'
 import * as T from './tokens.js'
@@ -534,92 +543,104 @@ export class SqlParser extends EmbeddedActionsParser {
     this.many(0, {
       GATE: () => infixPrec(this.LA(1), this.LA(2)) >= minPrec,
       DEF: () => {
-        left = this.or(0, [
-          {
-            ALT: () => {
-              this.consume(0, T.OR)
-              const right = this.subrule(1, this.exprBP, { ARGS: [Prec.or + 1] })
-              return this.binary('or', left, right, start)
-            },
-          },
-          {
-            ALT: () => {
-              this.consume(1, T.AND)
-              const right = this.subrule(2, this.exprBP, { ARGS: [Prec.and + 1] })
-              return this.binary('and', left, right, start)
-            },
-          },
-          { ALT: () => this.subrule(3, this.isTail, { ARGS: [left, start] }) },
-          {
-            ALT: () => {
-              const op = this.or(1, [
-                { ALT: (): A.BinaryOp => (this.consume(2, T.Equals), '=') },
-                { ALT: (): A.BinaryOp => (this.consume(3, T.NotEqual), '<>') },
-                { ALT: (): A.BinaryOp => (this.consume(4, T.BangEqual), '<>') },
-                { ALT: (): A.BinaryOp => (this.consume(5, T.Less), '<') },
-                { ALT: (): A.BinaryOp => (this.consume(6, T.Greater), '>') },
-                { ALT: (): A.BinaryOp => (this.consume(7, T.LessEq), '<=') },
-                { ALT: (): A.BinaryOp => (this.consume(8, T.GreaterEq), '>=') },
-              ])
-              const right = this.subrule(4, this.exprBP, { ARGS: [Prec.cmp + 1] })
-              return this.binary(op, left, right, start)
-            },
-          },
-          { ALT: () => this.subrule(5, this.predicateTail, { ARGS: [left, start] }) },
-          {
-            ALT: () => {
-              const op = this.or(2, [
-                { ALT: (): A.BinaryOp => (this.consume(9, T.Concat), '||') },
-                { ALT: (): A.BinaryOp => (this.consume(10, T.Ampersand), '&') },
-                { ALT: (): A.BinaryOp => (this.consume(11, T.Pipe), '|') },
-                { ALT: (): A.BinaryOp => (this.consume(12, T.Hash), '#') },
-                { ALT: (): A.BinaryOp => (this.consume(13, T.ShiftLeft), '<<') },
-                { ALT: (): A.BinaryOp => (this.consume(14, T.ShiftRight), '>>') },
-              ])
-              const right = this.subrule(6, this.exprBP, { ARGS: [Prec.other + 1] })
-              return this.binary(op, left, right, start)
-            },
-          },
-          {
-            ALT: () => {
-              const op = this.or(3, [
-                { ALT: (): A.BinaryOp => (this.consume(15, T.Plus), '+') },
-                { ALT: (): A.BinaryOp => (this.consume(16, T.Minus), '-') },
-              ])
-              const right = this.subrule(7, this.exprBP, { ARGS: [Prec.add + 1] })
-              return this.binary(op, left, right, start)
-            },
-          },
-          {
-            ALT: () => {
-              const op = this.or(4, [
-                { ALT: (): A.BinaryOp => (this.consume(17, T.Star), '*') },
-                { ALT: (): A.BinaryOp => (this.consume(18, T.Slash), '/') },
-                { ALT: (): A.BinaryOp => (this.consume(19, T.Percent), '%') },
-              ])
-              const right = this.subrule(8, this.exprBP, { ARGS: [Prec.mul + 1] })
-              return this.binary(op, left, right, start)
-            },
-          },
-          {
-            ALT: () => {
-              this.consume(20, T.Caret)
-              const right = this.subrule(9, this.exprBP, { ARGS: [Prec.exp + 1] })
-              return this.binary('^', left, right, start)
-            },
-          },
-          {
-            ALT: () => {
-              this.consume(21, T.ColonColon)
-              const type = this.subrule(10, this.typeName)
-              return { kind: 'cast', operand: left, type, shorthand: true, span: this.sp(start) } satisfies A.CastExpr
-            },
-          },
-        ])
+        this.infixLeft = left
+        this.infixStart = start
+        left = this.or(0, this.infixAlts)
       },
     })
     return left
   })
+
+  // Alternative arrays are built once (chevrotain's performance guide: "cache arrays of
+  // alternatives"), so they cannot close over rule locals: the infix alternatives read the
+  // left operand from these fields, set right before the OR and read first thing in each ALT.
+  private infixLeft: A.Expr | undefined
+  private infixStart = 0
+
+  private readonly cmpOps: IOrAlt<A.BinaryOp>[] = [
+    { ALT: () => (this.consume(2, T.Equals), '=') },
+    { ALT: () => (this.consume(3, T.NotEqual), '<>') },
+    { ALT: () => (this.consume(4, T.BangEqual), '<>') },
+    { ALT: () => (this.consume(5, T.Less), '<') },
+    { ALT: () => (this.consume(6, T.Greater), '>') },
+    { ALT: () => (this.consume(7, T.LessEq), '<=') },
+    { ALT: () => (this.consume(8, T.GreaterEq), '>=') },
+  ]
+  private readonly otherOps: IOrAlt<A.BinaryOp>[] = [
+    { ALT: () => (this.consume(9, T.Concat), '||') },
+    { ALT: () => (this.consume(10, T.Ampersand), '&') },
+    { ALT: () => (this.consume(11, T.Pipe), '|') },
+    { ALT: () => (this.consume(12, T.Hash), '#') },
+    { ALT: () => (this.consume(13, T.ShiftLeft), '<<') },
+    { ALT: () => (this.consume(14, T.ShiftRight), '>>') },
+  ]
+  private readonly addOps: IOrAlt<A.BinaryOp>[] = [
+    { ALT: () => (this.consume(15, T.Plus), '+') },
+    { ALT: () => (this.consume(16, T.Minus), '-') },
+  ]
+  private readonly mulOps: IOrAlt<A.BinaryOp>[] = [
+    { ALT: () => (this.consume(17, T.Star), '*') },
+    { ALT: () => (this.consume(18, T.Slash), '/') },
+    { ALT: () => (this.consume(19, T.Percent), '%') },
+  ]
+
+  /** One infix operator and its right operand, applied to `infixLeft` (see exprBP). */
+  private binaryAlt(ops: IOrAlt<A.BinaryOp>[], orIdx: number, subIdx: number, prec: number): IOrAlt<A.Expr> {
+    return {
+      ALT: () => {
+        const left = this.infixLeft!
+        const start = this.infixStart
+        const op = this.or(orIdx, ops)
+        const right = this.subrule(subIdx, this.exprBP, { ARGS: [prec + 1] })
+        return this.binary(op, left, right, start)
+      },
+    }
+  }
+
+  private readonly infixAlts: IOrAlt<A.Expr>[] = [
+    {
+      ALT: () => {
+        const left = this.infixLeft!
+        const start = this.infixStart
+        this.consume(0, T.OR)
+        const right = this.subrule(1, this.exprBP, { ARGS: [Prec.or + 1] })
+        return this.binary('or', left, right, start)
+      },
+    },
+    {
+      ALT: () => {
+        const left = this.infixLeft!
+        const start = this.infixStart
+        this.consume(1, T.AND)
+        const right = this.subrule(2, this.exprBP, { ARGS: [Prec.and + 1] })
+        return this.binary('and', left, right, start)
+      },
+    },
+    { ALT: () => this.subrule(3, this.isTail, { ARGS: [this.infixLeft!, this.infixStart] }) },
+    this.binaryAlt(this.cmpOps, 1, 4, Prec.cmp),
+    { ALT: () => this.subrule(5, this.predicateTail, { ARGS: [this.infixLeft!, this.infixStart] }) },
+    this.binaryAlt(this.otherOps, 2, 6, Prec.other),
+    this.binaryAlt(this.addOps, 3, 7, Prec.add),
+    this.binaryAlt(this.mulOps, 4, 8, Prec.mul),
+    {
+      ALT: () => {
+        const left = this.infixLeft!
+        const start = this.infixStart
+        this.consume(20, T.Caret)
+        const right = this.subrule(9, this.exprBP, { ARGS: [Prec.exp + 1] })
+        return this.binary('^', left, right, start)
+      },
+    },
+    {
+      ALT: (): A.Expr => {
+        const left = this.infixLeft!
+        const start = this.infixStart
+        this.consume(21, T.ColonColon)
+        const type = this.subrule(10, this.typeName)
+        return { kind: 'cast', operand: left, type, shorthand: true, span: this.sp(start) }
+      },
+    },
+  ]
 
   private binary(op: A.BinaryOp, left: A.Expr, right: A.Expr, start: number): A.BinaryExpr {
     return { kind: 'binary', op, left, right, span: this.sp(start) }
@@ -709,46 +730,57 @@ export class SqlParser extends EmbeddedActionsParser {
     ])
   })
 
-  prefixExpr = this.RULE('prefixExpr', (): A.Expr => {
-    const start = this.start()
-    return this.or(0, [
-      {
-        ALT: (): A.Expr => {
-          this.consume(0, T.NOT)
-          const operand = this.subrule(0, this.exprBP, { ARGS: [Prec.is] })
-          return { kind: 'unary', op: 'not', operand, span: this.sp(start) }
-        },
-      },
-      {
-        ALT: (): A.Expr => {
-          const op = this.or(1, [
-            { ALT: (): A.UnaryOp => (this.consume(1, T.Minus), '-') },
-            { ALT: (): A.UnaryOp => (this.consume(2, T.Plus), '+') },
-            { ALT: (): A.UnaryOp => (this.consume(3, T.Tilde), '~') },
-          ])
-          const operand = this.subrule(1, this.exprBP, { ARGS: [Prec.unary] })
-          return { kind: 'unary', op, operand, span: this.sp(start) }
-        },
-      },
-      { ALT: () => this.subrule(2, this.primary) },
-    ])
-  })
+  prefixExpr = this.RULE('prefixExpr', (): A.Expr => this.or(0, this.prefixAlts))
 
-  primary = this.RULE('primary', (): A.Expr => {
-    const start = this.start()
-    const lit = (value: A.LiteralValue): A.LiteralExpr => ({ kind: 'literal', value, span: this.sp(start) })
-    return this.or(0, {
+  private readonly unaryOps: IOrAlt<A.UnaryOp>[] = [
+    { ALT: () => (this.consume(1, T.Minus), '-') },
+    { ALT: () => (this.consume(2, T.Plus), '+') },
+    { ALT: () => (this.consume(3, T.Tilde), '~') },
+  ]
+
+  private readonly prefixAlts: IOrAlt<A.Expr>[] = [
+    {
+      ALT: (): A.Expr => {
+        const start = this.start()
+        this.consume(0, T.NOT)
+        const operand = this.subrule(0, this.exprBP, { ARGS: [Prec.is] })
+        return { kind: 'unary', op: 'not', operand, span: this.sp(start) }
+      },
+    },
+    {
+      ALT: (): A.Expr => {
+        const start = this.start()
+        const op = this.or(1, this.unaryOps)
+        const operand = this.subrule(1, this.exprBP, { ARGS: [Prec.unary] })
+        return { kind: 'unary', op, operand, span: this.sp(start) }
+      },
+    },
+    { ALT: () => this.subrule(2, this.primary) },
+  ]
+
+  primary = this.RULE('primary', (): A.Expr => this.or(0, this.primaryOr))
+
+  private lit(value: A.LiteralValue): A.LiteralExpr {
+    const t = this.LA(0)
+    return { kind: 'literal', value, span: { start: t.startOffset, end: t.startOffset + t.image.length } }
+  }
+
+  /** Primary alternatives, in priority order; ambiguities (non-reserved keywords that are also
+   *  identifiers) are resolved by the gates and the order, with one token of lookahead. */
+  private readonly primaryOr: OrMethodOpts<A.Expr> = {
       IGNORE_AMBIGUITIES: true,
+      MAX_LOOKAHEAD: 1,
       DEF: [
-        { ALT: () => lit({ type: 'integer', text: this.consume(0, T.IntegerLiteral).image }) },
-        { ALT: () => lit({ type: 'decimal', text: this.consume(1, T.DecimalLiteral).image }) },
-        { ALT: () => lit({ type: 'string', value: unquoteString(this.consume(2, T.StringLiteral).image) }) },
-        { ALT: () => lit({ type: 'string', value: unescapeEString(this.consume(3, T.EString).image) }) },
-        { ALT: () => (this.consume(4, T.TRUE), lit({ type: 'boolean', value: true })) },
-        { ALT: () => (this.consume(5, T.FALSE), lit({ type: 'boolean', value: false })) },
-        { ALT: () => (this.consume(6, T.NULL), lit({ type: 'null' })) },
+        { ALT: () => this.lit({ type: 'integer', text: this.consume(0, T.IntegerLiteral).image }) },
+        { ALT: () => this.lit({ type: 'decimal', text: this.consume(1, T.DecimalLiteral).image }) },
+        { ALT: () => this.lit({ type: 'string', value: unquoteString(this.consume(2, T.StringLiteral).image) }) },
+        { ALT: () => this.lit({ type: 'string', value: unescapeEString(this.consume(3, T.EString).image) }) },
+        { ALT: () => (this.consume(4, T.TRUE), this.lit({ type: 'boolean', value: true })) },
+        { ALT: () => (this.consume(5, T.FALSE), this.lit({ type: 'boolean', value: false })) },
+        { ALT: () => (this.consume(6, T.NULL), this.lit({ type: 'null' })) },
         {
           ALT: (): A.Expr => {
+            const start = this.start()
             const t = this.consume(7, T.Param)
             return { kind: 'param', index: Number(t.image.slice(1)), span: this.sp(start) }
           },
@@ -766,6 +798,7 @@ export class SqlParser extends EmbeddedActionsParser {
         { ALT: () => this.subrule(1, this.caseExpr) },
         {
           ALT: (): A.Expr => {
+            const start = this.start()
             this.consume(8, T.CAST)
             this.consume(9, T.LParen)
             const operand = this.subrule(2, this.expr)
@@ -777,6 +810,7 @@ export class SqlParser extends EmbeddedActionsParser {
         },
         {
           ALT: (): A.Expr => {
+            const start = this.start()
             this.consume(12, T.EXISTS)
             this.consume(13, T.LParen)
             const query = this.subrule(4, this.query)
@@ -791,6 +825,7 @@ export class SqlParser extends EmbeddedActionsParser {
         {
           GATE: () => is(this.LA(2), T.LParen),
           ALT: (): A.Expr => {
+            const start = this.start()
             this.consume(15, T.ROW)
             this.consume(16, T.LParen)
             let items: A.Expr[] = []
@@ -815,6 +850,7 @@ export class SqlParser extends EmbeddedActionsParser {
             return word(t1) === 'double' && word(this.LA(2)) === 'precision' && isString(this.LA(3))
           },
           ALT: (): A.Expr => {
+            const start = this.start()
             const type = this.subrule(11, this.typeName)
             const value = stringValue(
               this.or(1, [{ ALT: () => this.consume(18, T.StringLiteral) }, { ALT: () => this.consume(19, T.EString) }]),
@@ -824,6 +860,7 @@ export class SqlParser extends EmbeddedActionsParser {
         },
         {
           ALT: (): A.Expr => {
+            const start = this.start()
             const t = this.or(2, [
               { ALT: () => this.consume(20, T.CURRENT_DATE) },
               { ALT: () => this.consume(21, T.CURRENT_TIMESTAMP) },
@@ -837,20 +874,22 @@ export class SqlParser extends EmbeddedActionsParser {
         {
           GATE: () => is(this.LA(2), T.LParen),
           ALT: (): A.Expr => {
+            const start = this.start()
             const t = this.or(3, [{ ALT: () => this.consume(25, T.LEFT) }, { ALT: () => this.consume(26, T.RIGHT) }])
             return this.subrule(12, this.funcCallRest, { ARGS: [[word(t)], start] })
           },
         },
         { ALT: () => this.subrule(13, this.columnOrCall) },
       ],
-    })
-  })
+    }
 
   /** `( query )`, `( expr )` or `( expr, … )`; see ParenBody. The caller decides what it is. */
   parenBody = this.RULE('parenBody', (): ParenBody => {
     const start = this.start()
     this.consume(0, T.LParen)
-    const result = this.or(0, [
+    const result = this.or(0, {
+      MAX_LOOKAHEAD: 1,
+      DEF: [
       {
         GATE: () => isQueryStart(this.LA(1)),
         ALT: (): ParenBody => ({ query: this.subrule(0, this.query), span: { start: NaN, end: NaN } }),
@@ -880,7 +919,7 @@ export class SqlParser extends EmbeddedActionsParser {
           return query !== undefined ? { query, span: { start: NaN, end: NaN } } : { exprs, span: { start: NaN, end: NaN } }
         },
       },
-    ])
+    ]})
     this.consume(2, T.RParen)
     return { ...result, span: this.sp(start) } as ParenBody
   })
@@ -1090,6 +1129,7 @@ export class SqlParser extends EmbeddedActionsParser {
     const start = this.start()
     const parts = [this.subrule(0, this.ident)]
     this.many(0, {
+      MAX_LOOKAHEAD: 1,
       GATE: () => !is(this.LA(2), T.Star),
       DEF: () => {
         this.consume(0, T.Dot)
@@ -1254,9 +1294,12 @@ export class SqlParser extends EmbeddedActionsParser {
     let limit: A.Expr | undefined
     let offset: A.Expr | undefined
     let limitSeen = false
-    this.option(1, () => {
-      limit = this.subrule(2, this.limitClause).value
-      limitSeen = true
+    this.option(1, {
+      MAX_LOOKAHEAD: 1,
+      DEF: () => {
+        limit = this.subrule(2, this.limitClause).value
+        limitSeen = true
+      },
     })
     this.option(2, () => {
       this.consume(2, T.OFFSET)
@@ -1266,6 +1309,7 @@ export class SqlParser extends EmbeddedActionsParser {
       })
     })
     this.option(4, {
+      MAX_LOOKAHEAD: 1,
       GATE: () => !limitSeen,
       DEF: () => {
         limit = this.subrule(4, this.limitClause).value
@@ -1310,6 +1354,7 @@ export class SqlParser extends EmbeddedActionsParser {
           this.or(2, [{ ALT: () => this.consume(3, T.FIRST) }, { ALT: () => this.consume(4, T.NEXT) }])
           let value: A.Expr | undefined
           this.option(0, {
+            MAX_LOOKAHEAD: 1,
             GATE: () => !is(this.LA(1), T.ROW) && !is(this.LA(1), T.ROWS),
             DEF: () => {
               value = this.subrule(1, this.expr)
@@ -1645,6 +1690,7 @@ export class SqlParser extends EmbeddedActionsParser {
     const start = this.start()
     return this.or(0, {
       IGNORE_AMBIGUITIES: true,
+      MAX_LOOKAHEAD: 1,
       DEF: [
         {
           GATE: () => {
@@ -1746,6 +1792,7 @@ export class SqlParser extends EmbeddedActionsParser {
     const start = this.start()
     return this.or(0, {
       IGNORE_AMBIGUITIES: true,
+      MAX_LOOKAHEAD: 1,
       DEF: [
         {
           ALT: (): A.TableFunctionArg => {
@@ -1964,10 +2011,10 @@ export class SqlParser extends EmbeddedActionsParser {
     this.option(0, () => {
       this.consume(2, T.LParen)
       this.option(1, () => {
-        this.addTableElement(body, this.subrule(2, this.tableElement))
+        this.addTableElement(name, body, this.subrule(2, this.tableElement))
         this.many(0, () => {
           this.consume(3, T.Comma)
-          this.addTableElement(body, this.subrule(3, this.tableElement))
+          this.addTableElement(name, body, this.subrule(3, this.tableElement))
         })
       })
       this.consume(4, T.RParen)
@@ -2004,7 +2051,7 @@ export class SqlParser extends EmbeddedActionsParser {
     }
   })
 
-  private addTableElement(body: TableBody, el: TableElement): void {
+  private addTableElement(name: A.Name, body: TableBody, el: TableElement): void {
     this.ACTION(() => {
       switch (el.kind) {
         case 'column':
@@ -2012,7 +2059,8 @@ export class SqlParser extends EmbeddedActionsParser {
           break
         case 'pk':
           if (body.primaryKey !== undefined) {
-            this.fail('42P16', 'multiple primary keys for table are not allowed', el.span.start)
+            const table = name.parts[name.parts.length - 1] ?? ''
+            this.fail('42P16', `multiple primary keys for table "${table}" are not allowed`, el.span.start)
           }
           body.primaryKey = el.columns
           break
@@ -2030,6 +2078,7 @@ export class SqlParser extends EmbeddedActionsParser {
     const start = this.start()
     return this.or(0, {
       IGNORE_AMBIGUITIES: true,
+      MAX_LOOKAHEAD: 1,
       DEF: [
         {
           ALT: (): TableElement => {
