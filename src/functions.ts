@@ -126,9 +126,72 @@ function pow(a: number, b: number): number {
   // C pow(): 1^y = 1 and x^0 = 1 even for NaN, (-1)^±inf = 1
   if (a === 1 || b === 0) return 1
   if (a === -1 && !Number.isFinite(b) && b === b) return 1
-  const r = Math.pow(a, b)
+  const r = Number.isInteger(b) && Math.abs(b) <= 64 && Number.isFinite(a) && a !== 0 ? intPow(a, b) : Math.pow(a, b)
   if ((r === Infinity || r === -Infinity) && Number.isFinite(a) && Number.isFinite(b)) throw overflow()
   if (r === 0 && a !== 0 && Number.isFinite(a) && Number.isFinite(b)) throw underflow()
+  return r
+}
+
+const POW_VIEW = new DataView(new ArrayBuffer(8))
+
+/** a^n for an integer |n| ≤ 64, correctly rounded like glibc's pow (V8's Math.pow is not). */
+function intPow(a: number, n: number): number {
+  POW_VIEW.setFloat64(0, Math.abs(a))
+  const bits = POW_VIEW.getBigUint64(0)
+  const ex = Number((bits >> 52n) & 0x7ffn)
+  const frac = bits & 0xfffffffffffffn
+  const m = ex === 0 ? frac : frac | 0x10000000000000n
+  const e = ex === 0 ? -1074 : ex - 1075
+  const sign = a < 0 && n % 2 !== 0 ? -1 : 1
+  const k = Math.abs(n)
+  const p = m ** BigInt(k) // |a|^k = p · 2^(e·k)
+  let num: bigint
+  let den: bigint
+  let e2: number
+  if (n >= 0) {
+    num = p
+    den = 1n
+    e2 = e * k
+  } else {
+    num = 1n
+    den = p
+    e2 = -e * k
+  }
+  return sign * ratioToDouble(num, den, e2)
+}
+
+/** Correctly rounded (half even) num/den · 2^e2 for positive BigInts. */
+function ratioToDouble(num: bigint, den: bigint, e2: number): number {
+  // scale so the quotient has 54..55 significant bits
+  const shift = 55 - (num.toString(2).length - den.toString(2).length)
+  const n2 = shift >= 0 ? num << BigInt(shift) : num
+  const d2 = shift >= 0 ? den : den << BigInt(-shift)
+  let q = n2 / d2
+  const sticky = n2 % d2 !== 0n
+  let exp = e2 - shift
+  // reduce q to 53 bits with round-half-even using the dropped bits and the sticky remainder
+  const len = q.toString(2).length
+  // subnormal results keep fewer bits
+  const drop = Math.max(len - 53, -1074 - exp)
+  if (drop > 0) {
+    const dropped = q & ((1n << BigInt(drop)) - 1n)
+    q >>= BigInt(drop)
+    exp += drop
+    const half = 1n << BigInt(drop - 1)
+    if (dropped > half || (dropped === half && (sticky || (q & 1n) === 1n))) q += 1n
+  }
+  // q < 2^54 and exact as a double; scale in two exact steps to avoid intermediate overflow
+  let r = Number(q)
+  while (exp > 0) {
+    const s = Math.min(exp, 1000)
+    r *= 2 ** s
+    exp -= s
+  }
+  while (exp < 0) {
+    const s = Math.max(exp, -1000)
+    r *= 2 ** s
+    exp -= s
+  }
   return r
 }
 
@@ -164,9 +227,16 @@ function numDiv(a: number, b: number): number {
 }
 function numMod(a: number, b: number): number {
   if (b === 0) throw divByZero()
-  const r = a % b
-  if (Number.isInteger(a) && Number.isInteger(b)) return r + 0
-  return atScale(r, Math.max(decimalScale(a), decimalScale(b)))
+  if (Number.isInteger(a) && Number.isInteger(b)) return (a % b) + 0
+  // exact decimal remainder: scale both to integers when that is exact
+  const s = Math.max(decimalScale(a), decimalScale(b))
+  const f = 10 ** s
+  const A = Math.round(a * f)
+  const B = Math.round(b * f)
+  if (s <= 15 && Math.abs(A) <= Number.MAX_SAFE_INTEGER && Math.abs(B) <= Number.MAX_SAFE_INTEGER) {
+    return atScale((A % B) / f, s)
+  }
+  return atScale(a % b, s)
 }
 function numPow(a: number, b: number): number {
   if (a === 0 && b < 0) throw err('2201F', 'zero raised to a negative power is undefined')
@@ -189,24 +259,34 @@ function eq(a: unknown, b: unknown): boolean {
 
 // ---------------------------------------------------------------------------------- LIKE
 
-const likeCache = new Map<string, RegExp>()
+/** A compiled LIKE pattern. `prefix` is set when the pattern ends with an unpaired escape
+ *  character: PG raises an error only when matching reaches it with text left over. */
+interface LikeMatcher {
+  readonly re: RegExp
+  readonly prefix: RegExp | undefined
+}
+const likeCache = new Map<string, LikeMatcher>()
 
 /** Compiles a LIKE pattern (% any sequence, _ one character, `escape` quotes the next char;
  *  '' = no escape) to an anchored RegExp; cached by (pattern, escape, case). */
-export function likeRegExp(pattern: string, escape: string, caseInsensitive: boolean): RegExp {
+export function likeMatcher(pattern: string, escape: string, caseInsensitive: boolean): LikeMatcher {
   const key = (caseInsensitive ? 'i' : 's') + escape + '\u0000' + pattern
-  let re = likeCache.get(key)
-  if (re !== undefined) return re
+  let lm = likeCache.get(key)
+  if (lm !== undefined) return lm
   if (escape.length > 0 && [...escape].length !== 1) {
     throw err('22025', 'invalid escape string')
   }
   let src = ''
+  let trailingEscape = false
   const chars = [...pattern]
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!
     if (escape.length > 0 && c === escape) {
       const n = chars[++i]
-      if (n === undefined) throw err('22025', 'LIKE pattern must not end with escape character')
+      if (n === undefined) {
+        trailingEscape = true
+        break
+      }
       src += escapeRe(n)
     } else if (c === '%') {
       // collapse runs of % (avoids pathological backtracking)
@@ -217,10 +297,19 @@ export function likeRegExp(pattern: string, escape: string, caseInsensitive: boo
       src += escapeRe(c)
     }
   }
-  re = new RegExp('^' + src + '$', caseInsensitive ? 'isu' : 'su')
+  const flags = caseInsensitive ? 'isu' : 'su'
+  lm = trailingEscape
+    ? { re: /(?!)/, prefix: new RegExp('^' + src + '.', flags) }
+    : { re: new RegExp('^' + src + '$', flags), prefix: undefined }
   if (likeCache.size > 10_000) likeCache.clear()
-  likeCache.set(key, re)
-  return re
+  likeCache.set(key, lm)
+  return lm
+}
+
+function likeTest(s: string, p: string, esc: string, ci: boolean): boolean {
+  const lm = likeMatcher(p, esc, ci)
+  if (lm.prefix !== undefined && lm.prefix.test(s)) throw err('22025', 'LIKE pattern must not end with escape character')
+  return lm.re.test(s)
 }
 
 function escapeRe(c: string): string {
@@ -228,10 +317,10 @@ function escapeRe(c: string): string {
 }
 
 function like(s: string, p: string, esc = '\\'): boolean {
-  return likeRegExp(p, esc, false).test(s)
+  return likeTest(s, p, esc, false)
 }
 function ilike(s: string, p: string, esc = '\\'): boolean {
-  return likeRegExp(p, esc, true).test(s)
+  return likeTest(s, p, esc, true)
 }
 
 // ---------------------------------------------------------------------------------- strings
@@ -714,8 +803,9 @@ function dateTruncInterval(field: string, iv: Interval): Interval {
   }
 }
 
-/** date_part/extract on a timestamp (`isDate`: the value is a date and time fields are errors). */
-function extractTs(field: string, ts: number, isDate: boolean): number | null {
+/** date_part/extract on a timestamp (`isDate`: the value is a date and time fields are errors;
+ *  `float`: date_part's double precision formulas, which round like PG's C code). */
+function extractTs(field: string, ts: number, isDate: boolean, float = false): number | null {
   const desc = isDate ? 'date' : TS_DESC
   const f = fieldOf(field, desc)
   if (isDate && (f === 'microsecond' || f === 'millisecond' || f === 'second' || f === 'minute' || f === 'hour' || f.startsWith('timezone'))) {
@@ -737,6 +827,23 @@ function extractTs(field: string, ts: number, isDate: boolean): number | null {
   }
   const t = tmOf(ts)
   const bcYear = t.y > 0 ? t.y : t.y - 1 // PG reports 1 BC as -1
+  if (float) {
+    const sec = Math.floor((t.tod % USECS_PER_MINUTE) / USECS_PER_SEC)
+    const fsec = (t.tod % USECS_PER_SEC) + 0
+    switch (f) {
+      case 'millisecond':
+        return sec * 1000 + fsec / 1000
+      case 'second':
+        return sec + fsec / 1000000
+      case 'julian': {
+        const h = Math.floor(t.tod / USECS_PER_HOUR)
+        const mi = Math.floor(t.tod / USECS_PER_MINUTE) % 60
+        return t.days + 2440588 + ((h * 60 + mi) * 60 + sec + fsec / 1000000) / 86400
+      }
+      default:
+        break
+    }
+  }
   switch (f) {
     case 'microsecond':
       return (t.tod % USECS_PER_MINUTE) + 0
@@ -788,6 +895,9 @@ function extractTs(field: string, ts: number, isDate: boolean): number | null {
 }
 
 function extractInterval(field: string, iv: Interval): number {
+  return extractIntervalRaw(field, iv) + 0
+}
+function extractIntervalRaw(field: string, iv: Interval): number {
   const f = fieldOf(field, 'interval')
   const p = intervalParts(iv)
   switch (f) {
@@ -1063,7 +1173,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   current_date: () => Math.floor(clock.nowMicros() / USECS_PER_DAY),
   date_trunc_ts: dateTrunc,
   date_trunc_interval: dateTruncInterval,
-  date_part_ts: (f: string, ts: number) => extractTs(f, ts, false),
+  date_part_ts: (f: string, ts: number) => extractTs(f, ts, false, true),
   date_part_interval: extractInterval,
   extract_ts: (f: string, ts: number) => extractTs(f, ts, false),
   extract_date: (f: string, d: number) => extractTs(f, Number.isFinite(d) ? d * USECS_PER_DAY : d, true),

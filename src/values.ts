@@ -128,14 +128,14 @@ export function daysInMonth(y: number, m: number): number {
 const MIN_DATE = daysFromCivil(-4713, 11, 24)
 const MAX_DATE = daysFromCivil(5874897, 12, 31)
 const MIN_TS = MIN_DATE * USECS_PER_DAY
-const MAX_TS = (daysFromCivil(294276, 12, 31) + 1) * USECS_PER_DAY - 1
+const END_TS = (daysFromCivil(294276, 12, 31) + 1) * USECS_PER_DAY // exclusive
 
 export function checkDate(days: number): number {
   if (Number.isFinite(days) && (days < MIN_DATE || days > MAX_DATE)) throw err('22008', 'date out of range')
   return days
 }
 export function checkTimestamp(micros: number): number {
-  if (Number.isFinite(micros) && (micros < MIN_TS || micros > MAX_TS)) throw err('22008', 'timestamp out of range')
+  if (Number.isFinite(micros) && (micros < MIN_TS || micros >= END_TS)) throw err('22008', 'timestamp out of range')
   if (Number.isNaN(micros)) throw err('22008', 'timestamp out of range')
   return micros
 }
@@ -502,16 +502,26 @@ function parsePgInterval(s: string, text: string, acc: IvAcc, lo: IvUnit | undef
   }
   if (tokens.length === 0) throw invalidSyntax('interval', text)
   const bad = () => invalidSyntax('interval', text)
+  // each field may be given once (PG's fmask): '1 day 2 days' and '1 hour 01:00' are errors
+  const seen = new Set<string>()
+  const mark = (...units: string[]) => {
+    for (const u of units) {
+      if (seen.has(u)) throw bad()
+      seen.add(u)
+    }
+  }
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i]!
     let m: RegExpExecArray | null
     if ((m = MINSEC_TOKEN_RE.exec(tok)) !== null) {
+      mark('hour', 'minute', 'second')
       const sign = m[1] === '-' ? -1 : 1
       acc.add('minute', sign * +m[2]!)
       acc.add('second', sign * +m[3]!)
       continue
     }
     if ((m = TIME_TOKEN_RE.exec(tok)) !== null) {
+      mark('hour', 'minute', 'second')
       const sign = m[1] === '-' ? -1 : 1
       const a = +m[2]!
       const b = +m[3]!
@@ -528,6 +538,7 @@ function parsePgInterval(s: string, text: string, acc: IvAcc, lo: IvUnit | undef
       continue
     }
     if ((m = YM_TOKEN_RE.exec(tok)) !== null) {
+      mark('year', 'month')
       const sign = m[1] === '-' ? -1 : 1
       acc.add('year', sign * +m[2]!)
       acc.add('month', sign * +m[3]!)
@@ -552,6 +563,7 @@ function parsePgInterval(s: string, text: string, acc: IvAcc, lo: IvUnit | undef
         u = UNIT_NAMES[unitWord]
         if (u === undefined) throw bad()
       }
+      mark(u)
       acc.add(u, v)
       continue
     }
@@ -566,26 +578,96 @@ function parsePgInterval(s: string, text: string, acc: IvAcc, lo: IvUnit | undef
 
 // ---------------------------------------------------------------------------------- numbers: text
 
-/** Shortest round-trip digits and decimal exponent of a finite non-zero double/float4. */
-function shortestDigits(x: number, float4: boolean): [string, number, boolean] {
+const F64 = new DataView(new ArrayBuffer(8))
+
+/** x = M·2^E exactly; `lowerCloser`: the gap below x is half the gap above (x a power of 2). */
+function decompose(x: number, float4: boolean): [bigint, number, boolean] {
+  if (float4) {
+    F64.setFloat32(0, x)
+    const bits = F64.getUint32(0)
+    const exp = (bits >>> 23) & 0xff
+    const frac = bits & 0x7fffff
+    if (exp === 0) return [BigInt(frac), -149, false]
+    return [BigInt(frac + 0x800000), exp - 150, frac === 0 && exp > 1]
+  }
+  F64.setFloat64(0, x)
+  const bits = F64.getBigUint64(0)
+  const exp = Number((bits >> 52n) & 0x7ffn)
+  const frac = bits & 0xfffffffffffffn
+  if (exp === 0) return [frac, -1074, false]
+  return [frac + 0x10000000000000n, exp - 1075, frac === 0n && exp > 1]
+}
+
+/** (c − x) for c = digits·10^k, scaled by a positive factor that depends only on x and k
+ *  (so results for one x and k compare exactly), plus the scaled rounding-interval bounds. */
+function exactDiff(digits: string, k: number, x: number, float4: boolean): [bigint, bigint, bigint] {
+  const [m, e, lowerCloser] = decompose(x, float4)
+  const s2 = Math.max(0, 2 - e) // scale by 2^s2 · 10^s10 so everything is an integer
+  const s10 = Math.max(0, -k)
+  const pow2 = (n: number): bigint => 1n << BigInt(n)
+  const scale = (v: bigint, e2: number): bigint => v * pow2(e2 + s2) * 10n ** BigInt(s10)
+  const c = BigInt(digits) * 10n ** BigInt(k + s10) * pow2(s2)
+  const xv = scale(m, e)
+  const hi = scale(2n * m + 1n, e - 1) - xv
+  const lo = (lowerCloser ? scale(4n * m - 1n, e - 2) : scale(2n * m - 1n, e - 1)) - xv
+  return [c - xv, lo, hi]
+}
+
+/** The p-significant-digit decimal closest to a (ties → even last digit), if it lies strictly
+ *  inside a's rounding interval (PG's Ryu excludes the bounds; JS's shortest may not). */
+function digitsAt(a: number, p: number, float4: boolean): [string, number] | undefined {
+  const t = a.toExponential(p - 1)
+  const i = t.indexOf('e')
+  let d = t.slice(0, i).replace('.', '')
+  let e = Number(t.slice(i + 1))
+  const k = e - p + 1
+  const [diff, lo, hi] = exactDiff(d, k, a, float4)
+  if (diff > 0n && d.charCodeAt(d.length - 1) % 2 === 1) {
+    // toExponential rounds half up: on an exact tie prefer the even neighbour below
+    const below = (BigInt(d) - 1n).toString()
+    if (below.length === d.length) {
+      const [d2] = exactDiff(below, k, a, float4)
+      if (d2 === -diff) d = below
+    }
+  }
+  const [fd] = exactDiff(d, k, a, float4)
+  if (fd > lo && fd < hi) return [d, e]
+  void e
+  return undefined
+}
+
+/** Shortest digits and decimal exponent of a finite non-zero double/float4, as PG's
+ *  Ryu-based float8out/float4out produce them. */
+function shortestDigits(x: number, float4: boolean, loose = false): [string, number, boolean] {
   const neg = x < 0
   const a = Math.abs(x)
-  let e: string
-  if (float4) {
-    e = a.toExponential(8)
-    for (let p = 0; p <= 8; p++) {
-      const t = a.toExponential(p)
-      if (Math.fround(Number(t)) === a) {
-        e = t
-        break
-      }
+  if (!float4) {
+    const t = a.toExponential()
+    const i = t.indexOf('e')
+    const d = t.slice(0, i).replace('.', '')
+    const e = Number(t.slice(i + 1))
+    // JS's shortest may sit exactly on a rounding bound, which is possible only when a ≥ 2^53
+    if (loose || a < 9007199254740992) return [d, e, neg]
+    for (let p = d.length; p <= 17; p++) {
+      const r = digitsAt(a, p, false)
+      if (r !== undefined) return [stripZeros(r[0]), r[1], neg]
     }
-  } else {
-    e = a.toExponential()
+    return [d, e, neg]
   }
-  const i = e.indexOf('e')
-  const digits = e.slice(0, i).replace('.', '')
-  return [digits, Number(e.slice(i + 1)), neg]
+  for (let p = 1; p <= 9; p++) {
+    // cheap filter: if the nearest p-digit decimal does not even round-trip, none is inside
+    if (Math.fround(Number(a.toExponential(p - 1))) !== a) continue
+    const r = digitsAt(a, p, true)
+    if (r !== undefined) return [stripZeros(r[0]), r[1], neg]
+  }
+  const t = a.toExponential(8)
+  return [stripZeros(t.slice(0, t.indexOf('e')).replace('.', '')), Number(t.slice(t.indexOf('e') + 1)), neg]
+}
+
+function stripZeros(d: string): string {
+  let end = d.length
+  while (end > 1 && d.charCodeAt(end - 1) === 48) end--
+  return d.slice(0, end)
 }
 
 function placeDigits(digits: string, exp: number): string {
@@ -630,7 +712,7 @@ export function formatNumeric(x: number): string {
   if (x === -Infinity) return '-Infinity'
   if (x === 0) return '0'
   if (Number.isSafeInteger(x)) return String(x)
-  const [digits, exp, neg] = shortestDigits(x, false)
+  const [digits, exp, neg] = shortestDigits(x, false, true)
   const body = placeDigits(digits, exp)
   return neg ? '-' + body : body
 }
@@ -638,7 +720,7 @@ export function formatNumeric(x: number): string {
 /** Number of decimal places in the shortest text of x (its numeric "scale"). */
 export function decimalScale(x: number): number {
   if (Number.isInteger(x) || !Number.isFinite(x)) return 0
-  const [digits, exp] = shortestDigits(x, false)
+  const [digits, exp] = shortestDigits(x, false, true)
   return Math.max(0, digits.length - exp - 1)
 }
 
@@ -743,7 +825,7 @@ export function roundHalfAway(x: number): number {
  *  from zero, on the shortest decimal text so round(1.005, 2) = 1.01 as with PG numeric. */
 export function roundNumeric(x: number, scale: number, truncate = false): number {
   if (!Number.isFinite(x) || x === 0) return x
-  const [digits, exp, neg] = shortestDigits(x, false)
+  const [digits, exp, neg] = shortestDigits(x, false, true)
   // x = 0.D * 10^(exp+1); keep `exp + 1 + scale` digits
   const keep = exp + 1 + scale
   if (keep >= digits.length) return x
@@ -892,7 +974,12 @@ export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
       if (isNum(from)) return toReal(v as number, from)
       break
     case 'double':
+      if (isNum(from)) return (v as number) + 0
+      break
     case 'numeric':
+      // PG converts floats to numeric through their text with FLT_DIG / DBL_DIG digits
+      if (from === 'real') return roundSig(v as number, 6)
+      if (from === 'double') return roundSig(v as number, 15)
       if (isNum(from)) return (v as number) + 0
       break
     case 'boolean':
@@ -908,6 +995,10 @@ export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
       break
   }
   throw cannotCast(from, to)
+}
+
+function roundSig(x: number, digits: number): number {
+  return Number.isFinite(x) ? Number(x.toPrecision(digits)) + 0 : x
 }
 
 function isNum(t: SqlType): boolean {
