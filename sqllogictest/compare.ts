@@ -85,7 +85,18 @@ export function formatFixed3(v: number): string {
   if (Number.isNaN(v)) return 'NaN'
   if (v === Infinity) return 'Infinity'
   if (v === -Infinity) return '-Infinity'
-  if (Math.abs(v) >= 1e21) return plainDecimal(v) + '.000'
+  if (Math.abs(v) >= 1e13) {
+    // SQLite's printf keeps at most 16 significant digits and pads with zeros:
+    // -9223372036854775808 prints as -9223372036854776000.000.
+    const m = /^(-?)(\d)\.(\d+)e\+(\d+)$/.exec(v.toExponential(15))
+    if (m !== null) {
+      const digits = m[2]! + m[3]!
+      const exp = Number(m[4])
+      const int = exp + 1 >= digits.length ? digits + '0'.repeat(exp + 1 - digits.length) : digits.slice(0, exp + 1)
+      const frac = (exp + 1 >= digits.length ? '' : digits.slice(exp + 1)).padEnd(3, '0').slice(0, 3)
+      return `${m[1]}${int}.${frac}`
+    }
+  }
   const y = v * 1000
   if (Number.isInteger(y * 2) && !Number.isInteger(y) && Math.abs(y) < 2 ** 52) {
     // Exact tie: pick the even neighbour.

@@ -41,6 +41,9 @@ describe('rendering', () => {
     expect(formatFixed3(-0.0625)).toBe('-0.062')
     expect(formatFixed3(-0.0001)).toBe('-0.000')
     expect(formatFixed3(2.5)).toBe('2.500')
+    expect(formatFixed3(-9223372036854775808)).toBe('-9223372036854776000.000')
+    expect(formatFixed3(-18446744073709551616)).toBe('-18446744073709550000.000')
+    expect(formatFixed3(12345678901234.567)).toBe('12345678901234.570')
   })
 
   it('renders classic text with @ for control and non-ASCII bytes', () => {
