@@ -2,7 +2,7 @@
 // and the planner hands it closures (row functions, predicates, comparators) and key columns.
 
 export { ZSet, type Row } from './zset.js'
-export { valueKey, rowKey, columnsKey, keyFunction, hasNull, valuesEqual, rowsEqual, compareValues, compareRows, type RowKey } from './key.js'
+export { valueKey, rowKey, columnsKey, keyFunction, hasNull, valuesEqual, rowsEqual, compareValues, compareRows, hashValue, rowHash, type RowKey } from './key.js'
 export { BaseOperator, LinearOperator, Journal, type Operator } from './operator.js'
 export { Circuit } from './circuit.js'
 export * from './operators/index.js'

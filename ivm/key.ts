@@ -158,3 +158,46 @@ export function compareRows(a: readonly unknown[], b: readonly unknown[]): numbe
   }
   return a.length - b.length
 }
+
+// ---- numeric row hashes (no allocation for primitives) ----
+
+const hashF64 = new Float64Array(1)
+const hashU32 = new Uint32Array(hashF64.buffer)
+
+function mix(h: number, x: number): number {
+  h = Math.imul(h ^ x, 0x5bd1e995)
+  return (h ^ (h >>> 15)) | 0
+}
+
+function hashString(h: number, s: string): number {
+  h = mix(h, s.length)
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
+  return h | 0
+}
+
+/** Folds one value into a hash; equal values (valuesEqual) fold equally. */
+export function hashValue(h: number, v: unknown): number {
+  switch (typeof v) {
+    case 'number':
+      if ((v | 0) === v) return mix(h, v | 0)
+      if (v !== v) return mix(h, 0x7ff80000)
+      hashF64[0] = v
+      return mix(mix(h ^ 0x2545f491, hashU32[0]!), hashU32[1]!)
+    case 'string':
+      return hashString(mix(h, 0x3c6ef372), v)
+    case 'boolean':
+      return mix(h, v ? 0x9e3779b9 : 0x7f4a7c15)
+    case 'bigint':
+      return hashString(mix(h, 0x1b873593), String(v))
+    default:
+      return v === null || v === undefined ? mix(h, 0x68e31da4) : hashString(mix(h, 0x0b4611a5), String(v))
+  }
+}
+
+/** A 32-bit hash of a whole row, consistent with rowsEqual (equal rows hash equally).
+ *  A small integer, so it is a cheap Map key; collisions must be resolved with rowsEqual. */
+export function rowHash(row: readonly unknown[]): number {
+  let h = row.length
+  for (let i = 0; i < row.length; i++) h = hashValue(h, row[i])
+  return h
+}

@@ -8,15 +8,17 @@
 //             the row itself (no wrapper — the common case for primary keys costs one Map
 //             entry); otherwise to a Bucket of parallel rows/weights arrays. Inside a bucket
 //             rows are found by a linear `rowsEqual` scan, and once it holds more than
-//             INDEX_THRESHOLD rows by a lazily built Map<rowKey, position>.
+//             INDEX_THRESHOLD rows by a lazily built Map<rowHash, position> (numeric row
+//             hashes: no key strings).
 // Linear:     no (stateful), but its output is its input.
 // Retracts:   yes; zero-weight rows are dropped, empty keys deleted.
 //
-// The index structure `Arrangement` is also used by Integrate, Distinct and Threshold.
+// The index structure `Arrangement` is also used by Integrate, Distinct and Threshold, keyed
+// there by `rowHash` (a consolidated multiset whose buckets only hold hash collisions).
 // Rows with NULL key columns are stored (outer/anti joins need them); joins skip them.
 
 import type { Circuit } from '../circuit.js'
-import { keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
+import { keyFunction, rowHash, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 
@@ -29,7 +31,8 @@ export class Bucket {
   readonly weights: number[]
   /** Sum of the weights. */
   total: number
-  #index: Map<RowKey, number> | null = null
+  /** rowHash → position (an array of positions when rows of the bucket collide). */
+  #index: Map<number, number | number[]> | null = null
 
   constructor(rows: Row[], weights: number[], total: number) {
     this.rows = rows
@@ -43,9 +46,15 @@ export class Bucket {
 
   /** Position of a row equal to `row`, or −1. */
   find(row: Row): number {
-    const idx = this.#index
-    if (idx !== null) return idx.get(rowKey(row)) ?? -1
     const rows = this.rows
+    const idx = this.#index
+    if (idx !== null) {
+      const at = idx.get(rowHash(row))
+      if (at === undefined) return -1
+      if (typeof at === 'number') return rowsEqual(rows[at]!, row) ? at : -1
+      for (let i = 0; i < at.length; i++) if (rowsEqual(rows[at[i]!]!, row)) return at[i]!
+      return -1
+    }
     for (let i = 0; i < rows.length; i++) if (rowsEqual(rows[i]!, row)) return i
     return -1
   }
@@ -56,11 +65,11 @@ export class Bucket {
     this.weights.push(weight)
     this.total += weight
     const idx = this.#index
-    if (idx !== null) idx.set(rowKey(row), i)
+    if (idx !== null) indexAdd(idx, rowHash(row), i)
     else if (i + 1 > INDEX_THRESHOLD) {
-      const m = new Map<RowKey, number>()
+      const m = new Map<number, number | number[]>()
       const rows = this.rows
-      for (let j = 0; j < rows.length; j++) m.set(rowKey(rows[j]!), j)
+      for (let j = 0; j < rows.length; j++) indexAdd(m, rowHash(rows[j]!), j)
       this.#index = m
     }
   }
@@ -71,16 +80,43 @@ export class Bucket {
     const ws = this.weights
     const last = rows.length - 1
     const idx = this.#index
-    if (idx !== null) idx.delete(rowKey(rows[i]!))
+    if (idx !== null) {
+      indexRemove(idx, rowHash(rows[i]!), i)
+      if (i !== last) {
+        const h = rowHash(rows[last]!)
+        indexRemove(idx, h, last)
+        indexAdd(idx, h, i)
+      }
+    }
     if (i !== last) {
       rows[i] = rows[last]!
       ws[i] = ws[last]!
-      if (idx !== null) idx.set(rowKey(rows[i]!), i)
     }
     rows.pop()
     ws.pop()
     if (idx !== null && rows.length <= INDEX_THRESHOLD / 2) this.#index = null
   }
+}
+
+function indexAdd(idx: Map<number, number | number[]>, h: number, pos: number): void {
+  const at = idx.get(h)
+  if (at === undefined) idx.set(h, pos)
+  else if (typeof at === 'number') idx.set(h, [at, pos])
+  else at.push(pos)
+}
+
+function indexRemove(idx: Map<number, number | number[]>, h: number, pos: number): void {
+  const at = idx.get(h)
+  if (at === undefined) return
+  if (typeof at === 'number') {
+    if (at === pos) idx.delete(h)
+    return
+  }
+  const k = at.indexOf(pos)
+  if (k < 0) return
+  at[k] = at[at.length - 1]!
+  at.pop()
+  if (at.length === 1) idx.set(h, at[0]!)
 }
 
 /** What a key maps to: the row itself (one row, weight 1) or a Bucket. */
@@ -104,10 +140,20 @@ export class Arrangement {
   #rows = 0
   #total = 0
 
-  constructor(keyColumns: readonly number[]) {
+  /** Keyed by the given columns; or, with `keyOf`, by that function (e.g. `rowHash`, which
+   *  makes every bucket hold only rows whose hashes collide). */
+  constructor(keyColumns: readonly number[], keyOf?: (row: Row) => RowKey) {
     this.keyColumns = keyColumns.slice()
-    this.keyOf = keyFunction(this.keyColumns)
+    this.keyOf = keyOf ?? keyFunction(this.keyColumns)
+    this.#byHash = keyOf === rowHash
   }
+
+  /** An arrangement keyed by the hash of the whole row (a consolidated multiset). */
+  static byRow(): Arrangement {
+    return new Arrangement([], rowHash)
+  }
+
+  readonly #byHash: boolean
 
   /** Distinct rows held. */
   get size(): number {
@@ -260,6 +306,7 @@ export class Arrangement {
   }
 
   describe(what: string): string {
+    if (this.#byHash) return `${what}: ${this.#rows} rows`
     return `${what} keyed by [${this.keyColumns.map((c) => '#' + c).join(', ')}]: ${this.#rows} rows in ${this.#map.size} keys`
   }
 }

@@ -2,8 +2,8 @@
 //
 // Semantics:  out = Σ_{r ∈ Δin} ([W_new(r) > 0] − [W_old(r) > 0]) · r, with W = ∫Δin.
 //             Only rows crossing 0 emit (a second copy of a row emits nothing).
-// State kept: the integral as an Arrangement keyed by column 0 (one Map entry per distinct
-//             row, no per-row key strings; see ArrangeOperator for the bucket layout).
+// State kept: the integral as an Arrangement keyed by rowHash (one Map entry per distinct
+//             row with a small-integer key: no per-row key strings; see ArrangeOperator).
 // Linear:     no.
 // Retracts:   yes (a row's last copy retracted → −1).
 
@@ -14,7 +14,7 @@ import { Arrangement } from './arrange.js'
 
 export class DistinctOperator extends BaseOperator {
   readonly name = 'Distinct'
-  readonly #state = new Arrangement([0])
+  readonly #state = Arrangement.byRow()
   readonly #journal = new Journal<ZSet>()
 
   constructor(input: Operator) {

@@ -2,14 +2,14 @@
 // input so a view can be read (snapshot, point lookups) and new readers backfilled.
 //
 // Semantics:  out = Δin (passed through); state = ∫Δin.
-// State kept: an Arrangement keyed by `keyColumns` (default [0]: the first column, usually
-//             distinct, so the Map keys are plain values and no row key strings are built),
-//             plus one more Arrangement per secondary index requested with `index()`.
+// State kept: an Arrangement keyed by rowHash (default; one Map entry per distinct row with a
+//             small-integer key, no key strings) or by `keyColumns` if given, plus one more
+//             Arrangement per secondary index requested with `index()`.
 // Linear:     yes (its output is its input); stateful.
 // Retracts:   yes.
 
 import type { Circuit } from '../circuit.js'
-import { keyFunction, type RowKey } from '../key.js'
+import { keyFunction, rowHash, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import type { Row, ZSet } from '../zset.js'
 import { Arrangement, type Bucket } from './arrange.js'
@@ -33,8 +33,8 @@ export class MaterializedIndex {
 }
 
 export interface IntegrateOptions {
-  /** Columns the primary index is keyed by (default [0]). Any choice is correct; a unique
-   *  column gives one-row buckets. */
+  /** Columns the primary index is keyed by (default: the row hash). Any choice is correct;
+   *  keying by a unique column makes `index(thoseColumns)` free. */
   keyColumns?: readonly number[]
 }
 
@@ -46,7 +46,7 @@ export class IntegrateOperator extends BaseOperator {
 
   constructor(input: Operator, options: IntegrateOptions = {}) {
     super([input])
-    this.#state = new Arrangement(options.keyColumns ?? [0])
+    this.#state = options.keyColumns === undefined ? Arrangement.byRow() : new Arrangement(options.keyColumns)
   }
 
   step(): void {
@@ -97,7 +97,7 @@ export class IntegrateOperator extends BaseOperator {
   /** An index on `keyColumns`, built now and maintained from then on (reused if it exists). */
   index(keyColumns: readonly number[]): MaterializedIndex {
     const same = (a: readonly number[]): boolean => a.length === keyColumns.length && a.every((c, i) => c === keyColumns[i])
-    if (same(this.#state.keyColumns)) return new MaterializedIndex(this.#state)
+    if (this.#state.keyOf !== rowHash && same(this.#state.keyColumns)) return new MaterializedIndex(this.#state)
     let arr = this.#indexes.find((a) => same(a.keyColumns))
     if (arr === undefined) {
       arr = new Arrangement(keyColumns)

@@ -2,7 +2,7 @@
 // EXCEPT ALL = threshold(A − B), INTERSECT ALL = A − threshold(A − B).
 //
 // Semantics:  out = Σ_{r ∈ Δin} (max(W_new(r), 0) − max(W_old(r), 0)) · r, with W = ∫Δin.
-// State kept: the integral as an Arrangement keyed by column 0 (negative weights included).
+// State kept: the integral as an Arrangement keyed by rowHash (negative weights included).
 // Linear:     no.
 // Retracts:   yes.
 
@@ -13,7 +13,7 @@ import { Arrangement } from './arrange.js'
 
 export class ThresholdOperator extends BaseOperator {
   readonly name = 'Threshold'
-  readonly #state = new Arrangement([0])
+  readonly #state = Arrangement.byRow()
   readonly #journal = new Journal<ZSet>()
 
   constructor(input: Operator) {

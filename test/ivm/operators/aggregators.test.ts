@@ -12,7 +12,7 @@ function fold<TAcc, TOut>(agg: Aggregator<TAcc, TOut>, pairs: [unknown, number][
 
 const num = (a: number, b: number): number => a - b
 
-describe('aggregators', () => {
+describe('aggregators', { timeout: 120_000 }, () => {
   it('countRows / count', () => {
     expect(fold(countRows, [[null, 1], [1, 2], [2, -1]])).toBe(2)
     expect(fold(count, [[null, 1], [1, 2], [2, -1]])).toBe(1)

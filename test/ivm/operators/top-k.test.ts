@@ -4,7 +4,7 @@ import { del, Driver, expected, ins, norm, zs } from '../helpers.js'
 
 const byCol1 = (a: Row, b: Row): number => (a[1] as number) - (b[1] as number)
 
-describe('TopK', () => {
+describe('TopK', { timeout: 120_000 }, () => {
   it('keeps the top rows per partition and moves the window on changes', () => {
     const d = new Driver()
     const t = topK(d.circuit, d.input, [0], byCol1, 2, 0)

@@ -2,7 +2,7 @@ import { describe, it } from 'vitest'
 import { arrange, concat, distinct, integrate, negate, rowKey, threshold, type Row } from '../../../ivm/index.js'
 import { checkAll, kv, type Table } from './harness.js'
 
-describe('Distinct / Threshold / Arrange / Materialize (oracle)', () => {
+describe('Distinct / Threshold / Arrange / Materialize (oracle)', { timeout: 300_000 }, () => {
   it('Distinct', () =>
     checkAll({ inputs: 1, row: kv, build: (c, [i]) => distinct(c, i!), oracle: ([t]) => t!.map(([r]) => [r, 1]) }))
   it('Distinct of a projection (many copies)', () =>

@@ -131,7 +131,7 @@ class Run {
   }
 }
 
-const params = { numRuns: Number(process.env.ORACLE_RUNS ?? 150) }
+const params = { numRuns: Number(process.env.ORACLE_RUNS ?? 100) }
 
 /** Incremental output integral == oracle after every step. */
 export function checkIncremental(c: OracleCase): void {

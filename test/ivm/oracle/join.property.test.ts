@@ -19,7 +19,7 @@ export function naiveJoin(l: Table, r: Table, lk: number[], rk: number[]): Table
   return res
 }
 
-describe('Join (oracle)', () => {
+describe('Join (oracle)', { timeout: 300_000 }, () => {
   it('equi-join on one column', () =>
     checkAll({
       inputs: 2,

@@ -2,7 +2,7 @@ import { describe, it } from 'vitest'
 import { concat, filter, flatMap, map, mapFilter, negate, type Row } from '../../../ivm/index.js'
 import { checkAll, kv, type Table } from './harness.js'
 
-describe('linear operators (oracle)', () => {
+describe('linear operators (oracle)', { timeout: 300_000 }, () => {
   it('Map', () =>
     checkAll({ inputs: 1, row: kv, build: (c, [i]) => map(c, i!, (r) => [r[1]]), oracle: ([t]) => t!.map(([r, w]) => [[r[1]], w]) }))
   it('Filter', () =>

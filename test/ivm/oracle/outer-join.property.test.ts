@@ -16,7 +16,7 @@ function naiveOuter(l: Table, r: Table, kind: OuterJoinKind): Table {
   return res
 }
 
-describe('OuterJoin (oracle)', () => {
+describe('OuterJoin (oracle)', { timeout: 300_000 }, () => {
   for (const kind of ['left', 'right', 'full'] as const) {
     it(kind, () =>
       checkAll({

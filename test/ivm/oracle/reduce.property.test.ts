@@ -63,7 +63,7 @@ function naiveReduce(t: Table, keyCols: number[], emitEmpty: boolean): Table {
   return res
 }
 
-describe('Reduce (oracle)', () => {
+describe('Reduce (oracle)', { timeout: 300_000 }, () => {
   it('grouped by one column, all aggregators', () =>
     checkAll({ inputs: 1, row: row3, build: (c, [i]) => reduce(c, i!, [0], specs), oracle: ([t]) => naiveReduce(t!, [0], false) }))
   it('grouped by two columns', () =>

@@ -4,7 +4,7 @@ import { checkAll, kv, type Table } from './harness.js'
 
 const has = (r: Table, v: unknown): boolean => v !== null && r.some(([b]) => b[0] !== null && valuesEqual(b[0], v))
 
-describe('SemiJoin / AntiJoin (oracle)', () => {
+describe('SemiJoin / AntiJoin (oracle)', { timeout: 300_000 }, () => {
   it('SemiJoin', () =>
     checkAll({
       inputs: 2,

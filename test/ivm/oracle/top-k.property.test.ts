@@ -21,7 +21,7 @@ function naiveTopK(t: Table, part: number[], limit: number | undefined, offset: 
   return res
 }
 
-describe('TopK (oracle)', () => {
+describe('TopK (oracle)', { timeout: 300_000 }, () => {
   const cases: [string, number[], number | undefined, number, boolean][] = [
     ['limit 2', [0], 2, 0, false],
     ['limit 2 offset 1', [0], 2, 1, false],
