@@ -15,6 +15,7 @@ import Database from 'better-sqlite3'
 import { Engine } from '../src/index.js'
 import type { ResultValue } from '../src/index.js'
 import { Rng, gc, int, mb, ms, nowMs, stats, table, type Stats } from './lib.js'
+import { formatSummary, startProfile, stopProfile, summarize } from './profile.js'
 
 export interface CoreOptions {
   readonly rows: number
@@ -26,6 +27,18 @@ export interface CoreOptions {
   readonly recomputes: number
   /** Only run these sections (default all): groupby, filter, join, memory. */
   readonly only: readonly string[] | undefined
+  /** Write CPU profiles of the measured phases to this folder and print their hot spots. */
+  readonly profile: string | undefined
+}
+
+function profiled<T>(o: CoreOptions, name: string, f: () => T): T {
+  if (!o.profile) return f()
+  startProfile()
+  try {
+    return f()
+  } finally {
+    stopProfile(`${o.profile}/core-${name}.cpuprofile`)
+  }
 }
 
 type Row3 = [number, number, number]
@@ -240,6 +253,7 @@ function groupBy(o: CoreOptions, log: (s: string) => void): GroupByResult {
   const byOp: Record<string, number[]> = { insert: [], delete: [], update: [] }
   let checked = 0
   let bad = 0
+  if (o.profile) startProfile()
   for (let i = 0; i < measured.length; i++) {
     const c = measured[i]!
     const g = c.row[1]
@@ -257,6 +271,7 @@ function groupBy(o: CoreOptions, log: (s: string) => void): GroupByResult {
       if (!sameRow(res.rows[0], st.expected(g))) bad++
     }
   }
+  if (o.profile) stopProfile(`${o.profile}/core-groupby.cpuprofile`)
   // final full check of the view against the mirror
   const all = db.query('SELECT g, cnt, sv, mn, mx FROM v').rows
   let finalBad = 0
@@ -493,14 +508,14 @@ export function runCore(o: CoreOptions, script: string): void {
       gc()
       rows.push(tp('table only, no view', filterProject(o, false, o.rows)))
       gc()
-      rows.push(tp('filter + project view', filterProject(o, true, o.rows)))
+      rows.push(tp('filter + project view', profiled(o, 'filter', () => filterProject(o, true, o.rows))))
       gc()
     }
     if (want('join')) {
       log(`[3/4] join + aggregate view: ${int(o.rows)} inserts in batches of ${INSERT_BATCH} ...`)
       joinAggregate(o, Math.min(o.rows, 50_000)) // warm-up
       gc()
-      rows.push(tp('join + aggregate view', joinAggregate(o, o.rows)))
+      rows.push(tp('join + aggregate view', profiled(o, 'join', () => joinAggregate(o, o.rows))))
       gc()
     }
     out.push(`### 2./3. insert throughput (batches of ${INSERT_BATCH} via db.insert)`)
@@ -529,6 +544,21 @@ export function runCore(o: CoreOptions, script: string): void {
     out.push('')
     out.push(table(['configuration', 'rows', 'heap B/row', 'heap MB', 'RSS MB', 'peak RSS MB', 'RSS base MB', 'load rows/s'], rows))
     out.push('')
+  }
+  if (o.profile) {
+    out.push(`### CPU profiles of the measured phases (${o.profile}/core-*.cpuprofile)`)
+    out.push('')
+    out.push('```')
+    for (const name of ['groupby', 'filter', 'join']) {
+      const f = `${o.profile}/core-${name}.cpuprofile`
+      try {
+        out.push(formatSummary(name, summarize(f, 25), 12))
+        out.push('')
+      } catch {
+        // section not run
+      }
+    }
+    out.push('```')
   }
   process.stdout.write(out.join('\n') + '\n')
 }

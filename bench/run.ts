@@ -6,6 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { memoryChild, runCore, type CoreOptions, type MemoryKind } from './core.js'
 import { machine } from './lib.js'
+import { formatSummary, summarize } from './profile.js'
 
 const script = fileURLToPath(import.meta.url)
 
@@ -26,6 +27,9 @@ function usage(): never {
       '  --only a,b     sections: groupby, filter, join, memory (default all)',
       '  --seed N       PRNG seed (default 42)',
       '  --quick        small smoke run (< 20 s)',
+      '  --profile DIR  CPU-profile the measured phases into DIR and print the hot spots',
+      '',
+      '  profile FILE.cpuprofile... [--top N]   hot spots of any V8 CPU profile, mapped to TS file:line',
       '',
       'peers comparison (rivulet vs db-ivm, pg_ivm, sqlite, ...): see bench/peers/README.md',
       '',
@@ -83,6 +87,12 @@ function main(): void {
     process.stdout.write(JSON.stringify(r) + '\n')
     return
   }
+  if (suite === 'profile') {
+    if (rest.length === 0) usage()
+    const top = num(args, 'top', 25)
+    for (const f of rest) process.stdout.write(formatSummary(f, summarize(f, top), top) + '\n\n')
+    return
+  }
   if (suite !== 'core') usage()
   const o: CoreOptions = {
     rows,
@@ -92,6 +102,7 @@ function main(): void {
     changes: num(args, 'changes', quick ? 300 : 2000),
     recomputes: num(args, 'recomputes', quick ? 10 : 30),
     only: args.get('only')?.split(',').map((s) => s.trim()),
+    profile: args.get('profile'),
   }
   const rel = path.relative(process.cwd(), script) || script
   const cmd = ['node', ...process.execArgv, rel, ...process.argv.slice(2)].join(' ')
