@@ -35,7 +35,7 @@ import { EngineCatalog, TableStore, isView, type Entry, type TableEntry, type Vi
 import { evaluateConstant } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
-import { fromInputValue, toResultValue } from './values.js'
+import { castValue, fromInputValue, toResultValue } from './values.js'
 
 interface StatementContext {
   readonly text: string
@@ -417,17 +417,37 @@ export class Engine {
           return i
         })
       : t.columns.map((_, i) => i)
-    const { plan, columns } = this.#bindQuery(s.source, ctx)
-    if (columns.length > targetCols.length) throw new RivuletError(SqlState.syntaxError, 'INSERT has more expressions than target columns', positionAt(ctx.text, s.source.span.start))
-    if (columns.length < targetCols.length && s.columns) throw new RivuletError(SqlState.syntaxError, 'INSERT has more target columns than expressions', positionAt(ctx.text, s.source.span.start))
-    // project the source onto the table's columns: assignment casts, defaults, NULLs
-    const exprs: ScalarExpr[] = t.columns.map((c, i) => {
-      const at = targetCols.indexOf(i)
-      if (at >= 0 && at < columns.length) return assignmentCast({ kind: 'column', index: at, type: columns[at]!.type }, c.type, c.name, ctx, s.source.span.start)
-      return t.defaults[i] ?? { kind: 'literal', value: null, type: c.type }
-    })
-    const projected: LogicalPlan = { kind: 'project', input: plan, exprs, columns: t.columns }
-    const rows = this.#evaluate(projected).rows
+    let rows: Row[]
+    const src = s.source
+    if (src.body.kind === 'values' && src.with.length === 0 && src.orderBy.length === 0 && !src.limit && !src.offset) {
+      // VALUES rows are typed by their target columns (an untyped NULL or '2024-01-01'
+      // literal takes the column's type), and evaluated without a dataflow.
+      const exprCtx = this.#exprCtx(new Scope([]), ctx, 'VALUES')
+      rows = src.body.rows.map((r) => {
+        if (r.length > targetCols.length) throw new RivuletError(SqlState.syntaxError, 'INSERT has more expressions than target columns', positionAt(ctx.text, r[targetCols.length]!.span.start))
+        if (r.length < targetCols.length && s.columns) throw new RivuletError(SqlState.syntaxError, 'INSERT has more target columns than expressions', positionAt(ctx.text, src.body.span.start))
+        const row = new Array<unknown>(t.columns.length)
+        for (let i = 0; i < t.columns.length; i++) {
+          const at = targetCols.indexOf(i)
+          const c = t.columns[i]!
+          if (at >= 0 && at < r.length) row[i] = constantValue(assignmentCast(bindExpr(r[at]!, exprCtx), c.type, c.name, ctx, r[at]!.span.start))
+          else row[i] = t.defaults[i] ? constantValue(t.defaults[i]!) : null
+        }
+        return row
+      })
+    } else {
+      const { plan, columns } = this.#bindQuery(src, ctx)
+      if (columns.length > targetCols.length) throw new RivuletError(SqlState.syntaxError, 'INSERT has more expressions than target columns', positionAt(ctx.text, src.span.start))
+      if (columns.length < targetCols.length && s.columns) throw new RivuletError(SqlState.syntaxError, 'INSERT has more target columns than expressions', positionAt(ctx.text, src.span.start))
+      // project the source onto the table's columns: assignment casts, defaults, NULLs
+      const exprs: ScalarExpr[] = t.columns.map((c, i) => {
+        const at = targetCols.indexOf(i)
+        if (at >= 0 && at < columns.length) return assignmentCast({ kind: 'column', index: at, type: columns[at]!.type }, c.type, c.name, ctx, src.span.start)
+        return t.defaults[i] ?? { kind: 'literal', value: null, type: c.type }
+      })
+      const projected: LogicalPlan = { kind: 'project', input: plan, exprs, columns: t.columns }
+      rows = this.#evaluateOrdered(projected).rows
+    }
     let onConflictNothing = false
     if (s.onConflict) {
       if (s.onConflict.set) throw new RivuletError(SqlState.featureNotSupported, 'ON CONFLICT DO UPDATE is not supported yet', positionAt(ctx.text, s.onConflict.span.start))
@@ -738,6 +758,13 @@ function assignmentCast(e: ScalarExpr, t: SqlType, column: string, ctx: Statemen
   const numeric = (x: SqlType) => x === 'smallint' || x === 'integer' || x === 'bigint' || x === 'numeric' || x === 'real' || x === 'double'
   if ((numeric(e.type) && numeric(t)) || t === 'text' || (e.type === 'date' && t === 'timestamp') || (e.type === 'timestamp' && t === 'date')) return { kind: 'cast', arg: e, type: t }
   throw new RivuletError(SqlState.datatypeMismatch, `column "${column}" is of type ${typeDisplayName(t)} but expression is of type ${typeDisplayName(e.type)}`, positionAt(ctx.text, at))
+}
+
+/** Value of a constant expression; literals and casts of literals skip code generation. */
+function constantValue(e: ScalarExpr): unknown {
+  if (e.kind === 'literal') return e.value
+  if (e.kind === 'cast' && e.arg.kind === 'literal') return e.arg.value === null ? null : castValue(e.arg.value, e.arg.type === 'unknown' ? 'text' : e.arg.type, e.type)
+  return evaluateConstant(e)
 }
 
 function scannedRelations(p: LogicalPlan): Set<string> {
