@@ -62,11 +62,15 @@ setPrec([T.Caret], Prec.exp)
 setPrec([T.ColonColon], Prec.cast)
 
 const NOT_IDX = T.NOT.tokenTypeIdx as number
+const NULL_IDX = T.NULL.tokenTypeIdx as number
 const notFollowers = new Set([T.BETWEEN, T.IN, T.LIKE, T.ILIKE].map((t) => t.tokenTypeIdx as number))
 
 function infixPrec(t1: IToken, t2: IToken): number {
   const idx = t1.tokenTypeIdx
-  if (idx === NOT_IDX) return notFollowers.has(t2.tokenTypeIdx) ? Prec.like : -1
+  if (idx === NOT_IDX) {
+    if (t2.tokenTypeIdx === NULL_IDX) return Prec.is // SQLite's postfix `x NOT NULL`
+    return notFollowers.has(t2.tokenTypeIdx) ? Prec.like : -1
+  }
   return infixPrecByIdx.get(idx) ?? -1
 }
 
@@ -674,7 +678,7 @@ export class SqlParser extends EmbeddedActionsParser {
     return { kind: 'is', operand, test, negated, span: this.sp(start) }
   }
 
-  /** `[NOT] BETWEEN … | [NOT] IN (…) | [NOT] [I]LIKE …` after `operand`. */
+  /** `[NOT] BETWEEN … | [NOT] IN (…) | [NOT] [I]LIKE …` after `operand` (and `NOT NULL`). */
   predicateTail = this.RULE('predicateTail', (operand: A.Expr, start: number): A.Expr => {
     let negated = false
     this.option(0, () => {
@@ -682,6 +686,14 @@ export class SqlParser extends EmbeddedActionsParser {
       negated = true
     })
     return this.or(0, [
+      {
+        // SQLite's postfix `x NOT NULL` (its sqllogictest files use it) = `x IS NOT NULL`
+        GATE: () => negated,
+        ALT: (): A.Expr => {
+          this.consume(11, T.NULL)
+          return { kind: 'is', operand, test: 'null', negated: true, span: this.sp(start) }
+        },
+      },
       {
         ALT: (): A.Expr => {
           this.consume(1, T.BETWEEN)
@@ -694,6 +706,16 @@ export class SqlParser extends EmbeddedActionsParser {
           this.consume(3, T.AND)
           const high = this.subrule(1, this.exprBP, { ARGS: [Prec.like + 1] })
           return { kind: 'between', operand, low, high, negated, symmetric, span: this.sp(start) }
+        },
+      },
+      {
+        // `x IN ()` (SQLite; its sqllogictest files use it): an empty list, always false
+        GATE: () => is(this.LA(2), T.LParen) && is(this.LA(3), T.RParen),
+        ALT: (): A.Expr => {
+          this.consume(8, T.IN)
+          this.consume(9, T.LParen)
+          this.consume(10, T.RParen)
+          return { kind: 'inList', operand, list: [], negated, span: this.sp(start) }
         },
       },
       {
@@ -1764,6 +1786,30 @@ export class SqlParser extends EmbeddedActionsParser {
                     asOf = this.subrule(11, this.expr)
                   })
                   const alias = this.subrule(12, this.optTableAlias)
+                  // SQLite's `NOT INDEXED` / `INDEXED BY i` (used by its sqllogictest files):
+                  // index hints never change a result, so they are accepted and dropped
+                  this.option(1, {
+                    GATE: () =>
+                      (is(this.LA(1), T.NOT) && word(this.LA(2)) === 'indexed') ||
+                      (word(this.LA(1)) === 'indexed' && is(this.LA(2), T.BY)),
+                    DEF: () => {
+                      this.or(2, [
+                        {
+                          ALT: () => {
+                            this.consume(14, T.NOT)
+                            this.consume(15, T.Identifier)
+                          },
+                        },
+                        {
+                          ALT: () => {
+                            this.consume(16, T.Identifier)
+                            this.consume(17, T.BY)
+                            this.subrule(13, this.ident)
+                          },
+                        },
+                      ])
+                    },
+                  })
                   return { kind: 'table', name, alias, asOf, span: this.sp(start) }
                 },
               },
