@@ -1139,7 +1139,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   upper: (s: string) => s.toUpperCase(),
   substring2: (s: string, a: number) => substring(s, a),
   substring3: substring,
-  position: (sub: string, s: string) => strpos(s, sub),
+  position: strpos, // POSITION(sub IN s) arrives as position(s, sub)
   strpos,
   replace: (s: string, from: string, to: string) => (from === '' ? s : s.split(from).join(to)),
   btrim1: (s: string) => trimSet(s, ' ', true, true),

@@ -435,6 +435,25 @@ function qualifierUnit(u: string | undefined): IvUnit | undefined {
  *  a bare number (seconds, or `unit`). `unit`/`toUnit` are the SQL qualifier of
  *  `INTERVAL '…' unit [TO toUnit]`: they pick the unit of bare numbers and truncate lower fields. */
 export function parseInterval(text: string, unit?: string, toUnit?: string): Interval {
+  if (unit === undefined && toUnit === undefined) {
+    // The binder spells `INTERVAL 'v' unit [TO unit2]` as the text "v unit [to unit2]".
+    const m = QUALIFIED_RE.exec(text)
+    if (m !== null) {
+      if (m[3] !== undefined) return parseIntervalCore(m[1]!, m[2]!, m[3])
+      try {
+        return parseIntervalCore(text)
+      } catch {
+        // not valid as plain text ('1 day 2 hours day'): read the last word as the qualifier
+        return parseIntervalCore(m[1]!, m[2]!)
+      }
+    }
+  }
+  return parseIntervalCore(text, unit, toUnit)
+}
+
+const QUALIFIED_RE = /^\s*(.*?\S)\s+(year|month|day|hour|minute|second)(?:\s+to\s+(month|day|hour|minute|second))?\s*$/i
+
+function parseIntervalCore(text: string, unit?: string, toUnit?: string): Interval {
   const hi = qualifierUnit(unit)
   const lo = qualifierUnit(toUnit) ?? hi
   const s = text.trim().toLowerCase()

@@ -69,7 +69,7 @@
 // EXTRACT(field FROM x) is bound as a call to 'extract' with args (text literal field, x):
 // extract_ts / extract_date / extract_interval → numeric (PG 14+). date_part(text, x) is the
 // double precision variant (date_part_ts / date_part_interval; a date is cast to timestamp).
-// POSITION(sub IN s) is bound as position(sub, s) (note: strpos takes (s, sub)).
+// POSITION(sub IN s) is parsed as position(s, sub) — PG's internal order, the same as strpos.
 // TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) binds to btrim/ltrim/rtrim(s[, chars]).
 // SUBSTRING(s FROM a FOR b) binds to substring(s, a, b).
 //
@@ -203,7 +203,9 @@ function def(
       name,
       args,
       returns,
-      strict: opts.strict ?? true,
+      // zero-argument functions have nothing to be NULL: marked non-strict so callers can skip
+      // the NULL check entirely
+      strict: opts.strict ?? (args.length > 0 || opts.variadic !== undefined),
       ...(opts.variadic !== undefined ? { variadic: opts.variadic } : {}),
       ...(opts.volatile ? { volatile: true } : {}),
     }
@@ -379,17 +381,23 @@ def('age', 'age', ['timestamp', 'timestamp'], 'interval')
 def('isfinite_ts', 'isfinite', ['timestamp'], 'boolean')
 def('isfinite_date', 'isfinite', ['date'], 'boolean')
 
-/** All overloads (for \df-style listings and tests). */
-export const ALL_OVERLOADS: readonly Overload[] = OVERLOADS
+// Polymorphic (resolved specially in resolveFunction; listed here so ALL_OVERLOADS shows their
+// ids and non-strictness). 'unknown' as the variadic type stands for "any type".
+const POLYMORPHIC: readonly Overload[] = [
+  { id: 'greatest', name: 'greatest', args: [], variadic: 'unknown', returns: 'unknown', strict: false },
+  { id: 'least', name: 'least', args: [], variadic: 'unknown', returns: 'unknown', strict: false },
+  { id: 'concat', name: 'concat', args: [], variadic: 'unknown', returns: 'text', strict: false },
+  { id: 'concat_ws', name: 'concat_ws', args: ['text'], variadic: 'unknown', returns: 'text', strict: false },
+]
+
+/** All overloads, including the polymorphic templates (for listings, and for the code
+ *  generator to learn which ids are non-strict). */
+export const ALL_OVERLOADS: readonly Overload[] = [...OVERLOADS, ...POLYMORPHIC]
 
 /** Every distinct overload id (src/functions.ts must implement each). */
 export function overloadIds(): string[] {
-  const ids = new Set<string>(OVERLOADS.map((o) => o.id))
-  for (const id of POLYMORPHIC_IDS) ids.add(id)
-  return [...ids]
+  return [...new Set<string>(ALL_OVERLOADS.map((o) => o.id))]
 }
-
-const POLYMORPHIC_IDS = ['greatest', 'least', 'concat', 'concat_ws'] as const
 
 /** True when `name` is a scalar function known to the catalog (any arity). */
 export function isScalarFunctionName(name: string): boolean {

@@ -229,11 +229,11 @@ describe('strings', () => {
     expect(sqlError(() => F.substring3('hello', 1, -1))).toEqual({ code: '22011', message: 'negative substring length not allowed' })
   })
   it('position / strpos', () => {
-    expect(F.position('lo', 'hello')).toBe(4)
+    expect(F.position('hello', 'lo')).toBe(4) // grammar: POSITION('lo' IN 'hello')
     expect(F.strpos('hello', 'lo')).toBe(4)
     expect(F.strpos('a😀b', 'b')).toBe(3)
     expect(F.strpos('hello', 'x')).toBe(0)
-    expect(F.position('', 'abc')).toBe(1)
+    expect(F.position('abc', '')).toBe(1)
   })
   it('trim family trims spaces (1 arg) or a character set', () => {
     expect(F.btrim1('  pad  ')).toBe('pad')

@@ -381,3 +381,20 @@ describe('ordering', () => {
     expect([3, null, 1].sort(ascNullsFirst)).toEqual([null, 1, 3])
   })
 })
+
+describe('interval qualifier spelled in the text (binder: "v unit [to unit2]")', () => {
+  it('decodes the qualifier', () => {
+    expect(iv('5 second')).toBe('00:00:05')
+    expect(iv('1 day to hour')).toBe('01:00:00') // PG: INTERVAL '1' DAY TO HOUR
+    expect(iv('1 year to month')).toBe('1 mon')
+    expect(iv('5 minute to second')).toBe('00:00:05')
+    expect(iv('1:30 hour to minute')).toBe('01:30:00')
+    expect(iv('1 2 day to hour')).toBe('1 day 02:00:00')
+    expect(iv('01:30 minute to second')).toBe('00:01:30')
+    expect(iv('1 day 2 hours 3 minutes day to hour')).toBe('1 day 02:00:00')
+    expect(iv('1 day 2 hours day')).toBe('1 day')
+    expect(iv('1 year 2 months year to month')).toBe('1 year 2 mons')
+    expect(iv('1.5 hour')).toBe('01:30:00') // plain text wins when it parses (PG's INTERVAL '1.5' HOUR truncates)
+    expect(sqlError(() => parseInterval('abc second')).message).toBe('invalid input syntax for type interval: "abc"')
+  })
+})
