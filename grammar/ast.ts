@@ -21,7 +21,8 @@ export interface Name {
 /** A type as written: name lower-cased and normalized (`int4`→`integer`, `varchar`…). */
 export interface TypeName {
   /** One of: boolean, smallint, integer, bigint, real, double, numeric, text, varchar, char,
-   *  date, timestamp, timestamptz, interval. */
+   *  date, timestamp, timestamptz, interval; also `time` (TIME '…' literals, TIME columns).
+   *  Any other name is passed through lower-cased, as written (the binder rejects it). */
   readonly name: string
   /** Modifiers, e.g. NUMERIC(10, 2) → [10, 2], VARCHAR(20) → [20]. */
   readonly args: readonly number[]
@@ -150,7 +151,7 @@ export interface BinaryExpr {
   readonly span: Span
 }
 
-/** `x IS [NOT] NULL | TRUE | FALSE | UNKNOWN`. */
+/** `x IS [NOT] NULL | TRUE | FALSE | UNKNOWN` (also SQLite's postfix `x NOT NULL`). */
 export interface IsExpr {
   readonly kind: 'is'
   readonly operand: Expr
@@ -254,7 +255,12 @@ export interface WindowSpec {
 }
 
 /** Function or aggregate call, e.g. `COUNT(DISTINCT x)`, `STRING_AGG(s, ',' ORDER BY s)`,
- *  `ROW_NUMBER() OVER (...)`, `COALESCE(a, b)`, `NULLIF(a, b)`. `COUNT(*)` has a StarExpr arg. */
+ *  `ROW_NUMBER() OVER (...)`, `COALESCE(a, b)`, `NULLIF(a, b)`. `COUNT(*)` has a StarExpr arg.
+ *  Special syntax is normalized to plain calls: `POSITION(a IN b)` → position(b, a) (Postgres'
+ *  argument order, as strpos); `SUBSTRING(s FROM a [FOR n])` → substring(s, a[, n]) and
+ *  `SUBSTRING(s FOR n)` → substring(s, 1, n); `TRIM([BOTH|LEADING|TRAILING] [c] FROM s)` →
+ *  btrim/ltrim/rtrim(s[, c]); CURRENT_DATE, CURRENT_TIMESTAMP, CURRENT_TIME, LOCALTIMESTAMP,
+ *  LOCALTIME → a call with no args. */
 export interface FuncCall {
   readonly kind: 'func'
   /** Lower-case, possibly qualified name (e.g. ['count'] or ['pg_catalog', 'now']). */
@@ -431,7 +437,8 @@ export interface WatermarkDef {
   readonly span: Span
 }
 
-/** `WITH (key = value, ...)` options; values are literals or identifiers kept as text. */
+/** `WITH (key = value, ...)` options. `name` is lower-cased (dotted names joined with '.',
+ *  a quoted 'key' taken as is); `value` is the parsed expression (a bare word is a ColumnRef). */
 export interface WithOption {
   readonly name: string
   readonly value: Expr | undefined
@@ -447,6 +454,7 @@ export interface CreateTableStmt {
   readonly watermark: WatermarkDef | undefined
   /** CREATE STREAM or CREATE TABLE ... APPEND ONLY */
   readonly stream: boolean
+  /** APPEND ONLY was written (then `stream` is true as well). */
   readonly appendOnly: boolean
   readonly ifNotExists: boolean
   readonly with: readonly WithOption[]
@@ -549,7 +557,9 @@ export interface TransactionStmt {
 
 export interface ExplainStmt {
   readonly kind: 'explain'
-  /** Optional stage word: logical | optimized | delta (default: delta plan). */
+  /** Optional stage word: logical | optimized | delta | physical (default: delta plan).
+   *  `view` for `EXPLAIN [VERBOSE] MATERIALIZED VIEW v`: then `statement` is the synthetic
+   *  `SELECT * FROM v` (all its spans are the span of the name `v`). */
   readonly stage: string | undefined
   readonly verbose: boolean
   readonly statement: Statement

@@ -259,6 +259,7 @@ const ruleDescriptions: Record<string, string> = {
   qualifiedName: 'a name',
   typeName: 'a type name',
   statement: 'a statement',
+  explainStmt: 'a statement',
   queryPrimary: 'SELECT, VALUES or a parenthesized query',
   query: 'a query',
   tablePrimary: 'a table name, subquery or table function',
@@ -685,7 +686,9 @@ export class SqlParser extends EmbeddedActionsParser {
       this.consume(0, T.NOT)
       negated = true
     })
-    return this.or(0, [
+    return this.or(0, {
+      MAX_LOOKAHEAD: 1,
+      DEF: [
       {
         // SQLite's postfix `x NOT NULL` (its sqllogictest files use it) = `x IS NOT NULL`
         GATE: () => negated,
@@ -749,7 +752,7 @@ export class SqlParser extends EmbeddedActionsParser {
           return { kind: 'like', operand, pattern, escape, negated, caseInsensitive, span: this.sp(start) }
         },
       },
-    ])
+    ]})
   })
 
   prefixExpr = this.RULE('prefixExpr', (): A.Expr => this.or(0, this.prefixAlts))
@@ -1180,7 +1183,6 @@ export class SqlParser extends EmbeddedActionsParser {
     let distinct = false
     let orderBy: A.OrderItem[] = []
     this.option(0, {
-      GATE: () => is(this.LA(2), T.RParen),
       DEF: () => {
         const t = this.consume(1, T.Star)
         args.push({ kind: 'star', qualifier: undefined, span: { start: t.startOffset, end: t.startOffset + 1 } })
