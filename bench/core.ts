@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process'
 import Database from 'better-sqlite3'
 import { Engine } from '../src/index.js'
 import type { ResultValue } from '../src/index.js'
-import { Rng, gc, int, mb, ms, nowMs, stats, table, type Stats } from './lib.js'
+import { Rng, gc, gcSummary, int, mb, ms, nowMs, stats, table, trackGc, type Stats } from './lib.js'
 import { formatSummary, startProfile, stopProfile, summarize } from './profile.js'
 
 export interface CoreOptions {
@@ -64,6 +64,7 @@ interface GroupByResult {
   sqliteFull: Stats
   sqlitePoint: Stats
   verified: string
+  gc: string
 }
 
 /** Live rows per group, for picking victims (random or the group's MIN/MAX holder). */
@@ -190,7 +191,7 @@ function sameRow(a: readonly ResultValue[] | undefined, b: readonly number[] | n
   return a.length === b.length && a.every((x, i) => Number(x) === b[i])
 }
 
-function groupBy(o: CoreOptions, log: (s: string) => void): GroupByResult {
+async function groupBy(o: CoreOptions, log: (s: string) => void): Promise<GroupByResult> {
   const rng = new Rng(o.seed)
   const warm = o.quick ? 60 : 300
   const cap = o.rows + warm + o.changes + 1
@@ -254,6 +255,9 @@ function groupBy(o: CoreOptions, log: (s: string) => void): GroupByResult {
   let checked = 0
   let bad = 0
   if (o.profile) startProfile()
+  const gcTrack = trackGc()
+  const starts: number[] = []
+  const ends: number[] = []
   for (let i = 0; i < measured.length; i++) {
     const c = measured[i]!
     const g = c.row[1]
@@ -262,6 +266,8 @@ function groupBy(o: CoreOptions, log: (s: string) => void): GroupByResult {
     const b = nowMs()
     const res = db.query(`SELECT g, cnt, sv, mn, mx FROM v WHERE g = ${g}`)
     const e = nowMs()
+    starts.push(a)
+    ends.push(e)
     apply.push(b - a)
     read.push(e - b)
     applyRead.push(e - a)
@@ -272,6 +278,7 @@ function groupBy(o: CoreOptions, log: (s: string) => void): GroupByResult {
     }
   }
   if (o.profile) stopProfile(`${o.profile}/core-groupby.cpuprofile`)
+  const gcText = gcSummary(await gcTrack.stop(), starts, ends)
   // final full check of the view against the mirror
   const all = db.query('SELECT g, cnt, sv, mn, mx FROM v').rows
   let finalBad = 0
@@ -317,6 +324,7 @@ function groupBy(o: CoreOptions, log: (s: string) => void): GroupByResult {
     sqliteFull: stats(sqliteFull),
     sqlitePoint: stats(sqlitePoint),
     verified,
+    gc: gcText,
   }
 }
 
@@ -464,14 +472,14 @@ function memory(o: CoreOptions, script: string, kind: MemoryKind): MemoryResult 
 
 // ------------------------------------------------------------------------------ driver
 
-export function runCore(o: CoreOptions, script: string): void {
+export async function runCore(o: CoreOptions, script: string): Promise<void> {
   const log = (s: string): void => void process.stderr.write(s + '\n')
   const want = (s: string): boolean => !o.only || o.only.includes(s)
   const out: string[] = []
 
   if (want('groupby')) {
     log(`[1/4] GROUP BY view: ${int(o.rows)} rows, ${int(o.groups)} groups, ${int(o.changes)} changes ...`)
-    const r = groupBy(o, log)
+    const r = await groupBy(o, log)
     const ratio = r.sqliteFull.p50 / r.applyRead.p50
     out.push(`### 1. GROUP BY view, per-change latency (${int(o.rows)} rows, ${int(o.groups)} groups)`)
     out.push('')
@@ -496,6 +504,7 @@ export function runCore(o: CoreOptions, script: string): void {
     out.push('')
     out.push(`**speed-up at p50: ${ratio.toFixed(0)}x** (sqlite full recompute / rivulet apply + read; target >= 1000x); apply-only: ${(r.sqliteFull.p50 / r.apply.p50).toFixed(0)}x; vs sqlite indexed point query: ${(r.sqlitePoint.p50 / r.applyRead.p50).toFixed(2)}x`)
     out.push(`load: rivulet ${ms(r.loadMs)} ms (${int((o.rows / r.loadMs) * 1000)} rows/s through the view); sqlite ${ms(r.sqliteLoadMs)} ms incl. index. verification: ${r.verified}`)
+    out.push(`GC during rivulet's measured changes: ${r.gc}`)
     out.push('')
   }
 
@@ -504,7 +513,7 @@ export function runCore(o: CoreOptions, script: string): void {
     const tp = (name: string, r: Throughput): string[] => [name, int(r.rows), int(r.perSec), ms(r.batch.p50), ms(r.batch.p99), r.check]
     if (want('filter')) {
       log(`[2/4] filter + project view: ${int(o.rows)} inserts in batches of ${INSERT_BATCH} ...`)
-      filterProject(o, true, Math.min(o.rows, 50_000)) // warm-up
+      filterProject(o, true, Math.min(Math.ceil(o.rows / 10), 50_000)) // warm-up
       gc()
       rows.push(tp('table only, no view', filterProject(o, false, o.rows)))
       gc()
@@ -513,7 +522,7 @@ export function runCore(o: CoreOptions, script: string): void {
     }
     if (want('join')) {
       log(`[3/4] join + aggregate view: ${int(o.rows)} inserts in batches of ${INSERT_BATCH} ...`)
-      joinAggregate(o, Math.min(o.rows, 50_000)) // warm-up
+      joinAggregate(o, Math.min(Math.ceil(o.rows / 10), 50_000)) // warm-up
       gc()
       rows.push(tp('join + aggregate view', profiled(o, 'join', () => joinAggregate(o, o.rows))))
       gc()

@@ -1,6 +1,7 @@
 // Shared helpers for the benchmarks: seeded PRNG, timing, percentiles, memory, tables.
 
 import os from 'node:os'
+import { PerformanceObserver, performance, constants } from 'node:perf_hooks'
 
 /** mulberry32: small, fast, deterministic. */
 export class Rng {
@@ -20,9 +21,54 @@ export class Rng {
   }
 }
 
-/** Monotonic clock in milliseconds (float). */
+/** Monotonic clock in milliseconds (float), on the performance timeline (GC entries use it). */
 export function nowMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6
+  return performance.now()
+}
+
+export interface GcEntry {
+  readonly start: number
+  readonly duration: number
+  readonly major: boolean
+}
+
+/** Collects the GC pauses of a phase (entries arrive asynchronously: `await stop()`). */
+export function trackGc(): { stop(): Promise<GcEntry[]> } {
+  const entries: GcEntry[] = []
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0
+      entries.push({ start: e.startTime, duration: e.duration, major: (kind & constants.NODE_PERFORMANCE_GC_MAJOR) !== 0 })
+    }
+  })
+  obs.observe({ entryTypes: ['gc'] })
+  return {
+    async stop() {
+      await new Promise((r) => setTimeout(r, 20))
+      obs.disconnect()
+      return entries
+    },
+  }
+}
+
+/** GC summary of a phase whose steps ran in [starts[i], ends[i]]. */
+export function gcSummary(entries: readonly GcEntry[], starts: readonly number[], ends: readonly number[]): string {
+  if (starts.length === 0) return 'no steps'
+  const lo = starts[0]!
+  const hi = ends[ends.length - 1]!
+  const inPhase = entries.filter((e) => e.start >= lo && e.start <= hi)
+  const major = inPhase.filter((e) => e.major)
+  const pause = inPhase.reduce((a, e) => a + e.duration, 0)
+  const majorPause = major.reduce((a, e) => a + e.duration, 0)
+  // steps overlapping a GC pause
+  let hit = 0
+  let j = 0
+  const sorted = inPhase.slice().sort((a, b) => a.start - b.start)
+  for (let i = 0; i < starts.length; i++) {
+    while (j < sorted.length && sorted[j]!.start + sorted[j]!.duration < starts[i]!) j++
+    if (j < sorted.length && sorted[j]!.start <= ends[i]!) hit++
+  }
+  return `${inPhase.length} GCs (${major.length} major) paused ${pause.toFixed(0)} ms (major ${majorPause.toFixed(0)} ms) of ${(hi - lo).toFixed(0)} ms; ${hit}/${starts.length} steps overlap a GC`
 }
 
 export interface Stats {

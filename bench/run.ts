@@ -20,9 +20,9 @@ function usage(): never {
       '              (filter/project, join/aggregate), memory per arranged row',
       '',
       'options:',
-      '  --rows N       rows loaded (default 1,000,000; --quick: 50,000)',
-      '  --groups N     groups / join keys (default 10,000; --quick: 500)',
-      '  --changes N    measured single-row changes (default 2000; --quick: 300)',
+      '  --rows N       rows loaded (default 1,000,000; --quick: 20,000)',
+      '  --groups N     groups / join keys (default 10,000; --quick: 200)',
+      '  --changes N    measured single-row changes (default 2000; --quick: 200)',
       '  --recomputes N better-sqlite3 full recomputes timed (default 30; --quick: 10)',
       '  --only a,b     sections: groupby, filter, join, memory (default all)',
       '  --seed N       PRNG seed (default 42)',
@@ -69,7 +69,7 @@ function num(args: Map<string, string>, name: string, dflt: number): number {
   return Math.floor(n)
 }
 
-function main(): void {
+async function main(): Promise<void> {
   if (typeof (globalThis as { gc?: unknown }).gc !== 'function') {
     const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, script, ...process.argv.slice(2)], { stdio: 'inherit' })
     process.exit(r.status ?? 1)
@@ -77,8 +77,8 @@ function main(): void {
   const { suite, args, flags, rest } = parse(process.argv.slice(2))
   if (flags.has('help') || flags.has('h') || suite === '') usage()
   const quick = flags.has('quick')
-  const rows = num(args, 'rows', quick ? 50_000 : 1_000_000)
-  const groups = num(args, 'groups', quick ? 500 : 10_000)
+  const rows = num(args, 'rows', quick ? 20_000 : 1_000_000)
+  const groups = num(args, 'groups', quick ? 200 : 10_000)
   const seed = num(args, 'seed', 42)
 
   if (suite === '_mem') {
@@ -99,7 +99,7 @@ function main(): void {
     groups,
     seed,
     quick,
-    changes: num(args, 'changes', quick ? 300 : 2000),
+    changes: num(args, 'changes', quick ? 200 : 2000),
     recomputes: num(args, 'recomputes', quick ? 10 : 30),
     only: args.get('only')?.split(',').map((s) => s.trim()),
     profile: args.get('profile'),
@@ -111,7 +111,7 @@ function main(): void {
   process.stdout.write(`## rivulet bench: core\n\n`)
   process.stdout.write(`command: \`${cmd}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
   process.stdout.write(`date: ${started}; machine: ${machine()}\n\n`)
-  runCore(o, script)
+  await runCore(o, script)
   process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
 }
 
@@ -119,4 +119,4 @@ function nowIso(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z')
 }
 
-main()
+await main()

@@ -19,7 +19,13 @@
 //  Reads: SELECT <cols> FROM v WHERE <key> IN (...) (W3: (auction, win) IN (VALUES
 //  (..), ..)). ENGINE_READ=all reads SELECT <cols> FROM v and filters in JS (the
 //  fallback if the engine cannot plan the keyed read).
+//
+//  ENGINE_CPU_PROFILE=<dir>: CPU-profile this peer from its first apply() to close()
+//  (measured steps + untimed catch-up + final read) into <dir>/engine-<W>.cpuprofile;
+//  summarise with `npm run bench -- profile <file>` in the rivulet repo.
 // =============================================================================
+import fs from 'node:fs'
+import { Session } from 'node:inspector'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { SqlPeer } from '../lib/sqlpeer.mjs'
@@ -100,6 +106,13 @@ class EnginePeer extends SqlPeer {
     return out
   }
   async applyChanges(changes) {
+    if (process.env.ENGINE_CPU_PROFILE && !this.prof) {
+      this.prof = new Session()
+      this.prof.connect()
+      this.prof.post('Profiler.enable')
+      this.prof.post('Profiler.setSamplingInterval', { interval: 200 })
+      this.prof.post('Profiler.start')
+    }
     const calls = this.calls(changes)
     const run = () => {
       for (const c of calls) {
@@ -132,6 +145,16 @@ class EnginePeer extends SqlPeer {
     return super.read(keys)
   }
   async close() {
+    if (this.prof) {
+      const dir = process.env.ENGINE_CPU_PROFILE
+      this.prof.post('Profiler.stop', (err, res) => {
+        if (err) throw err
+        fs.mkdirSync(dir, { recursive: true })
+        fs.writeFileSync(path.join(dir, `engine-${this.spec.id}.cpuprofile`), JSON.stringify(res.profile))
+      })
+      this.prof.disconnect()
+      this.prof = null
+    }
     this.e?.close?.()
   }
 }
