@@ -203,9 +203,14 @@ function numCheck(r: number, a: number, b: number): number {
 }
 /** Round a numeric result to `scale` decimals (PG's exact result for + - * at that scale). */
 function atScale(r: number, scale: number): number {
-  if (scale === 0 || scale > 20 || !Number.isFinite(r) || Math.abs(r) >= 1e21) return r
-  return Number(r.toFixed(scale)) + 0
+  if (scale === 0 || scale > 15 || !Number.isFinite(r)) return r
+  const p = POW10[scale]!
+  const y = r * p
+  // beyond 2^52 the double has no fractional digits left to clean up
+  if (Math.abs(y) >= 4503599627370496) return r
+  return Math.round(y) / p + 0
 }
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i)
 function numAdd(a: number, b: number): number {
   const r = numCheck(a + b, a, b)
   if (Number.isInteger(a) && Number.isInteger(b)) return r
@@ -265,13 +270,21 @@ interface LikeMatcher {
   readonly re: RegExp
   readonly prefix: RegExp | undefined
 }
-const likeCache = new Map<string, LikeMatcher>()
+// caches by pattern, one per (escape, case) combination; the default LIKE has its own
+const likeDefault = new Map<string, LikeMatcher>()
+const likeOther = new Map<string, Map<string, LikeMatcher>>()
 
 /** Compiles a LIKE pattern (% any sequence, _ one character, `escape` quotes the next char;
  *  '' = no escape) to an anchored RegExp; cached by (pattern, escape, case). */
 export function likeMatcher(pattern: string, escape: string, caseInsensitive: boolean): LikeMatcher {
-  const key = (caseInsensitive ? 'i' : 's') + escape + '\u0000' + pattern
-  let lm = likeCache.get(key)
+  let cache = likeDefault
+  if (caseInsensitive || escape !== '\\') {
+    const k = (caseInsensitive ? 'i' : 's') + escape
+    let c = likeOther.get(k)
+    if (c === undefined) likeOther.set(k, (c = new Map()))
+    cache = c
+  }
+  let lm = cache.get(pattern)
   if (lm !== undefined) return lm
   if (escape.length > 0 && [...escape].length !== 1) {
     throw err('22025', 'invalid escape string')
@@ -301,8 +314,8 @@ export function likeMatcher(pattern: string, escape: string, caseInsensitive: bo
   lm = trailingEscape
     ? { re: /(?!)/, prefix: new RegExp('^' + src + '.', flags) }
     : { re: new RegExp('^' + src + '$', flags), prefix: undefined }
-  if (likeCache.size > 10_000) likeCache.clear()
-  likeCache.set(key, lm)
+  if (cache.size > 10_000) cache.clear()
+  cache.set(pattern, lm)
   return lm
 }
 

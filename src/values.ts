@@ -155,11 +155,18 @@ function pad(n: number, w: number): string {
   return s.length >= w ? s : '0'.repeat(w - s.length) + s
 }
 
+const TWO = Array.from({ length: 100 }, (_, i) => (i < 10 ? '0' + i : String(i)))
+
 function formatYmd(days: number): [string, boolean] {
   const [y, m, d] = civilFromDays(days)
   const bc = y <= 0
-  return [`${pad(bc ? 1 - y : y, 4)}-${pad(m, 2)}-${pad(d, 2)}`, bc]
+  const yy = bc ? 1 - y : y
+  return [`${yy >= 1000 ? String(yy) : pad(yy, 4)}-${TWO[m]}-${TWO[d]}`, bc]
 }
+
+let lastDay = NaN
+let lastDayText = ''
+let lastDayBc = false
 
 /** 'YYYY-MM-DD' (PG DateStyle ISO), 'YYYY-MM-DD BC' before year 1, 'infinity'. */
 export function formatDate(days: number): string {
@@ -182,15 +189,21 @@ export function formatTimestamp(micros: number): string {
   if (!Number.isFinite(micros)) return micros > 0 ? 'infinity' : '-infinity'
   const days = Math.floor(micros / USECS_PER_DAY)
   let rem = Math.round(micros - days * USECS_PER_DAY)
-  const [ds, bc] = formatYmd(days)
+  if (days !== lastDay) {
+    // consecutive timestamps mostly share their day: cache its text
+    const [ds, bc] = formatYmd(days)
+    lastDay = days
+    lastDayText = ds
+    lastDayBc = bc
+  }
   const h = Math.floor(rem / USECS_PER_HOUR)
   rem -= h * USECS_PER_HOUR
   const mi = Math.floor(rem / USECS_PER_MINUTE)
   rem -= mi * USECS_PER_MINUTE
   const s = Math.floor(rem / USECS_PER_SEC)
   rem -= s * USECS_PER_SEC
-  const t = `${ds} ${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}${formatFraction(rem)}`
-  return bc ? t + ' BC' : t
+  const t = lastDayText + ' ' + TWO[h] + ':' + TWO[mi] + ':' + TWO[s] + (rem === 0 ? '' : formatFraction(rem))
+  return lastDayBc ? t + ' BC' : t
 }
 
 /** PG interval output, IntervalStyle 'postgres': '1 year 2 mons 3 days 04:05:06.5',
@@ -332,7 +345,24 @@ export function parseDate(text: string): number {
 /** Parses PG timestamp input: 'YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]]' plus any zone suffix
  *  (ignored), other date forms as parseDate, 'infinity', 'epoch', 'now'. Fractions beyond
  *  microseconds are rounded. */
+const CANONICAL_TS = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?$/
+
 export function parseTimestamp(text: string): number {
+  // fast path for the canonical output form
+  const c = CANONICAL_TS.exec(text)
+  if (c !== null) {
+    const y = +c[1]!
+    const mo = +c[2]!
+    const d = +c[3]!
+    const h = +c[4]!
+    const mi = +c[5]!
+    const sec = +c[6]!
+    if (y > 0 && mo >= 1 && mo <= 12 && d >= 1 && d <= daysInMonth(y, mo) && h < 24 && mi < 60 && sec < 60) {
+      const f = c[7]
+      const fm = f === undefined ? 0 : +(f + '000000'.slice(f.length))
+      return daysFromCivil(y, mo, d) * USECS_PER_DAY + h * USECS_PER_HOUR + mi * USECS_PER_MINUTE + sec * USECS_PER_SEC + fm
+    }
+  }
   const sp = special(text.trim().toLowerCase(), 'timestamp')
   if (sp !== undefined) return sp
   const p = parseDateTime(text, 'timestamp')
@@ -442,9 +472,14 @@ export function parseInterval(text: string, unit?: string, toUnit?: string): Int
       if (m[3] !== undefined) return parseIntervalCore(m[1]!, m[2]!, m[3])
       try {
         return parseIntervalCore(text)
-      } catch {
-        // not valid as plain text ('1 day 2 hours day'): read the last word as the qualifier
-        return parseIntervalCore(m[1]!, m[2]!)
+      } catch (plainError) {
+        // not valid as plain text ('1 day 2 hours day'): read the last word as the qualifier;
+        // if that fails too, report the reading in which the word was a unit ('1 day 1 day')
+        try {
+          return parseIntervalCore(m[1]!, m[2]!)
+        } catch (e) {
+          throw /\d$/.test(m[1]!) ? plainError : e
+        }
       }
     }
   }
@@ -673,9 +708,29 @@ function shortestDigits(x: number, float4: boolean, loose = false): [string, num
     }
     return [d, e, neg]
   }
-  for (let p = 1; p <= 9; p++) {
+  // below 2^22 no ≤ 9-digit decimal can sit exactly on a rounding bound (the bound's odd
+  // numerator has 25 bits), so only last-digit ties need the exact check
+  const boundsPossible = a >= 4194304
+  // round-tripping is monotonic in the precision: binary-search the smallest that does
+  let lo = 1
+  let hi = 9
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (Math.fround(Number(a.toExponential(mid - 1))) === a) hi = mid
+    else lo = mid + 1
+  }
+  for (let p = lo; p <= 9; p++) {
+    const t = a.toExponential(p - 1)
     // cheap filter: if the nearest p-digit decimal does not even round-trip, none is inside
-    if (Math.fround(Number(a.toExponential(p - 1))) !== a) continue
+    if (Math.fround(Number(t)) !== a) continue
+    if (!boundsPossible) {
+      // a tie needs a to be a (p+1)-digit decimal ending in 5
+      const t2 = a.toExponential(p)
+      if (t2.charCodeAt(t2.indexOf('e') - 1) !== 53) {
+        const i = t.indexOf('e')
+        return [stripZeros(t.slice(0, i).replace('.', '')), Number(t.slice(i + 1)), neg]
+      }
+    }
     const r = digitsAt(a, p, true)
     if (r !== undefined) return [stripZeros(r[0]), r[1], neg]
   }
@@ -702,6 +757,11 @@ function formatFloat(x: number, float4: boolean): string {
   if (x === Infinity) return 'Infinity'
   if (x === -Infinity) return '-Infinity'
   if (x === 0) return Object.is(x, -0) ? '-0' : '0'
+  // JS prints the same shortest digits positionally in this range
+  if (!float4) {
+    const a = x < 0 ? -x : x
+    if (a >= 1e-4 && a < 1e15) return String(x)
+  }
   const [digits, exp, neg] = shortestDigits(x, float4)
   let body: string
   if (exp < -4 || exp >= (float4 ? 6 : 15)) {
@@ -739,6 +799,13 @@ export function formatNumeric(x: number): string {
 /** Number of decimal places in the shortest text of x (its numeric "scale"). */
 export function decimalScale(x: number): number {
   if (Number.isInteger(x) || !Number.isFinite(x)) return 0
+  // fast path: the smallest k with round(x·10^k)/10^k === x (exact: the quotient of two exact
+  // doubles is correctly rounded, so it equals x iff that k-decimal round-trips)
+  const a = Math.abs(x)
+  let p = 10
+  for (let k = 1; k <= 15 && a * p < 4503599627370496; k++, p *= 10) {
+    if (Math.round(a * p) / p === a) return k
+  }
   const [digits, exp] = shortestDigits(x, false, true)
   return Math.max(0, digits.length - exp - 1)
 }

@@ -27,8 +27,9 @@
 //
 // Inlining guide for the code generator (a, b non-null):
 //   intN_add/sub/mul : r = a op b; if (r < LO || r > HI) throw 22003 '<type> out of range'
-//                      (int8 mul: also check the product is exact — use FUNCTIONS for int8_mul)
-//   intN_div         : b === 0 → 22012; r = Math.trunc(a / b) then bounds check (int4/int2: min/-1)
+//                      (exact for int8 too: a true result beyond ±(2^53−1) rounds to ≥ 2^53)
+//   intN_div         : b === 0 → 22012; r = Math.trunc(a / b) then bounds check (min / −1);
+//                      Math.trunc(a / b) is the exact quotient for all safe integers
 //   intN_mod         : b === 0 → 22012; r = a % b (sign of dividend; -0 → 0 via `r + 0` or `|| 0`)
 //   intN_neg         : r = -a, bounds check (−(−2^31) overflows)
 //   float8_add/sub/mul/div: see FUNCTIONS (overflow/underflow checks); NaN/Infinity legal values
