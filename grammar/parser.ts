@@ -1746,11 +1746,27 @@ export class SqlParser extends EmbeddedActionsParser {
         {
           ALT: (): A.TableRef => {
             this.consume(4, T.LATERAL)
-            this.consume(5, T.LParen)
-            const query = this.subrule(3, this.query)
-            this.consume(6, T.RParen)
-            const alias = this.subrule(4, this.optTableAlias)
-            return { kind: 'subquery', query, alias, lateral: true, span: this.sp(start) }
+            return this.or(3, [
+              {
+                ALT: (): A.TableRef => {
+                  this.consume(5, T.LParen)
+                  const query = this.subrule(3, this.query)
+                  this.consume(6, T.RParen)
+                  const alias = this.subrule(4, this.optTableAlias)
+                  return { kind: 'subquery', query, alias, lateral: true, span: this.sp(start) }
+                },
+              },
+              {
+                // `LATERAL f(…)`: functions in FROM may always refer to earlier FROM items (as in
+                // Postgres), so the word adds nothing and is dropped
+                ALT: (): A.TableRef => {
+                  const name = this.subrule(14, this.qualifiedName)
+                  const fn = this.subrule(15, this.tableFunctionRest, { ARGS: [name, start] })
+                  const alias = this.subrule(16, this.optTableAlias)
+                  return { ...fn, alias, span: this.sp(start) }
+                },
+              },
+            ])
           },
         },
         {

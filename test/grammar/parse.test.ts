@@ -421,6 +421,9 @@ describe('statements', () => {
       type: 'inner',
       right: { kind: 'table', asOf: col('o', 'ts'), alias: { name: 'r' } },
     })
+    expect(select('SELECT * FROM t, LATERAL generate_series(1, t.n) AS g(i)').from).toMatchObject({
+      right: { kind: 'function', name: ['generate_series'], alias: { name: 'g', columns: ['i'] } },
+    })
     expect(select('SELECT * FROM a NATURAL LEFT JOIN b').from).toMatchObject({ type: 'left', natural: true })
     expect(select('SELECT * FROM a RIGHT OUTER JOIN b USING (k)').from).toMatchObject({ type: 'right', using: ['k'] })
     expect(select('SELECT * FROM a CROSS JOIN b').from).toMatchObject({ type: 'cross', comma: false, on: undefined })
