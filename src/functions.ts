@@ -1095,7 +1095,6 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   interval_add: (a: Interval, b: Interval) => checkInterval(a.months + b.months, a.days + b.days, a.micros + b.micros),
   interval_sub: (a: Interval, b: Interval) => checkInterval(a.months - b.months, a.days - b.days, a.micros - b.micros),
   interval_neg: (a: Interval) => checkInterval(-a.months, -a.days, -a.micros),
-  interval_pos: (a: Interval) => a,
   interval_mul: intervalMul,
   float8_mul_interval: (f: number, iv: Interval) => intervalMul(iv, f),
   interval_div: intervalDiv,
@@ -1112,8 +1111,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   sign_float8: (x: number) => Math.sign(x) + 0,
   sqrt_num: sqrt,
   sqrt_float8: sqrt,
-  cbrt_num: Math.cbrt,
-  cbrt_float8: Math.cbrt,
+  cbrt: Math.cbrt,
   exp_num: expNum,
   exp_float8: expF8,
   ln_num: ln,
@@ -1202,5 +1200,6 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   age,
   isfinite_ts: (x: number) => Number.isFinite(x),
   isfinite_date: (x: number) => Number.isFinite(x),
+  isfinite_interval: () => true,
 }
 

@@ -8,11 +8,20 @@
 //   rows (they print differently). PG *compares* them equal (1 day = 24 h, 1 month = 30 days);
 //   `compareKey()` is a string equal exactly for PG-equal intervals — use it where PG equality
 //   matters for grouping/joining/DISTINCT on interval values, and compareInterval for order.
-// - numeric is a JS double: no arbitrary precision, no display scale ('1.50' prints '1.5');
-//   add/sub/mul round to the decimal scale of their operands so 0.1 + 0.2 = 0.3 as in PG.
+// - numeric is a JS double: ~15-17 significant digits, range of a double ('1e400'::numeric is
+//   an error), no display scale ('1.50' prints '1.5', round(2, 2) prints '2'); add/sub/mul/mod
+//   round to the decimal scale of their operands so 0.1 + 0.2 = 0.3 as in PG; division gives
+//   the double quotient (PG: 1/3::numeric has 20 digits). float → numeric keeps 15 (double) /
+//   6 (real) significant digits, as PG's float8_numeric/float4_numeric do.
 // - bigint is limited to ±(2^53−1) (planner/types.ts INTEGER_BOUNDS).
-// - timestamps are microseconds in a double: exact within ±2^53 µs (1685..2255); outside that
-//   range (PG allows 4713 BC..294276 AD) values keep ~8 µs precision at worst.
+// - timestamps are microseconds in a double: exact within ±2^53 µs (years 1685..2255);
+//   outside that (PG allows 4713 BC..294276 AD) precision degrades to ~1 ms at the extremes.
+// - Accepted date input: ISO (YYYY-MM-DD, also with '/'), YYYYMMDD, MM/DD/YYYY (DateStyle
+//   MDY), 'Mon DD YYYY', 'DD Mon YYYY', 'YYYY-Mon-DD', BC/AD, infinity, epoch, now/today/
+//   tomorrow/yesterday. Not: Julian 'J2451187', 'YYYY.DDD', compact 'YYYYMMDD HHMMSS' times.
+// - INTERVAL 'v' UNIT with a fractional v for a coarse unit: when the binder spells the
+//   qualifier into the text ("1.5 hour"), the plain reading wins (01:30:00; PG truncates to
+//   01:00:00). Real qualifiers passed to parseInterval(text, unit, toUnit) truncate as PG.
 // - timestamp input ignores any time zone suffix (Z, +05:00, UTC), as PG does for
 //   timestamp without time zone. 'now'/'today'/'tomorrow'/'yesterday' read the wall clock.
 // - API input (fromInputValue): JS numbers for date/timestamp columns are epoch MILLISECONDS
