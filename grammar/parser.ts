@@ -872,7 +872,16 @@ export class SqlParser extends EmbeddedActionsParser {
           GATE: () => {
             const t1 = this.LA(1)
             if (isString(this.LA(2))) return true
-            return word(t1) === 'double' && word(this.LA(2)) === 'precision' && isString(this.LA(3))
+            const w1 = word(t1)
+            if (w1 === 'double') return word(this.LA(2)) === 'precision' && isString(this.LA(3))
+            // TIMESTAMP WITH TIME ZONE '…'
+            return (
+              (w1 === 'timestamp' || w1 === 'time') &&
+              (is(this.LA(2), T.WITH) || is(this.LA(2), T.WITHOUT)) &&
+              is(this.LA(3), T.TIME) &&
+              is(this.LA(4), T.ZONE) &&
+              isString(this.LA(5))
+            )
           },
           ALT: (): A.Expr => {
             const start = this.start()

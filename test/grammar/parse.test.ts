@@ -219,6 +219,11 @@ describe('expressions: special forms', () => {
       type: { name: 'timestamp', args: [] },
       value: '2024-01-01 00:00:00',
     })
+    expect(expr("TIMESTAMP WITH TIME ZONE '2024-01-01 00:00:00+00'")).toMatchObject({
+      kind: 'typedLiteral',
+      type: { name: 'timestamptz' },
+    })
+    expect(expr("DOUBLE PRECISION '1.5'")).toMatchObject({ kind: 'typedLiteral', type: { name: 'double' } })
     expect(expr("DATE '2024-01-01'")).toMatchObject({ kind: 'typedLiteral', type: { name: 'date' } })
     expect(expr("INTERVAL '5' SECOND")).toEqual({ kind: 'interval', value: '5', unit: 'second', toUnit: undefined } as never)
     expect(stripSpans(parseExpression("INTERVAL '1 hour'"))).toEqual({ kind: 'interval', value: '1 hour' })
