@@ -188,6 +188,9 @@ class FileRun {
   readonly #batch: boolean
   readonly #views = new Map<number, IvmView>()
   #viewColumnList = true
+  /** Queries checked through a helper view / ad hoc only (for --verbose). */
+  #viaView = 0
+  #adHocOnly = 0
   // delta state
   readonly #deltaNames = new Set<string>()
   readonly #deltas = new Map<string, DeltaState>()
@@ -282,6 +285,7 @@ class FileRun {
     } finally {
       this.#close()
     }
+    if (this.#ivm) this.#note(`${this.#path}: ivm: ${this.#viaView} queries checked through views, ${this.#adHocOnly} ad hoc only`)
     return this.#counts
   }
 
@@ -485,6 +489,8 @@ class FileRun {
     }
     const view = this.#views.get(k)
     const useView = view !== undefined && !this.#engine.inTransaction
+    if (useView) this.#viaView++
+    else this.#adHocOnly++
     if (view !== undefined && !useView) this.#note(`${r.file}:${r.line}: note: inside a transaction, checked ad hoc only`)
     let adHoc: QueryRun | undefined
     const failures: { tag: string; out: CompareOutcome & { ok: false } }[] = []
