@@ -2,7 +2,9 @@
 //
 // Notes for readers:
 // - Every DSL call uses the indexed lower-case API (`consume(i, …)`, `subrule(i, …)`, …): an
-//   index must be unique per method kind within one rule; chevrotain checks that at start-up.
+//   index must be unique per method kind (and token type / subrule) within one rule. The engine's
+//   parser skips chevrotain's grammar validations for start-up time, so a duplicate would go
+//   unnoticed there; test/grammar/parse.test.ts builds a validating instance to catch it.
 // - Rule bodies also run once during chevrotain's grammar recording (performSelfAnalysis), where
 //   CONSUME returns a dummy token and SUBRULE/OR return a frozen dummy object. Code that looks
 //   *into* a sub-result therefore runs inside `this.ACTION(…)` (skipped while recording) or in a
@@ -689,70 +691,71 @@ export class SqlParser extends EmbeddedActionsParser {
     return this.or(0, {
       MAX_LOOKAHEAD: 1,
       DEF: [
-      {
-        // SQLite's postfix `x NOT NULL` (its sqllogictest files use it) = `x IS NOT NULL`
-        GATE: () => negated,
-        ALT: (): A.Expr => {
-          this.consume(11, T.NULL)
-          return { kind: 'is', operand, test: 'null', negated: true, span: this.sp(start) }
+        {
+          // SQLite's postfix `x NOT NULL` (its sqllogictest files use it) = `x IS NOT NULL`
+          GATE: () => negated,
+          ALT: (): A.Expr => {
+            this.consume(11, T.NULL)
+            return { kind: 'is', operand, test: 'null', negated: true, span: this.sp(start) }
+          },
         },
-      },
-      {
-        ALT: (): A.Expr => {
-          this.consume(1, T.BETWEEN)
-          let symmetric = false
-          this.option(1, () => {
-            this.consume(2, T.SYMMETRIC)
-            symmetric = true
-          })
-          const low = this.subrule(0, this.exprBP, { ARGS: [Prec.like + 1] })
-          this.consume(3, T.AND)
-          const high = this.subrule(1, this.exprBP, { ARGS: [Prec.like + 1] })
-          return { kind: 'between', operand, low, high, negated, symmetric, span: this.sp(start) }
+        {
+          ALT: (): A.Expr => {
+            this.consume(1, T.BETWEEN)
+            let symmetric = false
+            this.option(1, () => {
+              this.consume(2, T.SYMMETRIC)
+              symmetric = true
+            })
+            const low = this.subrule(0, this.exprBP, { ARGS: [Prec.like + 1] })
+            this.consume(3, T.AND)
+            const high = this.subrule(1, this.exprBP, { ARGS: [Prec.like + 1] })
+            return { kind: 'between', operand, low, high, negated, symmetric, span: this.sp(start) }
+          },
         },
-      },
-      {
-        // `x IN ()` (SQLite; its sqllogictest files use it): an empty list, always false
-        GATE: () => is(this.LA(2), T.LParen) && is(this.LA(3), T.RParen),
-        ALT: (): A.Expr => {
-          this.consume(8, T.IN)
-          this.consume(9, T.LParen)
-          this.consume(10, T.RParen)
-          return { kind: 'inList', operand, list: [], negated, span: this.sp(start) }
+        {
+          // `x IN ()` (SQLite; its sqllogictest files use it): an empty list, always false
+          GATE: () => is(this.LA(2), T.LParen) && is(this.LA(3), T.RParen),
+          ALT: (): A.Expr => {
+            this.consume(8, T.IN)
+            this.consume(9, T.LParen)
+            this.consume(10, T.RParen)
+            return { kind: 'inList', operand, list: [], negated, span: this.sp(start) }
+          },
         },
-      },
-      {
-        ALT: (): A.Expr => {
-          this.consume(4, T.IN)
-          const body = this.subrule(2, this.parenBody)
-          return this.ACTION((): A.Expr => {
-            const span = this.sp(start)
-            if (body.query !== undefined) return { kind: 'inSubquery', operand, query: body.query, negated, span }
-            const only = body.exprs[0]!
-            if (body.exprs.length === 1 && only.kind === 'subquery') {
-              // `x IN ((SELECT …))` is an IN-subquery, as in Postgres (select_with_parens)
-              return { kind: 'inSubquery', operand, query: only.query, negated, span }
-            }
-            return { kind: 'inList', operand, list: body.exprs, negated, span }
-          })
+        {
+          ALT: (): A.Expr => {
+            this.consume(4, T.IN)
+            const body = this.subrule(2, this.parenBody)
+            return this.ACTION((): A.Expr => {
+              const span = this.sp(start)
+              if (body.query !== undefined) return { kind: 'inSubquery', operand, query: body.query, negated, span }
+              const only = body.exprs[0]!
+              if (body.exprs.length === 1 && only.kind === 'subquery') {
+                // `x IN ((SELECT …))` is an IN-subquery, as in Postgres (select_with_parens)
+                return { kind: 'inSubquery', operand, query: only.query, negated, span }
+              }
+              return { kind: 'inList', operand, list: body.exprs, negated, span }
+            })
+          },
         },
-      },
-      {
-        ALT: (): A.Expr => {
-          const caseInsensitive = this.or(1, [
-            { ALT: () => (this.consume(5, T.LIKE), false) },
-            { ALT: () => (this.consume(6, T.ILIKE), true) },
-          ])
-          const pattern = this.subrule(3, this.exprBP, { ARGS: [Prec.like + 1] })
-          let escape: A.Expr | undefined
-          this.option(2, () => {
-            this.consume(7, T.ESCAPE)
-            escape = this.subrule(4, this.exprBP, { ARGS: [Prec.like + 1] })
-          })
-          return { kind: 'like', operand, pattern, escape, negated, caseInsensitive, span: this.sp(start) }
+        {
+          ALT: (): A.Expr => {
+            const caseInsensitive = this.or(1, [
+              { ALT: () => (this.consume(5, T.LIKE), false) },
+              { ALT: () => (this.consume(6, T.ILIKE), true) },
+            ])
+            const pattern = this.subrule(3, this.exprBP, { ARGS: [Prec.like + 1] })
+            let escape: A.Expr | undefined
+            this.option(2, () => {
+              this.consume(7, T.ESCAPE)
+              escape = this.subrule(4, this.exprBP, { ARGS: [Prec.like + 1] })
+            })
+            return { kind: 'like', operand, pattern, escape, negated, caseInsensitive, span: this.sp(start) }
+          },
         },
-      },
-    ]})
+      ],
+    })
   })
 
   prefixExpr = this.RULE('prefixExpr', (): A.Expr => this.or(0, this.prefixAlts))
@@ -924,36 +927,37 @@ export class SqlParser extends EmbeddedActionsParser {
     const result = this.or(0, {
       MAX_LOOKAHEAD: 1,
       DEF: [
-      {
-        GATE: () => isQueryStart(this.LA(1)),
-        ALT: (): ParenBody => ({ query: this.subrule(0, this.query), span: { start: NaN, end: NaN } }),
-      },
-      {
-        ALT: (): ParenBody => {
-          const first = this.subrule(1, this.expr)
-          const exprs = [first]
-          this.many(0, () => {
-            this.consume(1, T.Comma)
-            exprs.push(this.subrule(2, this.expr))
-          })
-          let query: A.Query | undefined
-          // `((SELECT …) UNION …)`: the first operand was parsed as a scalar subquery; continue
-          // as a query whose first set-operation operand is that parenthesized query.
-          this.option(0, {
-            GATE: () => exprs.length === 1 && first.kind === 'subquery' && isQueryContinuation(this.LA(1)),
-            DEF: () => {
-              const nested: A.NestedQueryBody = {
-                kind: 'nested',
-                query: (first as A.SubqueryExpr).query,
-                span: first.span,
-              }
-              query = this.subrule(3, this.queryRest, { ARGS: [nested, spanStart(first), [], false] })
-            },
-          })
-          return query !== undefined ? { query, span: { start: NaN, end: NaN } } : { exprs, span: { start: NaN, end: NaN } }
+        {
+          GATE: () => isQueryStart(this.LA(1)),
+          ALT: (): ParenBody => ({ query: this.subrule(0, this.query), span: { start: NaN, end: NaN } }),
         },
-      },
-    ]})
+        {
+          ALT: (): ParenBody => {
+            const first = this.subrule(1, this.expr)
+            const exprs = [first]
+            this.many(0, () => {
+              this.consume(1, T.Comma)
+              exprs.push(this.subrule(2, this.expr))
+            })
+            let query: A.Query | undefined
+            // `((SELECT …) UNION …)`: the first operand was parsed as a scalar subquery; continue
+            // as a query whose first set-operation operand is that parenthesized query.
+            this.option(0, {
+              GATE: () => exprs.length === 1 && first.kind === 'subquery' && isQueryContinuation(this.LA(1)),
+              DEF: () => {
+                const nested: A.NestedQueryBody = {
+                  kind: 'nested',
+                  query: (first as A.SubqueryExpr).query,
+                  span: first.span,
+                }
+                query = this.subrule(3, this.queryRest, { ARGS: [nested, spanStart(first), [], false] })
+              },
+            })
+            return query !== undefined ? { query, span: { start: NaN, end: NaN } } : { exprs, span: { start: NaN, end: NaN } }
+          },
+        },
+      ],
+    })
     this.consume(2, T.RParen)
     return { ...result, span: this.sp(start) } as ParenBody
   })
