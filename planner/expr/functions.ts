@@ -381,6 +381,7 @@ def('isfinite_ts', 'isfinite', ['timestamp'], 'boolean')
 def('isfinite_date', 'isfinite', ['date'], 'boolean')
 def('isfinite_interval', 'isfinite', ['interval'], 'boolean')
 def('cbrt', 'cbrt', ['double'], 'double')
+def('to_char_ts', 'to_char', ['timestamp', 'text'], 'text')
 
 // Polymorphic (resolved specially in resolveFunction; listed here so ALL_OVERLOADS shows their
 // ids and non-strictness). 'unknown' as the variadic type stands for "any type".

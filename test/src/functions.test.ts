@@ -392,6 +392,23 @@ describe('date/time functions', () => {
     expect(F.justify_interval(I('1 mon -1 hour')).toString()).toBe('29 days 23:00:00')
     expect(F.age(T('2024-03-15'), T('2023-01-31 12:00')).toString()).toBe('1 year 1 mon 14 days 12:00:00')
   })
+  it('to_char(timestamp, text) with PG template patterns', () => {
+    const ts = T('2024-01-07 15:04:05.123456')
+    expect(F.to_char_ts(ts, 'YYYY-MM-DD HH24:MI:SS.MS US')).toBe('2024-01-07 15:04:05.123 123456')
+    expect(F.to_char_ts(ts, 'HH HH12 AM am A.M. p.m.')).toBe('03 03 PM pm P.M. p.m.')
+    expect(F.to_char_ts(ts, 'Month|Mon|MONTH|month|mon')).toBe('January  |Jan|JANUARY  |january  |jan')
+    expect(F.to_char_ts(ts, 'DAY Day day DY Dy dy D ID DDD IDDD')).toBe('SUNDAY    Sunday    sunday    SUN Sun sun 1 7 007 007')
+    expect(F.to_char_ts(ts, 'W WW IW IYYY IYY IY I CC J Q RM rm SSSS')).toBe('1 01 01 2024 024 24 4 21 2460317 1 I    i    54245')
+    expect(F.to_char_ts(ts, 'Y,YYY YYY YY Y BC b.c. TZ FF3 "quoted YYYY" \\"x')).toBe('2,024 024 24 4 AD a.d.  123 quoted YYYY "x')
+    const mid = T('2024-01-07 00:04:05')
+    expect(F.to_char_ts(mid, 'FMDD FMMonth FMHH12 DDth DDTH FMDDth Dth HH24th fmMM MMfm FMYYYY-FMMM')).toBe('7 January 12 07th 07TH 7th 1st 00th 1 01 2024-1')
+    expect(F.to_char_ts(T('2024-01-22'), 'FMDDth')).toBe('22nd')
+    expect(F.to_char_ts(T('2024-01-11'), 'FMDDth')).toBe('11th')
+    expect(F.to_char_ts(T('0044-03-15 BC'), 'YYYY BC AD')).toBe('0044 BC BC')
+    expect(F.to_char_ts(mid, 'Dayth FMfmDD THPM')).toBe('Sunday    fm07 THAM')
+    expect(F.to_char_ts(Infinity, 'YYYY')).toBeNull()
+    expect(resolveFunction('to_char', ['date', 'unknown'])?.overload.id).toBe('to_char_ts')
+  })
   it('now / current_date use the clock', () => {
     const saved = clock.nowMicros
     clock.nowMicros = () => 1704103200_000000
