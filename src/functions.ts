@@ -1,6 +1,18 @@
 // Implementations of every overload id of planner/expr/functions.ts (see the id scheme at the
 // top of that file). Each receives run-time values (planner/types.ts) — never NULL for strict
 // overloads — and returns a run-time value; errors are RivuletErrors with Postgres SQLSTATEs.
+//
+// Checked against PostgreSQL 15 by differential tests (formatting, interval arithmetic,
+// date_part/date_trunc, age, justify_*, to_char, LIKE, string functions, overflow errors).
+// Known deviations:
+// - exp/ln/log/sqrt/trig and non-integer powers use JS Math (V8's fdlibm port), which can
+//   differ from glibc in the last bit (ln(3) prints 1.0986122886681096, PG …098). Integer
+//   powers (|n| ≤ 64) are computed exactly and correctly rounded.
+// - numeric functions run on doubles (see src/values.ts): no display scale, no huge values.
+// - lower/upper/initcap/ILIKE use full Unicode case mapping (PG depends on the database
+//   locale; under "C" it maps only ASCII).
+// - to_char supports timestamp templates only (no numeric or interval templates); time zone
+//   fields (TZ, OF, TZH, TZM) print nothing.
 
 import { createHash } from 'node:crypto'
 import { RivuletError } from '../grammar/errors.js'
@@ -1464,6 +1476,8 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   justify_hours: justifyHours,
   justify_interval: justifyInterval,
   age,
+  age_now: (ts: number) => age(Math.floor(clock.nowMicros() / USECS_PER_DAY) * USECS_PER_DAY, ts),
+  ts_to_date: (ts: number) => (Number.isFinite(ts) ? Math.floor(ts / USECS_PER_DAY) : ts),
   isfinite_ts: (x: number) => Number.isFinite(x),
   isfinite_date: (x: number) => Number.isFinite(x),
   isfinite_interval: () => true,

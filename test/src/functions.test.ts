@@ -391,6 +391,8 @@ describe('date/time functions', () => {
     expect(F.justify_days(I('35 days')).toString()).toBe('1 mon 5 days')
     expect(F.justify_interval(I('1 mon -1 hour')).toString()).toBe('29 days 23:00:00')
     expect(F.age(T('2024-03-15'), T('2023-01-31 12:00')).toString()).toBe('1 year 1 mon 14 days 12:00:00')
+    expect(F.ts_to_date(T('2024-01-01 10:00'))).toBe(19723)
+    expect(resolveFunction('date', ['unknown'])?.overload.id).toBe('ts_to_date')
   })
   it('to_char(timestamp, text) with PG template patterns', () => {
     const ts = T('2024-01-07 15:04:05.123456')
@@ -415,6 +417,7 @@ describe('date/time functions', () => {
     try {
       expect(fts(F.now())).toBe('2024-01-01 10:00:00')
       expect(F.current_date()).toBe(19723)
+      expect(F.age_now(T('2023-12-25 12:00')).toString()).toBe('6 days 12:00:00')
     } finally {
       clock.nowMicros = saved
     }
