@@ -105,15 +105,50 @@ function shown(label: string, lines: readonly string[]): string[] {
   return out
 }
 
-/** Strips comments and a trailing `;` from a query; undefined when it is not a single SELECT. */
+/** Positions of `;` outside quotes and comments. */
+function topLevelSemicolons(sql: string): number[] {
+  const out: number[] = []
+  const n = sql.length
+  let i = 0
+  while (i < n) {
+    const c = sql[i]!
+    if (c === "'" || c === '"') {
+      i++
+      while (i < n) {
+        if (sql[i] === c) {
+          if (sql[i + 1] === c) i += 2
+          else break
+        } else i++
+      }
+      i++
+    } else if (c === '-' && sql[i + 1] === '-') {
+      while (i < n && sql[i] !== '\n') i++
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2)
+      i = end < 0 ? n : end + 2
+    } else {
+      if (c === ';') out.push(i)
+      i++
+    }
+  }
+  return out
+}
+
+/** The query without trailing `;`, or undefined when it is not a single SELECT-shaped query. */
 export function viewableQuery(sql: string): string | undefined {
-  let s = sql.replace(/--[^\n]*/g, ' ').trim()
-  while (s.endsWith(';')) s = s.slice(0, -1).trimEnd()
-  if (s.includes(';')) return undefined
-  const head = s.replace(/^[(\s]+/, '')
+  let s = sql.trim()
+  const semis = topLevelSemicolons(s)
+  if (semis.length > 0) {
+    // Only trailing semicolons (followed by nothing but blanks and comments) are allowed.
+    const first = semis[0]!
+    const rest = s.slice(first).replace(/--[^\n]*|\/\*[\s\S]*?\*\/|[;\s]/g, '')
+    if (rest !== '') return undefined
+    s = s.slice(0, first).trimEnd()
+  }
+  const head = s.replace(/^(\s|\(|--[^\n]*\n|\/\*[\s\S]*?\*\/)+/, '')
   if (!/^(select|with|values|table)\b/i.test(head)) return undefined
   // Queries that depend on the clock cannot be compared across time.
-  if (/\b(now|current_timestamp|current_date|mz_now|proctime)\b/i.test(s)) return undefined
+  if (/\b(now|current_timestamp|current_date|current_time|localtimestamp|mz_now|proctime)\b/i.test(s)) return undefined
   return s
 }
 

@@ -304,6 +304,9 @@ SELECT 3
     expect(viewableQuery('EXPLAIN SELECT 1')).toBeUndefined()
     expect(viewableQuery('SELECT 1; SELECT 2')).toBeUndefined()
     expect(viewableQuery('SELECT now()')).toBeUndefined()
+    expect(viewableQuery("SELECT '--x;' AS a -- trailing\n;")).toBe("SELECT '--x;' AS a -- trailing")
+    expect(viewableQuery('/* c */ SELECT 1 ; -- done')).toBe('/* c */ SELECT 1')
+    expect(viewableQuery("SELECT 'a'';b'; SELECT 2")).toBeUndefined()
   })
 })
 
