@@ -252,6 +252,7 @@ const ruleDescriptions: Record<string, string> = {
   exprBP: 'an expression',
   prefixExpr: 'an expression',
   primary: 'an expression',
+  wordPrimary: 'an expression',
   parenBody: 'an expression',
   tableFunctionArg: 'an expression',
   setValue: 'a value',
@@ -793,59 +794,89 @@ export class SqlParser extends EmbeddedActionsParser {
     return { kind: 'literal', value, span: { start: t.startOffset, end: t.startOffset + t.image.length } }
   }
 
-  /** Primary alternatives, in priority order; ambiguities (non-reserved keywords that are also
-   *  identifiers) are resolved by the gates and the order, with one token of lookahead. */
+  /** Primary alternatives: LL(1), no gates (so chevrotain dispatches on a token map). */
   private readonly primaryOr: OrMethodOpts<A.Expr> = {
-      IGNORE_AMBIGUITIES: true,
-      MAX_LOOKAHEAD: 1,
-      DEF: [
-        { ALT: () => this.lit({ type: 'integer', text: this.consume(0, T.IntegerLiteral).image }) },
-        { ALT: () => this.lit({ type: 'decimal', text: this.consume(1, T.DecimalLiteral).image }) },
-        { ALT: () => this.lit({ type: 'string', value: unquoteString(this.consume(2, T.StringLiteral).image) }) },
-        { ALT: () => this.lit({ type: 'string', value: unescapeEString(this.consume(3, T.EString).image) }) },
-        { ALT: () => (this.consume(4, T.TRUE), this.lit({ type: 'boolean', value: true })) },
-        { ALT: () => (this.consume(5, T.FALSE), this.lit({ type: 'boolean', value: false })) },
-        { ALT: () => (this.consume(6, T.NULL), this.lit({ type: 'null' })) },
-        {
-          ALT: (): A.Expr => {
-            const start = this.start()
-            const t = this.consume(7, T.Param)
-            return { kind: 'param', index: Number(t.image.slice(1)), span: this.sp(start) }
-          },
+    MAX_LOOKAHEAD: 1,
+    DEF: [
+      { ALT: () => this.lit({ type: 'integer', text: this.consume(0, T.IntegerLiteral).image }) },
+      { ALT: () => this.lit({ type: 'decimal', text: this.consume(1, T.DecimalLiteral).image }) },
+      { ALT: () => this.lit({ type: 'string', value: unquoteString(this.consume(2, T.StringLiteral).image) }) },
+      { ALT: () => this.lit({ type: 'string', value: unescapeEString(this.consume(3, T.EString).image) }) },
+      { ALT: () => (this.consume(4, T.TRUE), this.lit({ type: 'boolean', value: true })) },
+      { ALT: () => (this.consume(5, T.FALSE), this.lit({ type: 'boolean', value: false })) },
+      { ALT: () => (this.consume(6, T.NULL), this.lit({ type: 'null' })) },
+      {
+        ALT: (): A.Expr => {
+          const start = this.start()
+          const t = this.consume(7, T.Param)
+          return { kind: 'param', index: Number(t.image.slice(1)), span: this.sp(start) }
         },
-        {
-          ALT: (): A.Expr => {
-            const body = this.subrule(0, this.parenBody)
-            return this.ACTION((): A.Expr => {
-              if (body.query !== undefined) return { kind: 'subquery', query: body.query, span: body.span }
-              if (body.exprs.length === 1) return body.exprs[0]!
-              return { kind: 'row', items: body.exprs, explicit: false, span: body.span }
-            })
-          },
+      },
+      {
+        ALT: (): A.Expr => {
+          const body = this.subrule(0, this.parenBody)
+          return this.ACTION((): A.Expr => {
+            if (body.query !== undefined) return { kind: 'subquery', query: body.query, span: body.span }
+            if (body.exprs.length === 1) return body.exprs[0]!
+            return { kind: 'row', items: body.exprs, explicit: false, span: body.span }
+          })
         },
-        { ALT: () => this.subrule(1, this.caseExpr) },
-        {
-          ALT: (): A.Expr => {
-            const start = this.start()
-            this.consume(8, T.CAST)
-            this.consume(9, T.LParen)
-            const operand = this.subrule(2, this.expr)
-            this.consume(10, T.AS)
-            const type = this.subrule(3, this.typeName)
-            this.consume(11, T.RParen)
-            return { kind: 'cast', operand, type, shorthand: false, span: this.sp(start) }
-          },
+      },
+      { ALT: () => this.subrule(1, this.caseExpr) },
+      {
+        ALT: (): A.Expr => {
+          const start = this.start()
+          this.consume(8, T.CAST)
+          this.consume(9, T.LParen)
+          const operand = this.subrule(2, this.expr)
+          this.consume(10, T.AS)
+          const type = this.subrule(3, this.typeName)
+          this.consume(11, T.RParen)
+          return { kind: 'cast', operand, type, shorthand: false, span: this.sp(start) }
         },
-        {
-          ALT: (): A.Expr => {
-            const start = this.start()
-            this.consume(12, T.EXISTS)
-            this.consume(13, T.LParen)
-            const query = this.subrule(4, this.query)
-            this.consume(14, T.RParen)
-            return { kind: 'exists', query, span: this.sp(start) }
-          },
+      },
+      {
+        ALT: (): A.Expr => {
+          const start = this.start()
+          this.consume(12, T.EXISTS)
+          this.consume(13, T.LParen)
+          const query = this.subrule(4, this.query)
+          this.consume(14, T.RParen)
+          return { kind: 'exists', query, span: this.sp(start) }
         },
+      },
+      { ALT: () => this.subrule(5, this.wordPrimary) },
+      {
+        ALT: (): A.Expr => {
+          const start = this.start()
+          const t = this.or(2, [
+            { ALT: () => this.consume(20, T.CURRENT_DATE) },
+            { ALT: () => this.consume(21, T.CURRENT_TIMESTAMP) },
+            { ALT: () => this.consume(22, T.CURRENT_TIME) },
+            { ALT: () => this.consume(23, T.LOCALTIMESTAMP) },
+            { ALT: () => this.consume(24, T.LOCALTIME) },
+          ])
+          return func([word(t)], [], this.sp(start))
+        },
+      },
+      {
+        ALT: (): A.Expr => {
+          const start = this.start()
+          const t = this.or(3, [{ ALT: () => this.consume(25, T.LEFT) }, { ALT: () => this.consume(26, T.RIGHT) }])
+          return this.subrule(12, this.funcCallRest, { ARGS: [[word(t)], start] })
+        },
+      },
+    ],
+  }
+
+  /** Primaries that start with an identifier or non-reserved keyword. What the word means is
+   *  decided by the gates (on the following tokens) and the order of the alternatives. */
+  wordPrimary = this.RULE('wordPrimary', (): A.Expr => this.or(0, this.wordPrimaryOr))
+
+  private readonly wordPrimaryOr: OrMethodOpts<A.Expr> = {
+    IGNORE_AMBIGUITIES: true,
+    MAX_LOOKAHEAD: 1,
+    DEF: [
         { GATE: () => is(this.LA(2), T.LParen), ALT: () => this.subrule(5, this.extractExpr) },
         { GATE: () => is(this.LA(2), T.LParen), ALT: () => this.subrule(6, this.positionExpr) },
         { GATE: () => is(this.LA(2), T.LParen), ALT: () => this.subrule(7, this.substringExpr) },
@@ -895,30 +926,9 @@ export class SqlParser extends EmbeddedActionsParser {
             return { kind: 'typedLiteral', type, value, span: this.sp(start) }
           },
         },
-        {
-          ALT: (): A.Expr => {
-            const start = this.start()
-            const t = this.or(2, [
-              { ALT: () => this.consume(20, T.CURRENT_DATE) },
-              { ALT: () => this.consume(21, T.CURRENT_TIMESTAMP) },
-              { ALT: () => this.consume(22, T.CURRENT_TIME) },
-              { ALT: () => this.consume(23, T.LOCALTIMESTAMP) },
-              { ALT: () => this.consume(24, T.LOCALTIME) },
-            ])
-            return func([word(t)], [], this.sp(start))
-          },
-        },
-        {
-          GATE: () => is(this.LA(2), T.LParen),
-          ALT: (): A.Expr => {
-            const start = this.start()
-            const t = this.or(3, [{ ALT: () => this.consume(25, T.LEFT) }, { ALT: () => this.consume(26, T.RIGHT) }])
-            return this.subrule(12, this.funcCallRest, { ARGS: [[word(t)], start] })
-          },
-        },
         { ALT: () => this.subrule(13, this.columnOrCall) },
-      ],
-    }
+    ],
+  }
 
   /** `( query )`, `( expr )` or `( expr, … )`; see ParenBody. The caller decides what it is. */
   parenBody = this.RULE('parenBody', (): ParenBody => {
