@@ -77,6 +77,8 @@ export type Scope = readonly Col[]
 export interface Q {
   readonly sql: string
   readonly types: readonly OutType[]
+  /** Ends in ORDER BY over every output column: an ad hoc read has one right row order. */
+  readonly ordered?: boolean
 }
 
 interface Ctx {
@@ -167,7 +169,26 @@ interface ExprOpts {
   readonly sub: boolean
 }
 
+/** Arbitraries are immutable: build each (scope, type, depth, options) one once, so nested
+ *  generators stay linear instead of exponential in the depth. */
+const memo = new WeakMap<Scope, Map<string, fc.Arbitrary<string>>>()
+function memoized(scope: Scope, k: string, build: () => fc.Arbitrary<string>): fc.Arbitrary<string> {
+  let m = memo.get(scope)
+  if (!m) memo.set(scope, (m = new Map()))
+  let a = m.get(k)
+  if (!a) m.set(k, (a = build()))
+  return a
+}
+
+function optsKey(o: ExprOpts): string {
+  return `${o.sub}:${o.ctx.level}:${o.ctx.budget}:${o.ctx.f.oracle}:${o.ctx.f.subqueries}`
+}
+
 export function valueExpr(o: ExprOpts, scope: Scope, t: ColType, depth: number): fc.Arbitrary<string> {
+  return memoized(scope, `v:${t}:${depth}:${optsKey(o)}`, () => valueExprUncached(o, scope, t, depth))
+}
+
+function valueExprUncached(o: ExprOpts, scope: Scope, t: ColType, depth: number): fc.Arbitrary<string> {
   const leaf = leafArb(scope, t)
   if (depth <= 0) return leaf
   const sub = (tt: ColType = t) => valueExpr(o, scope, tt, depth - 1)
@@ -192,6 +213,10 @@ export function valueExpr(o: ExprOpts, scope: Scope, t: ColType, depth: number):
 const CMP_OPS = ['=', '<>', '<', '<=', '>', '>='] as const
 
 export function boolExpr(o: ExprOpts, scope: Scope, depth: number): fc.Arbitrary<string> {
+  return memoized(scope, `b:${depth}:${optsKey(o)}`, () => boolExprUncached(o, scope, depth))
+}
+
+function boolExprUncached(o: ExprOpts, scope: Scope, depth: number): fc.Arbitrary<string> {
   const d = Math.max(0, depth - 1)
   const typed = (t: ColType) => valueExpr(o, scope, t, Math.min(d, 1))
   const cmp = (t: ColType) => fc.tuple(typed(t), fc.constantFrom(...CMP_OPS), typed(t)).map(([x, op, y]) => `(${x} ${op} ${y})`)
@@ -403,9 +428,11 @@ function fromArb(ctx: Ctx, first?: string): fc.Arbitrary<From> {
 
 function typedItem(ctx: Ctx, scope: Scope, t: OutType, allowSub: boolean): fc.Arbitrary<string> {
   const o: ExprOpts = { ctx, sub: false }
-  if (t === 'bool') return boolExpr(o, scope, 1)
+  // EXISTS / scalar subqueries inside select-list expressions (CASE WHEN EXISTS ...)
+  const withSub: ExprOpts = { ctx, sub: allowSub }
+  if (t === 'bool') return fc.oneof({ arbitrary: boolExpr(o, scope, 1), weight: 3 }, { arbitrary: boolExpr(withSub, scope, 1), weight: 1 })
   if (t === 'num') return valueExpr(o, scope, 'int', 1)
-  const base = valueExpr(o, scope, t, 2)
+  const base = fc.oneof({ arbitrary: valueExpr(o, scope, t, 2), weight: 4 }, { arbitrary: valueExpr(withSub, scope, t, 2), weight: 1 })
   if (allowSub && ctx.f.subqueries && ctx.budget > 0) {
     const s = scalarSubqueryItem(ctx, scope, t)
     if (s) return fc.oneof({ arbitrary: base, weight: 5 }, { arbitrary: s, weight: 1 })
@@ -555,6 +582,7 @@ function topNArb(ctx: Ctx, first?: string): fc.Arbitrary<Q> {
     fc.tuple(orderAll(q.types.length, ctx.f.oracle), fc.integer({ min: 0, max: 4 }), fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined, freq: 3 })).map(([order, limit, offset]) => ({
       sql: `${q.sql} ORDER BY ${order} LIMIT ${limit}${offset !== undefined ? ` OFFSET ${offset}` : ''}`,
       types: q.types,
+      ordered: true,
     })),
   )
 }
@@ -643,7 +671,9 @@ function stmtArb(schema: Schema, f: DmlFeatures): fc.Arbitrary<Stmt> {
     const where = fc.option(f.subqueries ? whereConjuncts(ctx, scope, 1) : boolExpr({ ctx, sub: false }, scope, 1), { nil: undefined, freq: 6 })
     const setExpr = (ci: number): fc.Arbitrary<string> => {
       const c = t.columns[ci]!
-      const arbs: fc.WeightedArbitrary<string>[] = [{ arbitrary: valueExpr({ ctx, sub: false }, scope, c.type, 1), weight: 5 }]
+      // SQLite checks keys row by row (a key permutation fails there): keys get literals
+      const keyLiteralOnly = ci === 0 && t.pk && !f.pkArithmetic
+      const arbs: fc.WeightedArbitrary<string>[] = [{ arbitrary: keyLiteralOnly ? litArb(c.type) : valueExpr({ ctx, sub: false }, scope, c.type, 1), weight: 5 }]
       if (ci === 0 && t.pk && c.type === 'int' && f.pkArithmetic) arbs.push({ arbitrary: fc.integer({ min: -1, max: 2 }).map((k) => `${t.name}.${c.name} + ${k}`), weight: 3 })
       if (f.runtimeErrors && c.type === 'int') arbs.push({ arbitrary: fc.constant(`${t.name}.${c.name} / 0`), weight: 1 })
       return fc.oneof(...arbs)

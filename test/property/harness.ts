@@ -21,6 +21,8 @@ export interface ViewDef {
   /** Number of ticks run before the view is created. */
   readonly createAt: number
   readonly materialized: boolean
+  /** The query ends in ORDER BY over all its columns (ad hoc reads are compared in order). */
+  readonly ordered?: boolean
 }
 
 export interface Case {
@@ -74,7 +76,8 @@ export function runCase(c: Case, opts: RunOptions): void {
   const subs: Sub[] = []
   const viewSql = new Map<string, string>()
 
-  const reference = () => new Reference(db.relations(), model, { viewSql })
+  const bindCache = new Map()
+  const reference = (tables: Tables = model) => new Reference(db.relations(), tables, { viewSql, bindCache })
 
   const createViews = (tickNo: number) => {
     for (const v of c.views) {
@@ -109,24 +112,28 @@ export function runCase(c: Case, opts: RunOptions): void {
     }
   }
 
-  const snapshot = () => {
-    const s = new Map<string, string[]>()
-    for (const t of c.schema.tables) s.set(t.name, sortedJson(db.query(`SELECT * FROM ${t.name}`).rows))
-    for (const v of views) s.set(v.name, sortedJson(db.query(`SELECT * FROM ${v.name}`).rows))
-    return s
+  /** Every table's and view's contents (rows as JSON, sorted). */
+  type Snapshot = Map<string, string[]>
+  let last: Snapshot = new Map()
+  const read = (name: string, into: Snapshot) => {
+    const rows = db.query(`SELECT * FROM ${name}`).rows
+    into.set(name, sortedJson(rows))
+    return rows
   }
 
+  /** Checks the state after a tick; remembers it as the state before the next one. */
   const check = (when: string) => {
+    const snap: Snapshot = new Map()
+    last = snap
     // tables = model
-    if (opts.reference) {
-      for (const t of c.schema.tables) {
-        const d = multisetDiff(db.query(`SELECT * FROM ${t.name}`).rows, model.get(t.name)!, 0)
-        if (d) fail(`${when}: table ${t.name} differs from the model\n  ${d}`)
-      }
+    for (const t of c.schema.tables) {
+      const rows = read(t.name, snap)
+      const d = multisetDiff(rows, model.get(t.name)!, 0)
+      if (d) fail(`${when}: table ${t.name} differs from the model\n  ${d}`)
     }
     const ref = opts.reference ? reference() : undefined
     for (const v of views) {
-      const actual = db.query(`SELECT * FROM ${v.name}`).rows
+      const actual = read(v.name, snap)
       if (ref) {
         let expected: ResultValue[][]
         try {
@@ -141,6 +148,16 @@ export function runCase(c: Case, opts: RunOptions): void {
         const rows = sqlite.prepare(v.sql).raw(true).all() as unknown[][]
         const d = multisetDiff(actual, rows)
         if (d) fail(`${when}: view ${v.name} differs from SQLite\n  ${d}`)
+        // the same query read ad hoc (rendered, backfilled and released per read)
+        const adhoc = db.query(v.sql).rows
+        if (v.ordered) {
+          if (adhoc.length !== rows.length || adhoc.some((r, i) => multisetDiff([r], [rows[i]!]) !== undefined)) {
+            fail(`${when}: ad hoc ${v.sql}\n  gives rows in another order than SQLite\n  rivulet: ${JSON.stringify(adhoc)}\n  sqlite:  ${JSON.stringify(rows)}`)
+          }
+        } else {
+          const d2 = multisetDiff(adhoc, rows)
+          if (d2) fail(`${when}: ad hoc ${v.sql}\n  differs from SQLite\n  ${d2}`)
+        }
       }
       const sub = subs.find((s) => s.view === v.name)!
       const integral: ResultValue[][] = []
@@ -175,7 +192,7 @@ export function runCase(c: Case, opts: RunOptions): void {
   const modelStmt = ({ stmt: s, rows: resolvedRows }: Resolved, state: Tables): string | undefined => {
     const t = c.schema.tables[s.table]!
     const rows = state.get(t.name)!
-    const ref = new Reference(db.relations(), state, { viewSql })
+    const ref = reference(state)
     try {
       switch (s.kind) {
         case 'insert':
@@ -214,7 +231,7 @@ export function runCase(c: Case, opts: RunOptions): void {
   const cloneTables = (m: Tables): Tables => new Map([...m].map(([k, v]) => [k, [...v]]))
 
   const runTick = (tick: Tick, no: number) => {
-    const before = snapshot()
+    const before = last
     let expectError: string | undefined
     let engineError: unknown
     let next = cloneTables(model)
@@ -338,7 +355,8 @@ export function runCase(c: Case, opts: RunOptions): void {
       }
     }
     if (engineError !== undefined || !changes) {
-      const after = snapshot()
+      const after = new Map<string, string[]>()
+      for (const name of before.keys()) read(name, after)
       for (const [name, rows] of before) {
         const now = after.get(name)!
         if (rows.join('\n') !== now.join('\n')) fail(`tick ${no}: ${engineError !== undefined ? 'failed statement' : 'rolled back transaction'} changed ${name}\n  before: ${rows.join(' ')}\n  after:  ${now.join(' ')}`)
@@ -350,6 +368,7 @@ export function runCase(c: Case, opts: RunOptions): void {
   }
 
   try {
+    check('at the start')
     createViews(0)
     for (let i = 0; i < c.ticks.length; i++) {
       runTick(c.ticks[i]!, i + 1)

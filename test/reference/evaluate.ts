@@ -59,6 +59,8 @@ export function bindSql(catalog: Catalog, sql: string): { plan: LogicalPlan; col
 export interface ReferenceOptions {
   /** Query text of views (overrides RelationInfo.definition). */
   readonly viewSql?: ReadonlyMap<string, string>
+  /** Bound plans by SQL text, shared between evaluations over the same catalog. */
+  readonly bindCache?: Map<string, { plan: LogicalPlan; columns: readonly Column[] }>
 }
 
 export class Reference {
@@ -67,16 +69,24 @@ export class Reference {
   readonly #tables: ReadonlyMap<string, readonly Row[]>
   readonly #viewSql: ReadonlyMap<string, string>
   readonly #viewCache = new Map<string, Row[]>()
+  readonly #bindCache: Map<string, { plan: LogicalPlan; columns: readonly Column[] }>
 
   constructor(relations: readonly RelationInfo[], tables: ReadonlyMap<string, readonly Row[]>, options: ReferenceOptions = {}) {
     this.catalog = new ReferenceCatalog(relations)
     this.#relations = new Map(relations.map((r) => [r.name, r]))
     this.#tables = tables
     this.#viewSql = options.viewSql ?? new Map()
+    this.#bindCache = options.bindCache ?? new Map()
+  }
+
+  #bind(sql: string): { plan: LogicalPlan; columns: readonly Column[] } {
+    let b = this.#bindCache.get(sql)
+    if (!b) this.#bindCache.set(sql, (b = bindSql(this.catalog, sql)))
+    return b
   }
 
   query(sql: string): { columns: readonly Column[]; rows: ResultValue[][] } {
-    const { plan, columns } = bindSql(this.catalog, sql)
+    const { plan, columns } = this.#bind(sql)
     return { columns, rows: this.evaluate(plan).map((r) => [...r] as ResultValue[]) }
   }
 
@@ -94,7 +104,7 @@ export class Reference {
     const rel = this.#relations.get(name)
     const sql = this.#viewSql.get(name) ?? rel?.definition
     if (!rel || sql === undefined) throw new Error(`reference: no contents for relation ${name}`)
-    const rows = this.#plan(bindSql(this.catalog, sql).plan, [])
+    const rows = this.#plan(this.#bind(sql).plan, [])
     this.#viewCache.set(name, rows)
     return [...rows]
   }
