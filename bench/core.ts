@@ -463,6 +463,8 @@ export function memoryChild(kind: MemoryKind, rows: number, groups: number, seed
 }
 
 function memory(o: CoreOptions, script: string, kind: MemoryKind): MemoryResult {
+  // --quick: in this process (child start-up costs more than the measurement; RSS is shared)
+  if (o.quick) return memoryChild(kind, o.rows, o.groups, o.seed)
   const args = ['--expose-gc', '--max-old-space-size=16384', script, '_mem', kind, '--rows', String(o.rows), '--groups', String(o.groups), '--seed', String(o.seed)]
   const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 })
   if (r.status !== 0) throw new Error(`memory child ${kind} failed (${r.status}): ${r.stderr}`)
@@ -551,6 +553,7 @@ export async function runCore(o: CoreOptions, script: string): Promise<void> {
     }
     out.push('### 4. memory per row (heap after gc, minus the empty-engine baseline)')
     out.push('')
+    if (o.quick) out.push('(--quick: measured in this process, so RSS columns are not per configuration)\n')
     out.push(table(['configuration', 'rows', 'heap B/row', 'heap MB', 'RSS MB', 'peak RSS MB', 'RSS base MB', 'load rows/s'], rows))
     out.push('')
   }
