@@ -140,7 +140,7 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   if (e.fn === NULL_SAFE_KEY) return `RT.rowKey([${args.join(', ')}, 0])`
   const temps = args.map(() => temp(g))
   const nullCheck = temps.map((t, i) => `(${t} = ${args[i]}) === null`).join(' || ')
-  const strict = (body: string) => `(${nullCheck} ? null : ${body})`
+  const strict = (body: string) => (temps.length === 0 ? body : `(${nullCheck} ? null : ${body})`)
   const [a, b] = temps
   const argType = e.args[0]?.type
   // comparisons of primitive-valued types
