@@ -199,7 +199,10 @@ function valueExprUncached(o: ExprOpts, scope: Scope, t: ColType, depth: number)
     arbs.push({ arbitrary: fc.tuple(sub(), fc.integer({ min: -2, max: 3 })).map(([x, k]) => `(${x} * ${k})`), weight: 1 })
     arbs.push({ arbitrary: sub().map((x) => `ABS(${x})`), weight: 1 })
     arbs.push({ arbitrary: sub('text').map((x) => `LENGTH(${x})`), weight: 1 })
+    // integer division / modulo by a nonzero constant (both truncate toward zero)
+    arbs.push({ arbitrary: fc.tuple(sub(), fc.constantFrom('/', '%'), fc.constantFrom(2, 3, -2)).map(([x, op, k]) => `(${x} ${op} ${k})`), weight: 1 })
   } else {
+    arbs.push({ arbitrary: sub('int').map((x) => `CAST(${x} AS TEXT)`), weight: 1 })
     arbs.push({ arbitrary: fc.tuple(sub(), sub()).map(([x, y]) => `(${x} || ${y})`), weight: 1 })
     arbs.push({ arbitrary: sub().map((x) => `UPPER(${x})`), weight: o.ctx.f.oracle ? 0 : 1 })
   }
@@ -234,6 +237,11 @@ function boolExprUncached(o: ExprOpts, scope: Scope, depth: number): fc.Arbitrar
     { arbitrary: fc.oneof(...types.map(between)), weight: 1 },
     { arbitrary: fc.constantFrom('TRUE', 'FALSE'), weight: 1 },
   ]
+  if (!o.ctx.f.oracle) {
+    // SQLite's LIKE ignores case and it has no IS DISTINCT FROM
+    atoms.push({ arbitrary: fc.tuple(typed('text'), fc.boolean(), fc.constantFrom("'a%'", "'%b'", "'_'", "'%'", "'a_'", "'%a%'")).map(([x, n, p]) => `(${x} ${n ? 'NOT ' : ''}LIKE ${p})`), weight: 1 })
+    atoms.push({ arbitrary: fc.oneof(...types.map((t) => fc.tuple(typed(t), fc.boolean(), typed(t)).map(([x, n, y]) => `(${x} IS ${n ? 'NOT ' : ''}DISTINCT FROM ${y})`))), weight: 1 })
+  }
   if (o.sub && o.ctx.budget > 0 && o.ctx.f.subqueries) {
     atoms.push({ arbitrary: subqueryPredicate(o.ctx, scope, 'other'), weight: 2 })
     if (KNOWN_BUGS_FIXED.inSubqueryAnywhere) atoms.push({ arbitrary: subqueryPredicate(o.ctx, scope, 'in'), weight: 1 })
@@ -399,7 +407,8 @@ function fromArb(ctx: Ctx, first?: string): fc.Arbitrary<From> {
         acc = acc.chain((left): fc.Arbitrary<From> => {
           const pairs = pairsOfSameType(left.scope, item.scope)
           const scope = [...left.scope, ...item.scope]
-          const eq = pairs.length === 0 ? fc.constant<string | undefined>(undefined) : fc.constantFrom(...pairs).map(([x, y]): string | undefined => `${x} = ${y}`)
+          // one or two equalities (a multi-column key)
+          const eq = pairs.length === 0 ? fc.constant<string | undefined>(undefined) : fc.uniqueArray(fc.constantFrom(...pairs), { minLength: 1, maxLength: 2 }).map((ps): string | undefined => ps.map(([x, y]) => `${x} = ${y}`).join(' AND '))
           // a comma binds looser than JOIN: once a comma join appears, the rest are commas too
           if (kind === 'comma' || pairs.length === 0 || left.comma) {
             return eq.map((e) => ({ sql: `${left.sql}, ${item.sql}`, scope, whereEqs: e ? [...left.whereEqs, e] : left.whereEqs, comma: true }))
@@ -411,12 +420,25 @@ function fromArb(ctx: Ctx, first?: string): fc.Arbitrary<From> {
           const residualOf = (rs: Scope) => (kind === 'JOIN' || KNOWN_BUGS_FIXED.outerJoinCrossResidual ? boolExpr({ ctx, sub: false }, rs, 0) : simple(rs))
           const residualScope = kind === 'JOIN' || KNOWN_BUGS_FIXED.outerJoinCrossResidual ? fc.constant(scope) : fc.constantFrom(...sides)
           const residual = (ctx.f.outerResidual || kind === 'JOIN') && sides.length > 0 ? fc.option(residualScope.chain(residualOf), { nil: undefined, freq: 2 }) : fc.constant(undefined)
-          return fc.tuple(eq, residual).map(([e, r]) => ({
+          const on = fc.tuple(eq, residual).map(([e, r]) => ({
             sql: `${left.sql} ${kind} ${item.sql} ON ${e}${r ? ` AND ${r}` : ''}`,
             scope,
             whereEqs: left.whereEqs,
             comma: false,
           }))
+          const variants: fc.WeightedArbitrary<From>[] = [{ arbitrary: on, weight: 6 }]
+          // USING (same name and type on both sides; the left side a single item)
+          const nameOf = (c: Col) => c.sql.slice(c.sql.lastIndexOf('.') + 1)
+          const usable = i === 1 ? item.scope.filter((c) => left.scope.some((l) => nameOf(l) === nameOf(c) && l.type === c.type)).map(nameOf) : []
+          if (usable.length > 0) {
+            variants.push({ arbitrary: fc.constantFrom(...usable).map((n) => ({ sql: `${left.sql} ${kind} ${item.sql} USING (${n})`, scope, whereEqs: left.whereEqs, comma: false })), weight: 2 })
+          }
+          if (kind === 'JOIN') {
+            // theta join (no equality) and CROSS JOIN (the equality goes to WHERE)
+            variants.push({ arbitrary: boolExpr({ ctx, sub: false }, scope, 1).map((c) => ({ sql: `${left.sql} JOIN ${item.sql} ON ${c}`, scope, whereEqs: left.whereEqs, comma: false })), weight: 1 })
+            variants.push({ arbitrary: eq.map((e) => ({ sql: `${left.sql} CROSS JOIN ${item.sql}`, scope, whereEqs: e ? [...left.whereEqs, e] : left.whereEqs, comma: false })), weight: 1 })
+          }
+          return fc.oneof(...variants)
         })
       }
       return acc
@@ -482,7 +504,18 @@ function aggregateCalls(ctx: Ctx, scope: Scope, allowAvg: boolean): fc.Arbitrary
     { arbitrary: intE.map((x) => ({ sql: `SUM(${x})`, type: 'int' as OutType })), weight: 2 },
     { arbitrary: fc.tuple(fc.constantFrom('MIN', 'MAX'), anyE).map(([f, { x, t }]) => ({ sql: `${f}(${x})`, type: t as OutType })), weight: 3 },
   ]
-  if (allowAvg) arbs.push({ arbitrary: intE.map((x) => ({ sql: `AVG(${x})`, type: 'num' as OutType })), weight: 1 })
+  if (allowAvg) arbs.push({ arbitrary: fc.tuple(fc.boolean(), intE).map(([d, x]) => ({ sql: `AVG(${d ? 'DISTINCT ' : ''}${x})`, type: 'num' as OutType })), weight: 1 })
+  arbs.push({ arbitrary: intE.map((x) => ({ sql: `SUM(DISTINCT ${x})`, type: 'int' as OutType })), weight: 1 })
+  // FILTER (WHERE ...)
+  const filter = boolExpr(o, scope, 0)
+  arbs.push({
+    arbitrary: fc.tuple(fc.constantFrom('COUNT(*)', 'COUNT', 'SUM', 'MAX'), intE, filter).map(([f, x, w]) => ({ sql: `${f === 'COUNT(*)' ? f : `${f}(${x})`} FILTER (WHERE ${w})`, type: 'int' as OutType })),
+    weight: 1,
+  })
+  // STRING_AGG ordered by its own value (ties are equal strings, so the result is determined)
+  const textE = valueExpr(o, scope, 'text', 1)
+  arbs.push({ arbitrary: fc.tuple(textE, fc.boolean()).map(([x, desc]) => ({ sql: `STRING_AGG(${x}, ',' ORDER BY ${x}${desc ? ' DESC' : ''})`, type: 'text' as OutType })), weight: 1 })
+  if (!ctx.f.oracle) arbs.push({ arbitrary: fc.tuple(fc.constantFrom('BOOL_AND', 'BOOL_OR'), boolExpr(o, scope, 0)).map(([f, x]) => ({ sql: `${f}(${x})`, type: 'bool' as OutType })), weight: 1 })
   return fc.oneof(...arbs)
 }
 
