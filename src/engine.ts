@@ -18,6 +18,7 @@ import {
   coerce,
   explainDelta,
   explainLogical,
+  jsonReplacer,
   lower,
   optimize,
   typeDisplayName,
@@ -32,7 +33,7 @@ import {
   type SqlType,
 } from '../planner/index.js'
 import { EngineCatalog, TableStore, isView, type Entry, type TableEntry, type ViewEntry } from './catalog.js'
-import { evaluateConstant } from './compile-scalar.js'
+import { compileProjection, evaluateConstant } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
 import { castValue, fromInputValue, toResultValue } from './values.js'
@@ -275,7 +276,7 @@ export class Engine {
     try {
       this.#circuit.step()
       for (const e of this.#catalog.entries.values()) {
-        if ((e.kind === 'view' || e.kind === 'materialized view') && e.sink.out.length > 0) e.pending.append(e.sink.out)
+        if (isView(e) && e.subscribers.size > 0 && e.sink.out.length > 0) e.pending.append(e.sink.out)
       }
     } finally {
       this.#circuit.endStep()
@@ -602,7 +603,10 @@ export class Engine {
 
   /** Renders `plan` into the circuit, backfills it, reads the result and releases it. */
   #evaluate(plan: LogicalPlan): ivm.ZSet {
-    const delta = lower(optimize(plan))
+    const optimized = optimize(plan)
+    const point = this.#pointRead(optimized)
+    if (point) return point
+    const delta = lower(optimized)
     const { output, fresh } = render(delta, this.#renderContext())
     const sink = this.#circuit.add(new ivm.IntegrateOperator(output))
     fresh.push(sink)
@@ -615,6 +619,84 @@ export class Engine {
       // fresh operators nobody else reads were released transitively; drop dead cache entries
       for (const [k, op] of this.#arrangements) if (!this.#circuit.has(op)) this.#arrangements.delete(k)
     }
+  }
+
+  /** Answers `[Project] Filter(view, key = c | key IN (…))` and `view ⋉ VALUES` on key
+   *  columns from an index of the view (built on first use, then maintained), instead of
+   *  running the view's whole contents through a filter. Undefined when the plan has
+   *  another shape. */
+  #pointRead(plan: LogicalPlan): ivm.ZSet | undefined {
+    let projection: readonly ScalarExpr[] | undefined
+    let p = plan
+    if (p.kind === 'project') {
+      projection = p.exprs
+      p = p.input
+    }
+    let view: ViewEntry | undefined
+    let columns: number[] = []
+    let keys: unknown[][] = []
+    if (p.kind === 'filter' && p.input.kind === 'scan') {
+      const v = this.#catalog.entries.get(p.input.relation)
+      if (!v || !isView(v)) return undefined
+      const conj = p.predicate.kind === 'and' ? p.predicate.args : [p.predicate]
+      const byColumn = new Map<number, unknown[]>()
+      for (const c of conj) {
+        if (c.kind === 'call' && c.fn === 'eq' && c.args[0]!.kind === 'column' && c.args[1]!.kind === 'literal') byColumn.set(c.args[0]!.index, [c.args[1]!.value])
+        else if (c.kind === 'call' && c.fn === 'eq' && c.args[1]!.kind === 'column' && c.args[0]!.kind === 'literal') byColumn.set(c.args[1]!.index, [c.args[0]!.value])
+        else if (c.kind === 'inList' && !c.negated && c.arg.kind === 'column' && c.list.every((x) => x.kind === 'literal')) byColumn.set(c.arg.index, c.list.map((x) => (x as { value: unknown }).value))
+        else return undefined
+        if (byColumn.size !== conj.indexOf(c) + 1) return undefined // the same column twice
+      }
+      view = v
+      columns = [...byColumn.keys()]
+      const lists = columns.map((col) => byColumn.get(col)!)
+      keys = lists.reduce<unknown[][]>((acc, list) => acc.flatMap((k) => list.map((x) => [...k, x])), [[]])
+    } else if (p.kind === 'join' && p.joinType === 'semi' && p.left.kind === 'scan' && p.right.kind === 'values' && p.condition) {
+      const v = this.#catalog.entries.get(p.left.relation)
+      if (!v || !isView(v)) return undefined
+      const nl = p.left.columns.length
+      const conj = p.condition.kind === 'and' ? p.condition.args : [p.condition]
+      const pairs: [number, number][] = []
+      for (const c of conj) {
+        if (c.kind !== 'call' || c.fn !== 'eq' || c.args[0]!.kind !== 'column' || c.args[1]!.kind !== 'column') return undefined
+        const a = c.args[0]!.index
+        const b = c.args[1]!.index
+        if (a < nl && b >= nl) pairs.push([a, b - nl])
+        else if (b < nl && a >= nl) pairs.push([b, a - nl])
+        else return undefined
+      }
+      if (p.right.rows.some((r) => r.some((e) => e.kind !== 'literal'))) return undefined
+      view = v
+      columns = pairs.map(([a]) => a)
+      keys = p.right.rows.map((r) => pairs.map(([, b]) => (r[b] as { value: unknown }).value))
+    } else return undefined
+    if (keys.some((k) => k.some((x) => x === null))) return undefined
+    const index = view.sink.index(columns)
+    const out = new ivm.ZSet()
+    const seen = new Set<ivm.RowKey>()
+    const project = projection ? this.#compiledProjection(projection) : undefined
+    for (const k of keys) {
+      const key = index.keyOfValues(k)
+      if (seen.has(key)) continue
+      seen.add(key)
+      const b = view.sink.lookup(index, key)
+      if (!b) continue
+      for (let i = 0; i < b.rows.length; i++) out.push(project ? project(b.rows[i]!) : b.rows[i]!, b.weights[i]!)
+    }
+    return out
+  }
+
+  readonly #projections = new Map<string, (row: Row) => Row>()
+
+  #compiledProjection(exprs: readonly ScalarExpr[]): (row: Row) => Row {
+    const k = JSON.stringify(exprs, jsonReplacer)
+    let f = this.#projections.get(k)
+    if (!f) {
+      if (this.#projections.size > 256) this.#projections.clear()
+      f = compileProjection(exprs)
+      this.#projections.set(k, f)
+    }
+    return f
   }
 
   #explain(s: ast.ExplainStmt, ctx: StatementContext): StatementResult {

@@ -410,6 +410,10 @@ export function coerce(e: ScalarExpr, t: SqlType, ctx: ExprContext | { err: Erro
     if (e.kind === 'literal' && e.value === null) return lit(null, t)
     return { kind: 'cast', arg: e, type: t }
   }
+  if (e.kind === 'literal') {
+    const folded = widenLiteral(e.value, e.type, t)
+    if (folded) return folded
+  }
   if (!canCast(e.type, t, false)) {
     const err = 'err' in ctx ? ctx.err : (ctx as ExprContext).err
     throw planError(err, SqlState.datatypeMismatch, what ? `${what} must be type ${typeDisplayName(t)}, not type ${typeDisplayName(e.type)}` : `cannot convert type ${typeDisplayName(e.type)} to ${typeDisplayName(t)} implicitly`, span)
@@ -427,9 +431,25 @@ export function explicitCast(e: ScalarExpr, t: SqlType, ctx: { err: ErrorContext
   return { kind: 'cast', arg: e, type: t }
 }
 
+/** A numeric literal widened to a wider numeric type is the same number: fold the cast
+ *  (so `bigint_col IN (1, 2)` compares with literals, which point reads and rules can use). */
+function widenLiteral(value: unknown, from: SqlType, to: SqlType): ScalarExpr | undefined {
+  if (value === null) return lit(null, to)
+  if (typeof value !== 'number') return undefined
+  const rank: Partial<Record<SqlType, number>> = { smallint: 1, integer: 2, bigint: 3, numeric: 4, double: 6 }
+  const a = rank[from]
+  const b = rank[to]
+  if (a === undefined || b === undefined || b < a) return undefined
+  return lit(value, to)
+}
+
 /** Wraps a subquery plan in a projection casting its columns to `types` when they differ. */
 export function castPlanColumns(plan: LogicalPlan, columns: readonly Column[], types: readonly SqlType[]): LogicalPlan {
   if (columns.every((c, i) => c.type === types[i])) return plan
+  if (plan.kind === 'values') {
+    const rows = plan.rows.map((r) => r.map((e, i) => (e.type === types[i] ? e : e.kind === 'literal' ? widenLiteral(e.value, e.type, types[i]!) ?? ({ kind: 'cast', arg: e, type: types[i]! } as ScalarExpr) : ({ kind: 'cast', arg: e, type: types[i]! } as ScalarExpr))))
+    return { kind: 'values', rows, columns: columns.map((c, i) => ({ name: c.name, type: types[i]! })) }
+  }
   const exprs: ScalarExpr[] = columns.map((c, i) => (c.type === types[i] ? { kind: 'column', index: i, type: c.type } : { kind: 'cast', arg: { kind: 'column', index: i, type: c.type }, type: types[i]! }))
   return { kind: 'project', input: plan, exprs, columns: columns.map((c, i) => ({ name: c.name, type: types[i]! })) }
 }
