@@ -317,6 +317,9 @@ export class ArrangeOperator extends BaseOperator {
   readonly keyColumns: readonly number[]
   readonly keyOf: (row: Row) => RowKey
   readonly #journal = new Journal<ZSet>()
+  /** Whether the arrangement was empty before the delta of its latest step (lets a join
+   *  compute ΔL ⋈ R_new alone when L had no rows before, e.g. while backfilling). */
+  emptyBefore = true
 
   constructor(input: Operator, keyColumns: readonly number[]) {
     super([input])
@@ -329,6 +332,7 @@ export class ArrangeOperator extends BaseOperator {
     const d = this.inputs[0]!.out
     this.out = d
     if (d.rows.length === 0) return
+    this.emptyBefore = this.arrangement.size === 0
     this.#journal.record(d)
     this.arrangement.applyDelta(d, 1)
   }

@@ -111,6 +111,11 @@ export function innerJoinDelta(left: ArrangeOperator, right: ArrangeOperator, co
   const dr = right.out
   const hasL = dl.rows.length !== 0
   const hasR = dr.rows.length !== 0
+  // L_old = ∅ ⇒ Δ = ΔL ⋈ R_new (and symmetrically): one probe instead of three passes
+  if (hasL && hasR && left !== right) {
+    if (left.emptyBefore) return probeJoin(dl, left.keyColumns, left.keyOf, right.arrangement, combine, true, 1, out)
+    if (right.emptyBefore) return probeJoin(dr, right.keyColumns, right.keyOf, left.arrangement, combine, false, 1, out)
+  }
   if (hasL) probeJoin(dl, left.keyColumns, left.keyOf, right.arrangement, combine, true, 1, out)
   if (hasR) probeJoin(dr, right.keyColumns, right.keyOf, left.arrangement, combine, false, 1, out)
   if (hasL && hasR) subtractDeltaJoin(dl, dr, left, right, combine, out)

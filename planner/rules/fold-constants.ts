@@ -9,7 +9,7 @@
 import type { ScalarExpr } from '../expr/scalar.js'
 import { lit } from '../expr/scalar.js'
 import type { LogicalPlan } from '../logical/plan.js'
-import { mapExpr, sameExpr, transformUp } from '../logical/tree.js'
+import { exprChildren, mapExpr, transformUp } from '../logical/tree.js'
 import type { Rule } from './rule.js'
 
 export const foldConstants: Rule = {
@@ -17,8 +17,9 @@ export const foldConstants: Rule = {
   apply(plan) {
     let changed = false
     const fold = (e: ScalarExpr): ScalarExpr => {
+      if (!foldable(e)) return e
       const f = mapExpr(e, foldNode)
-      if (!sameExpr(f, e)) changed = true
+      changed = true
       return f
     }
     const out = transformUp(plan, (p): LogicalPlan | undefined => {
@@ -51,6 +52,13 @@ export const foldConstants: Rule = {
     })
     return changed ? out : undefined
   },
+}
+
+/** True when some node of `e` would fold (checked first, so unchanged plans stay the same
+ *  objects and the optimizer sees no change). */
+function foldable(e: ScalarExpr): boolean {
+  if (foldNode(e) !== e) return true
+  return exprChildren(e).some(foldable)
 }
 
 function isLit(e: ScalarExpr, v: unknown): boolean {
