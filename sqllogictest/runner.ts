@@ -554,6 +554,8 @@ class FileRun {
       if (ivmErr !== undefined) errorText = ivmErr
     }
 
+    // A view not read because the batch half already failed is not needed any more.
+    if (view !== undefined && useView && this.#views.has(k)) this.#dropView(view)
     if (errorText !== undefined) this.#fail(r, errorText, [`  sql: ${firstLine(r.sql)}`])
     else if (failures.length > 0) {
       const f = failures[0]!
