@@ -176,6 +176,7 @@ function aggregateSpec(a: AggregateCall): ivm.AggregateSpec {
       const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
       const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
       aggregator = ivm.stringAgg(cmp) as ivm.Aggregator<unknown, unknown>
+      if (a.distinct) aggregator = ivm.distinctOf(aggregator, (t) => ivm.rowKey([(t as unknown[])[0], (t as unknown[])[1], ...((t as unknown[][])[2] ?? [])])) as ivm.Aggregator<unknown, unknown>
       return { aggregator, arg: (row) => [value(row), delim(row), orderGets.map((g) => g(row))], filter }
     }
     case 'single_value':

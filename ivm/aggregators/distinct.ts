@@ -13,13 +13,14 @@ export interface DistinctAcc<TAcc> {
   a: TAcc
 }
 
-export function distinctOf<TAcc, TOut>(inner: Aggregator<TAcc, TOut>): Aggregator<DistinctAcc<TAcc>, TOut> {
+/** `keyOf` decides which values are the same (default: valueKey). */
+export function distinctOf<TAcc, TOut>(inner: Aggregator<TAcc, TOut>, keyOf: (value: unknown) => RowKey = valueKey): Aggregator<DistinctAcc<TAcc>, TOut> {
   return {
     name: inner.name + 'Distinct',
     create: () => ({ m: new Map(), a: inner.create() }),
     add(acc, value, weight) {
       if (value === null || value === undefined || weight === 0) return acc
-      const k = valueKey(value)
+      const k = keyOf(value)
       const m = acc.m
       const old = m.get(k) ?? 0
       const now = old + weight

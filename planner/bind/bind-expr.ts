@@ -200,6 +200,7 @@ function bindUnary(e: ast.UnaryExpr, ctx: ExprContext): ScalarExpr {
   if (e.op === '-' && arg.kind === 'literal' && typeof arg.value === 'number' && isNumericType(arg.type)) {
     const v = -arg.value
     if (arg.type === 'bigint' && v === -2147483648) return lit(v, 'integer')
+    if ((arg.type === 'integer' && v > 2147483647) || (arg.type === 'smallint' && v > 32767)) throw planError(ctx.err, SqlState.numericValueOutOfRange, `${arg.type} out of range`, e.span)
     return lit(v === 0 ? 0 : v, arg.type)
   }
   const t = arg.type === 'unknown' ? 'numeric' : arg.type
@@ -372,12 +373,18 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
     default:
       throw unsupported(ctx.err, `aggregate ${name}`, e.span)
   }
-  if (e.distinct && fn !== 'count_distinct' && fn !== 'sum_distinct' && fn !== 'avg_distinct' && fn !== 'min' && fn !== 'max') {
-    if (fn === 'string_agg' || fn === 'bool_and' || fn === 'bool_or') throw unsupported(ctx.err, `${name}(DISTINCT ...)`, e.span)
+  if (e.distinct && fn === 'string_agg' && orderBy.some((o) => !finalArgs.some((a) => sameExprShape(a, o.expr)))) {
+    throw planError(ctx.err, SqlState.invalidColumnReference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', e.span)
   }
   const index = coll.calls.length
-  coll.calls.push({ fn, args: finalArgs, orderBy, filter, type })
+  // DISTINCT is idempotent for MIN/MAX/BOOL_AND/BOOL_OR
+  coll.calls.push({ fn, args: finalArgs, orderBy, filter, type, ...(e.distinct && fn === 'string_agg' ? { distinct: true } : {}) })
   return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type }
+}
+
+function sameExprShape(a: ScalarExpr, b: ScalarExpr): boolean {
+  const strip = (x: ScalarExpr): ScalarExpr => (x.kind === 'cast' ? strip(x.arg) : x)
+  return JSON.stringify(strip(a)) === JSON.stringify(strip(b))
 }
 
 function bindWindow(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr {

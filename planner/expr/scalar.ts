@@ -119,3 +119,11 @@ export function lit(value: unknown, type: SqlType): LiteralExpr {
 }
 
 export const TRUE: LiteralExpr = { kind: 'literal', value: true, type: 'boolean' }
+
+/** Internal function id: a NULL-safe, never-NULL encoding of its arguments (a text key), used
+ *  where rows must be matched on values that may be NULL (decorrelation, outer theta joins). */
+export const NULL_SAFE_KEY = '__null_safe_key'
+
+export function nullSafeKey(args: readonly ScalarExpr[]): ScalarExpr {
+  return { kind: 'call', fn: NULL_SAFE_KEY, args, type: 'text' }
+}

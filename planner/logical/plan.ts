@@ -42,6 +42,8 @@ export interface AggregateCall {
   /** ORDER BY inside the call (string_agg). */
   readonly orderBy: readonly SortKey[]
   readonly filter: ScalarExpr | undefined
+  /** STRING_AGG(DISTINCT …): each distinct (value, delimiter) once. */
+  readonly distinct?: boolean
   readonly type: SqlType
 }
 

@@ -4,7 +4,7 @@
 // vanishes (a maintained view is a set; ad hoc reads sort at presentation).
 
 import type { ScalarExpr } from '../expr/scalar.js'
-import { col, lit } from '../expr/scalar.js'
+import { col, lit, nullSafeKey } from '../expr/scalar.js'
 import type { Column, JoinNode, LogicalPlan } from '../logical/plan.js'
 import { conjoin, conjuncts, referencedColumns, remapColumns, substituteColumns } from '../logical/tree.js'
 import { RivuletError, SqlState } from '../errors.js'
@@ -164,6 +164,7 @@ function lowerJoin(p: JoinNode): DeltaPlan {
       leftKeys.push(lit(true, 'boolean'))
     }
   }
+  if (split.residual.length > 0 && (t === 'left' || t === 'right' || t === 'full')) return lower(outerThetaJoin(p))
   if (split.residual.length > 0) {
     if (t !== 'inner') throw new RivuletError(SqlState.featureNotSupported, `${t === 'semi' || t === 'anti' ? 'a correlated subquery whose correlation is not an equality' : t.toUpperCase() + ' JOIN'} with a condition that is not an equality between the two sides is not supported yet`)
     post.push(...split.residual)
@@ -198,4 +199,31 @@ function arrange(input: DeltaPlan, keys: readonly ScalarExpr[]): ArrangeDelta {
   }
   const source = extra.length === 0 ? input : mfp(input, undefined, [...input.columns.map((c, i) => col(i, c.type)), ...extra], [...input.columns, ...extra.map((e, i) => ({ name: `__key${i}`, type: e.type }))])
   return { kind: 'arrange', input: source, key: keyCols, columns: source.columns }
+}
+
+/** An outer join whose condition is not only equalities: the inner join J, plus the rows of
+ *  each preserved side that appear in no row of J (anti join on a NULL-safe key of the whole
+ *  row, so duplicates and NULLs are matched exactly), padded with NULLs. */
+function outerThetaJoin(p: JoinNode): LogicalPlan {
+  const nl = p.left.columns.length
+  const nr = p.right.columns.length
+  const inner: LogicalPlan = { ...p, joinType: 'inner' }
+  const parts: LogicalPlan[] = [inner]
+  const side = (keep: LogicalPlan, offset: number, width: number, leftSide: boolean): LogicalPlan => {
+    const cols = keep.columns
+    const matchedSide: LogicalPlan = { kind: 'project', input: inner, exprs: cols.map((c, i) => col(offset + i, c.type)), columns: cols }
+    const cond: ScalarExpr = {
+      kind: 'call',
+      fn: 'eq',
+      args: [nullSafeKey(cols.map((c, i) => col(i, c.type))), nullSafeKey(cols.map((c, i) => col(width + i, c.type)))],
+      type: 'boolean',
+    }
+    const unmatched: LogicalPlan = { kind: 'join', joinType: 'anti', left: keep, right: matchedSide, condition: cond, nullAwareAnti: false, columns: cols }
+    const pad = (cs: readonly Column[]) => cs.map((c) => lit(null, c.type))
+    const exprs = leftSide ? [...cols.map((c, i) => col(i, c.type)), ...pad(p.right.columns)] : [...pad(p.left.columns), ...cols.map((c, i) => col(i, c.type))]
+    return { kind: 'project', input: unmatched, exprs, columns: p.columns }
+  }
+  if (p.joinType === 'left' || p.joinType === 'full') parts.push(side(p.left, 0, nl, true))
+  if (p.joinType === 'right' || p.joinType === 'full') parts.push(side(p.right, nl, nr, false))
+  return { kind: 'union', inputs: parts, columns: p.columns }
 }

@@ -15,7 +15,7 @@
 // IN outside a top-level conjunct) is reported as not supported.
 
 import type { ScalarExpr } from '../expr/scalar.js'
-import { col, lit } from '../expr/scalar.js'
+import { col, lit, nullSafeKey } from '../expr/scalar.js'
 import type { AggregateCall, Column, LogicalPlan } from '../logical/plan.js'
 import { children, conjoin, conjuncts, exprChildren, hasSubquery, mapExpr, transformUp, visitExpr, withChildren } from '../logical/tree.js'
 import { RivuletError, SqlState } from '../errors.js'
@@ -196,7 +196,7 @@ function pullCorrelation(s: LogicalPlan, input: LogicalPlan): Correlation {
     ...general.map(toJoined),
   ]
   const joined: LogicalPlan = { kind: 'join', joinType: 'inner', left: base, right: domain, condition: conjoin(conds), nullAwareAnti: false, columns: [...base.columns, ...domain.columns] }
-  const key = (args: ScalarExpr[]): ScalarExpr => ({ kind: 'call', fn: NULL_SAFE_KEY, args, type: 'text' })
+  const key = nullSafeKey
   return {
     base: joined,
     outer: [key(dCols.map((i) => col(i, input.columns[i]!.type)))],
@@ -204,10 +204,6 @@ function pullCorrelation(s: LogicalPlan, input: LogicalPlan): Correlation {
     above,
   }
 }
-
-/** Internal function id: a NULL-safe, never-NULL encoding of its arguments, so NULL outer
- *  values still find their domain row when joining back. */
-export const NULL_SAFE_KEY = '__null_safe_key'
 
 function hasOuter(e: ScalarExpr): boolean {
   let found = false
@@ -309,7 +305,11 @@ function replaceSubqueries(e: ScalarExpr, input0: LogicalPlan): { expr: ScalarEx
   let input = input0
   const walk = (x: ScalarExpr): ScalarExpr => {
     if (x.kind === 'subquery') {
-      if (x.mode === 'in') throw unsupported('IN (subquery) outside a top-level WHERE condition')
+      if (x.mode === 'in') {
+        const r = inAsValue(input, x)
+        input = r.input
+        return r.expr
+      }
       const r = scalarJoin(input, x)
       input = r.input
       return r.expr
@@ -395,4 +395,45 @@ function scalarJoin(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subquer
   const cond = conjoin(c.outer.map((o, i) => eq(o, col(nI + i, c.inner[i]!.type))))
   const joined: LogicalPlan = { kind: 'join', joinType: 'left', left: input, right: grouped, condition: cond, nullAwareAnti: false, columns: [...input.columns, ...grouped.columns] }
   return { expr: value, input: joined }
+}
+
+/** `x IN (S)` as a three-valued value (outside a top-level WHERE conjunct), S uncorrelated:
+ *  TRUE when x matches a value of S; else FALSE when S is empty; else NULL when x is NULL or
+ *  S holds a NULL; else FALSE. Left join with DISTINCT non-NULL values of S for the match,
+ *  cross join with S's row and non-NULL counts for the rest. */
+function inAsValue(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subquery' }>): { expr: ScalarExpr; input: LogicalPlan } {
+  if (outerRefs(sq.plan)) throw unsupported('a correlated IN (subquery) outside a top-level WHERE condition')
+  if (sq.operands.length !== 1) throw unsupported('IN with a row of several values outside a top-level WHERE condition')
+  const operand = sq.operands[0]!
+  const s = sq.plan
+  const c0 = s.columns[0]!
+  const nonNull: LogicalPlan = { kind: 'filter', input: s, predicate: { kind: 'isNull', arg: col(0, c0.type), negated: true, type: 'boolean' }, columns: s.columns }
+  const values: LogicalPlan = { kind: 'distinct', input: { kind: 'project', input: nonNull, exprs: [col(0, c0.type)], columns: [c0] }, columns: [c0] }
+  const nI = input.columns.length
+  const matched: LogicalPlan = { kind: 'join', joinType: 'left', left: input, right: values, condition: eq(operand, col(nI, c0.type)), nullAwareAnti: false, columns: [...input.columns, c0] }
+  const stats: LogicalPlan = {
+    kind: 'aggregate',
+    input: s,
+    groupBy: [],
+    aggregates: [
+      { fn: 'count_rows', args: [], orderBy: [], filter: undefined, type: 'bigint' },
+      { fn: 'count', args: [col(0, c0.type)], orderBy: [], filter: undefined, type: 'bigint' },
+    ],
+    global: true,
+    columns: [{ name: '__rows', type: 'bigint' }, { name: '__nonnull', type: 'bigint' }],
+  }
+  const joined: LogicalPlan = { kind: 'join', joinType: 'inner', left: matched, right: stats, condition: undefined, nullAwareAnti: false, columns: [...matched.columns, ...stats.columns] }
+  const rows = col(nI + 1, 'bigint')
+  const nonnull = col(nI + 2, 'bigint')
+  const expr: ScalarExpr = {
+    kind: 'case',
+    whens: [
+      { when: { kind: 'isNull', arg: col(nI, c0.type), negated: true, type: 'boolean' }, then: lit(true, 'boolean') },
+      { when: eq(rows, lit(0, 'bigint')), then: lit(false, 'boolean') },
+      { when: { kind: 'or', args: [{ kind: 'isNull', arg: operand, negated: false, type: 'boolean' }, { kind: 'call', fn: 'gt', args: [rows, nonnull], type: 'boolean' }], type: 'boolean' }, then: lit(null, 'boolean') },
+    ],
+    else: lit(false, 'boolean'),
+    type: 'boolean',
+  }
+  return { expr, input: joined }
 }
