@@ -592,7 +592,7 @@ class FileRun {
       const mine = this.#render(result, r.types, this.#floatFormat).map((row) => row.join(' '))
       const theirs = this.#render(ah.result!, r.types, this.#floatFormat).map((row) => row.join(' '))
       const out = compareResult(mine.map((l) => [l]), { expected: theirs, ncols: 1, sort: 'rowsort', layout: 'rowwise' })
-      if (!out.ok) failures.push({ tag: `${tag} (view vs ad hoc)`, out: { ...out, expected: out.expected, actual: out.actual } })
+      if (!out.ok) failures.push({ tag: `${tag} (view vs ad hoc)`, out })
       else if (!this.#batch) {
         const out2 = this.#check(r, ah.result!, sort, r.expected, true)
         if (!out2.ok) failures.push({ tag, out: out2 })

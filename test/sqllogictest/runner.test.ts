@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -223,6 +224,15 @@ SELECT a FROM t ORDER BY a
       'DROP MATERIALIZED VIEW __slt_q6',
     ])
     expect(created.length).toBe(3)
+  })
+
+  it('checks a nosort hash in ivm mode against the ad hoc result', async () => {
+    const text = `statement ok\nCREATE TABLE t (a INTEGER)\n\nstatement ok\nINSERT INTO t VALUES (3), (1), (2)\n\nquery I nosort\nSELECT a FROM t ORDER BY a DESC\n----\n3 values hashing to ${createHash('md5').update('3\n2\n1\n').digest('hex')}\n`
+    for (const mode of ['ivm', 'both'] as const) {
+      const { counts, lines } = await run(text, mode, {}, 'x.test')
+      expect(lines).toEqual([])
+      expect(counts).toEqual({ passed: 3, failed: 0, skipped: 0 })
+    }
   })
 
   it('reports delta changes with weights since the last check', async () => {
