@@ -35,6 +35,7 @@ import {
 import { EngineCatalog, TableStore, isView, type Entry, type TableEntry, type ViewEntry } from './catalog.js'
 import { compileProjection, evaluateConstant } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
+import { StatementCache } from './statement-cache.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
 import { castValue, fromInputValue, toResultValue } from './values.js'
 
@@ -52,7 +53,7 @@ export class Engine {
   #inTransaction = false
   #aborted = false
   #closed = false
-  readonly #parseCache = new Map<string, ast.ParsedStatement[]>()
+  readonly #statements = new StatementCache()
 
   static open(options: EngineOptions = {}): Engine {
     return new Engine(options)
@@ -75,9 +76,18 @@ export class Engine {
 
   execute(sql: string): StatementResult[] {
     this.#checkOpen()
-    const stmts = this.#parse(sql)
+    const { statements, fromTemplate } = this.#statements.parse(sql)
     const results: StatementResult[] = []
-    for (const s of stmts) results.push(this.#run(s.statement, { text: sql }))
+    for (let i = 0; i < statements.length; i++) {
+      try {
+        results.push(this.#run(statements[i]!.statement, { text: sql }))
+      } catch (e) {
+        // a statement copied from a template carries the template's spans: re-run it from a
+        // real parse so the error points into this text (the failure changed nothing)
+        if (!fromTemplate || !(e instanceof RivuletError) || !e.position) throw e
+        results.push(this.#run(parse(sql)[i]!.statement, { text: sql }))
+      }
+    }
     return results
   }
 
@@ -149,15 +159,6 @@ export class Engine {
   }
 
   // ------------------------------------------------------------------------- statements
-
-  #parse(sql: string): ast.ParsedStatement[] {
-    const hit = this.#parseCache.get(sql)
-    if (hit) return hit
-    const stmts = parse(sql)
-    if (this.#parseCache.size > 1000) this.#parseCache.clear()
-    this.#parseCache.set(sql, stmts)
-    return stmts
-  }
 
   #run(s: ast.Statement, ctx: StatementContext): StatementResult {
     if (this.#aborted && !(s.kind === 'transaction' && s.action !== 'begin')) {
