@@ -11,11 +11,12 @@
 
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
-import { ALL_FEATURES, queryArb, schemaArb, tickArb, withView, type Features, type QueryKind } from '../property/gen.js'
-import { runCase, type Case, type ViewDef } from '../property/harness.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { ALL_FEATURES, initialLoadArb, queryArb, schemaArb, tickArb, withView, type Features, type QueryKind } from '../property/gen.js'
+import { STATS, runCase, type Case, type ViewDef } from '../property/harness.js'
 
 const SEED = process.env.RIVULET_SEED !== undefined ? Number(process.env.RIVULET_SEED) : undefined
+if (process.env.RIVULET_STATS) afterAll(() => console.log(STATS))
 const NUM_RUNS = Number(process.env.RIVULET_PROPERTY_RUNS ?? 0) || undefined
 
 const sqliteVersion = (() => {
@@ -39,9 +40,11 @@ function caseArb(f: Features, maxTicks: number): fc.Arbitrary<Case> {
           vAt: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 4 }), weight: 1 }),
           w: fc.option(queryArb(withView(schema, 'v', q.types), f, { first: 'v', budget: 0 }), { nil: undefined, freq: 4 }),
           wAt: fc.integer({ min: 0, max: 4 }),
+          initial: initialLoadArb(schema),
           ticks: fc.array(tickArb(schema, { oracle: true, subqueries: f.dmlSubqueries, pkArithmetic: false, runtimeErrors: false }), { minLength: 1, maxLength: maxTicks }),
         })
-        .map(({ vAt, w, wAt, ticks }): Case => {
+        .map(({ vAt, w, wAt, initial, ticks: later }): Case => {
+          const ticks = [...initial, ...later]
           const views: ViewDef[] = [{ name: 'v', sql: q.sql, types: q.types, createAt: vAt, materialized: true, ordered: q.ordered ?? false }]
           if (w) views.push({ name: 'w', sql: w.sql, types: w.types, createAt: Math.max(vAt, wAt), materialized: true, ordered: w.ordered ?? false })
           return { schema, views: views.filter((x) => x.createAt <= ticks.length), ticks }

@@ -45,6 +45,13 @@ export const KNOWN_BUGS_FIXED = {
   /** 0A000 "this form of correlated subquery (correlation outside its WHERE clause)" for
    *  `x IN (SELECT DISTINCT ... WHERE corr)`. */
   correlatedInDistinct: false,
+  /** 0A000 "EXISTS / IN over a correlated aggregate subquery is not supported yet":
+   *  `x IN (SELECT q.a FROM t q WHERE q.b = x.b GROUP BY q.a)`. */
+  correlatedGroupedSubquery: false,
+  /** 0A000 "a subquery nested in a correlated condition is not supported yet": any subquery
+   *  inside a correlated subquery, or correlated to the query two levels out:
+   *  `EXISTS (SELECT 1 FROM u WHERE u.a = t.a AND EXISTS (SELECT 1 FROM w WHERE w.a = u.b))`. */
+  subqueryInCorrelatedSubquery: false,
   /** 0A000 "IN (subquery) outside a top-level WHERE condition" (e.g. under OR). */
   inSubqueryAnywhere: false,
   /** `1 NOT IN (SELECT a FROM u)` (constant operand): plain Error "internal: null-aware
@@ -66,7 +73,7 @@ export const KNOWN_BUGS_FIXED = {
 
 export const ALL_FEATURES: Features = { oracle: false, subqueries: true, outerJoins: true, setOps: true, outerResidual: true, dmlSubqueries: true }
 
-export type QueryKind = 'spj' | 'agg' | 'setop' | 'topn' | 'rownumber' | 'derived'
+export type QueryKind = 'spj' | 'agg' | 'setop' | 'topn' | 'rownumber' | 'derived' | 'cte'
 
 export interface Col {
   readonly sql: string
@@ -88,6 +95,9 @@ interface Ctx {
   readonly level: number
   /** Remaining query nesting budget (derived tables, subqueries). */
   readonly budget: number
+  /** Columns of the queries enclosing the current one beyond the immediate one (correlation
+   *  from a nested subquery to an outer-outer query). */
+  readonly outerChain?: Scope
 }
 
 // -------------------------------------------------------------------------------- schema
@@ -111,10 +121,13 @@ export function createTableSql(t: TableDef, sqlite = false): string {
 
 /** A cell: a small integer or NULL, read as a letter for TEXT columns. */
 export type Cell = number | null
-export const TEXT_DOMAIN = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']
+export const TEXT_DOMAIN = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l']
 
 export const cellArb: fc.Arbitrary<Cell> = fc.option(fc.integer({ min: -2, max: 4 }), { nil: null, freq: 5 })
-export const rowCellsArb: fc.Arbitrary<Cell[]> = fc.array(cellArb, { minLength: 4, maxLength: 4 })
+/** The first column (the key of keyed tables) has a wider domain and is rarely NULL, so not
+ *  every insert collides. */
+const firstCellArb: fc.Arbitrary<Cell> = fc.option(fc.integer({ min: -2, max: 9 }), { nil: null, freq: 20 })
+export const rowCellsArb: fc.Arbitrary<Cell[]> = fc.tuple(firstCellArb, cellArb, cellArb, cellArb).map((r) => [...r])
 
 export function cellValue(c: Cell, t: ColType): number | string | null {
   if (c === null) return null
@@ -157,8 +170,8 @@ function colsOf(scope: Scope, t: ColType): string[] {
 function leafArb(scope: Scope, t: ColType): fc.Arbitrary<string> {
   const cols = colsOf(scope, t)
   const arbs: fc.WeightedArbitrary<string>[] = []
-  if (cols.length > 0) arbs.push({ arbitrary: fc.constantFrom(...cols), weight: 6 })
-  arbs.push({ arbitrary: litArb(t), weight: 2 })
+  if (cols.length > 0) arbs.push({ arbitrary: fc.constantFrom(...cols), weight: 12 })
+  arbs.push({ arbitrary: litArb(t), weight: 4 })
   arbs.push({ arbitrary: fc.constant(nullOf(t)), weight: 1 })
   return fc.oneof(...arbs)
 }
@@ -222,20 +235,29 @@ export function boolExpr(o: ExprOpts, scope: Scope, depth: number): fc.Arbitrary
 function boolExprUncached(o: ExprOpts, scope: Scope, depth: number): fc.Arbitrary<string> {
   const d = Math.max(0, depth - 1)
   const typed = (t: ColType) => valueExpr(o, scope, t, Math.min(d, 1))
-  const cmp = (t: ColType) => fc.tuple(typed(t), fc.constantFrom(...CMP_OPS), typed(t)).map(([x, op, y]) => `(${x} ${op} ${y})`)
-  const isNull = (t: ColType) => fc.tuple(typed(t), fc.boolean()).map(([x, n]) => `(${x} IS ${n ? 'NOT ' : ''}NULL)`)
+  // the tested side is mostly a column (constant-only conditions make most views empty)
+  const subject = (t: ColType) => {
+    const cols = colsOf(scope, t)
+    return cols.length === 0 ? typed(t) : fc.oneof({ arbitrary: fc.constantFrom(...cols), weight: 3 }, { arbitrary: typed(t), weight: 2 })
+  }
+  const cmp = (t: ColType) =>
+    fc
+      .tuple(subject(t), fc.constantFrom(...CMP_OPS), typed(t))
+      .filter(([x, , y]) => x !== y)
+      .map(([x, op, y]) => `(${x} ${op} ${y})`)
+  const isNull = (t: ColType) => fc.tuple(subject(t), fc.boolean()).map(([x, n]) => `(${x} IS ${n ? 'NOT ' : ''}NULL)`)
   const inList = (t: ColType) =>
     fc
-      .tuple(typed(t), fc.boolean(), fc.array(fc.oneof({ arbitrary: litArb(t), weight: 4 }, { arbitrary: fc.constant('NULL'), weight: 1 }), { minLength: 1, maxLength: 3 }))
+      .tuple(subject(t), fc.boolean(), fc.array(fc.oneof({ arbitrary: litArb(t), weight: 6 }, { arbitrary: fc.constant('NULL'), weight: 1 }), { minLength: 1, maxLength: 3 }))
       .map(([x, n, l]) => `(${x} ${n ? 'NOT ' : ''}IN (${l.join(', ')}))`)
-  const between = (t: ColType) => fc.tuple(typed(t), fc.boolean(), typed(t), typed(t)).map(([x, n, lo, hi]) => `(${x} ${n ? 'NOT ' : ''}BETWEEN ${lo} AND ${hi})`)
+  const between = (t: ColType) => fc.tuple(subject(t), fc.boolean(), typed(t), typed(t)).map(([x, n, lo, hi]) => `(${x} ${n ? 'NOT ' : ''}BETWEEN ${lo} AND ${hi})`)
   const types: ColType[] = ['int', 'text']
   const atoms: fc.WeightedArbitrary<string>[] = [
     { arbitrary: fc.oneof(...types.map(cmp)), weight: 8 },
     { arbitrary: fc.oneof(...types.map(isNull)), weight: 2 },
     { arbitrary: fc.oneof(...types.map(inList)), weight: 2 },
     { arbitrary: fc.oneof(...types.map(between)), weight: 1 },
-    { arbitrary: fc.constantFrom('TRUE', 'FALSE'), weight: 1 },
+    { arbitrary: fc.constantFrom('TRUE', 'TRUE', 'TRUE', 'FALSE'), weight: 1 },
   ]
   if (!o.ctx.f.oracle) {
     // SQLite's LIKE ignores case and it has no IS DISTINCT FROM
@@ -274,19 +296,25 @@ function pairsOfSameType(a: Scope, b: Scope): [string, string][] {
 function subqueryPredicate(ctx: Ctx, outer: Scope, mode: 'in' | 'other'): fc.Arbitrary<string> {
   const level = ctx.level + 1
   const alias = `q${level}`
-  const inner: Ctx = { ...ctx, level, budget: ctx.budget - 1 }
+  const inner: Ctx = { ...ctx, level, budget: ctx.budget - 1, outerChain: [...outer, ...(ctx.outerChain ?? [])] }
   const tables = ctx.schema.tables
   return fc.integer({ min: 0, max: tables.length - 1 }).chain((ti) => {
     const t = tables[ti]!
     const scope = tableScope(t, alias)
-    const corrPairs = pairsOfSameType(scope, outer)
-    const correlation: fc.Arbitrary<string | undefined> = corrPairs.length === 0 ? fc.constant(undefined) : fc.option(fc.constantFrom(...corrPairs).map(([i, o]) => `${i} = ${o}`), { nil: undefined })
-    const innerPred = fc.option(whereConjuncts(inner, scope, 1), { nil: undefined, freq: 2 })
+    // correlation: one or two equalities with the enclosing query (or one further out)
+    // (beyond the immediate query only while KNOWN_BUGS_FIXED.subqueryInCorrelatedSubquery is false)
+    const corrPairs = pairsOfSameType(scope, [...outer, ...(KNOWN_BUGS_FIXED.subqueryInCorrelatedSubquery ? (ctx.outerChain ?? []) : [])])
+    const correlation: fc.Arbitrary<string | undefined> =
+      corrPairs.length === 0 ? fc.constant(undefined) : fc.option(fc.uniqueArray(fc.constantFrom(...corrPairs), { minLength: 1, maxLength: 2 }).map((ps) => ps.map(([i, o]) => `${i} = ${o}`).join(' AND ')), { nil: undefined })
+    // a correlated subquery's WHERE has no subqueries of its own (0A000, KNOWN_BUGS_FIXED.subqueryInCorrelatedSubquery)
+    const innerPredFor = (c: string | undefined) =>
+      fc.option(whereConjuncts(c === undefined || KNOWN_BUGS_FIXED.subqueryInCorrelatedSubquery ? inner : { ...inner, budget: 0 }, scope, 1), { nil: undefined, freq: 2 })
+    const corrAndPred = correlation.chain((c) => innerPredFor(c).map((p) => [c, p] as const))
     const whereOf = (c: string | undefined, p: string | undefined) => {
       const parts = [c, p].filter((x): x is string => x !== undefined)
       return parts.length === 0 ? '' : ` WHERE ${parts.join(' AND ')}`
     }
-    const where = fc.tuple(correlation, innerPred).map(([c, p]) => whereOf(c, p))
+    const where = corrAndPred.map(([c, p]) => whereOf(c, p))
     const from = `FROM ${t.name} AS ${alias}`
     const o: ExprOpts = { ctx, sub: false }
     const arbs: fc.Arbitrary<string>[] = []
@@ -297,15 +325,18 @@ function subqueryPredicate(ctx: Ctx, outer: Scope, mode: 'in' | 'other'): fc.Arb
         const outerCols = colsOf(outer, ty)
         arbs.push(
           fc
-            .tuple(valueExpr(o, outer, ty, 1), fc.boolean(), fc.constantFrom(...innerCols), correlation, innerPred, fc.boolean())
-            .chain(([x, neg0, c, corr, p, dist0]) => {
+            .tuple(valueExpr(o, outer, ty, 1), fc.boolean(), fc.constantFrom(...innerCols), corrAndPred, fc.boolean())
+            .chain(([x, neg0, c, [corr, p], dist0]) => {
               const neg = neg0 && (corr === undefined || KNOWN_BUGS_FIXED.correlatedNotIn)
               const dist = dist0 && (corr === undefined || KNOWN_BUGS_FIXED.correlatedInDistinct)
               // NOT IN with a constant operand: internal error (KNOWN_BUGS_FIXED.constantNotIn)
               // (an expression can fold to a constant, e.g. COALESCE(0, x): NOT IN takes a bare column)
               const operand = neg && !KNOWN_BUGS_FIXED.constantNotIn && !outerCols.includes(x) ? (outerCols.length > 0 ? fc.constantFrom(...outerCols) : undefined) : fc.constant(x)
-              if (operand === undefined) return fc.constant(`(${x} IN (SELECT ${dist ? 'DISTINCT ' : ''}${c} ${from}${whereOf(corr, p)}))`)
-              return operand.map((y) => `(${y} ${neg ? 'NOT ' : ''}IN (SELECT ${dist ? 'DISTINCT ' : ''}${c} ${from}${whereOf(corr, p)}))`)
+              // sometimes grouped: IN (SELECT c ... GROUP BY c HAVING COUNT(*) > 1)
+              // (correlated and grouped: 0A000, KNOWN_BUGS_FIXED.correlatedGroupedSubquery)
+              const tail = corr !== undefined && !KNOWN_BUGS_FIXED.correlatedGroupedSubquery ? fc.constant('') : fc.constantFrom('', '', '', ` GROUP BY ${c} HAVING COUNT(*) > 1`, ` GROUP BY ${c}`)
+              if (operand === undefined) return tail.map((g) => `(${x} IN (SELECT ${dist ? 'DISTINCT ' : ''}${c} ${from}${whereOf(corr, p)}${g}))`)
+              return fc.tuple(operand, tail).map(([y, g]) => `(${y} ${neg ? 'NOT ' : ''}IN (SELECT ${dist ? 'DISTINCT ' : ''}${c} ${from}${whereOf(corr, p)}${g}))`)
             }),
         )
       }
@@ -383,7 +414,8 @@ function fromItemArb(ctx: Ctx, alias: string, first: string | undefined): fc.Arb
   const plain = fc.constantFrom(...tables).map((t) => ({ sql: `${t.name} AS ${alias}`, scope: tableScope(t, alias) }))
   const allowDerived = ctx.budget > 0 && (ctx.f.kinds === undefined || ctx.f.kinds.includes('derived'))
   if (!allowDerived) return plain
-  const derived = simpleSelect({ ...ctx, budget: ctx.budget - 1 }, undefined).map((q) => ({
+  const inner: Ctx = { ...ctx, budget: ctx.budget - 1 }
+  const derived = fc.oneof({ arbitrary: simpleSelect(inner, undefined), weight: 3 }, { arbitrary: topNArb(inner), weight: 1 }).map((q) => ({
     sql: `(${q.sql}) AS ${alias}`,
     scope: q.types.flatMap((t, i) => (t === 'int' || t === 'text' ? [{ sql: `${alias}.c${i}`, type: t }] : [])),
   }))
@@ -467,7 +499,7 @@ function outTypeArb(f: Features): fc.Arbitrary<OutType> {
 }
 
 function whereArb(ctx: Ctx, from: From): fc.Arbitrary<string> {
-  return fc.option(whereConjuncts(ctx, from.scope, 2), { nil: undefined, freq: 3 }).map((p) => {
+  return fc.option(whereConjuncts(ctx, from.scope, 1), { nil: undefined, freq: 3 }).map((p) => {
     const parts = [...from.whereEqs, ...(p ? [p] : [])]
     return parts.length === 0 ? '' : ` WHERE ${parts.join(' AND ')}`
   })
@@ -664,7 +696,18 @@ export function queryArb(schema: Schema, f: Features, opts: GenOptions = {}): fc
   if (allowed('setop') && f.setOps) arbs.push({ arbitrary: setOpArb(ctx, opts.first), weight: 2 })
   if (allowed('topn')) arbs.push({ arbitrary: topNArb(ctx, opts.first), weight: 2 })
   if (allowed('rownumber')) arbs.push({ arbitrary: rowNumberArb(ctx, opts.first), weight: 1 })
+  if (allowed('cte') && opts.first === undefined) arbs.push({ arbitrary: cteArb(ctx), weight: 1 })
   return fc.oneof(...arbs)
+}
+
+/** WITH d AS (SELECT ...) SELECT ... FROM d ... (d read once or twice). */
+function cteArb(ctx: Ctx): fc.Arbitrary<Q> {
+  return simpleSelect({ ...ctx, budget: Math.max(0, ctx.budget - 1) }, undefined).chain((d) => {
+    const schema = withView(ctx.schema, 'd', d.types)
+    if (schema.tables[schema.tables.length - 1]!.columns.length === 0) return fc.constant(d)
+    const body = ctx.f.kinds === undefined || ctx.f.kinds.includes('agg') ? fc.oneof(spjArb({ ...ctx, schema }, undefined, 'd'), aggArb({ ...ctx, schema }, undefined, 'd')) : spjArb({ ...ctx, schema }, undefined, 'd')
+    return body.map((q) => ({ sql: `WITH d AS (${d.sql}) ${q.sql}`, types: q.types }))
+  })
 }
 
 /** The schema seen by a view over view `name` with output types `types`. */
@@ -676,7 +719,9 @@ export function withView(schema: Schema, name: string, types: readonly OutType[]
 // -------------------------------------------------------------------------------- DML
 
 export type Stmt =
-  | { readonly kind: 'insert'; readonly table: number; readonly rows: readonly Cell[][] }
+  | { readonly kind: 'insert'; readonly table: number; readonly rows: readonly Cell[][]; readonly onConflictDoNothing?: boolean }
+  /** INSERT INTO t SELECT ... (a query over the tables, typed to t's columns). */
+  | { readonly kind: 'insertSelect'; readonly table: number; readonly select: string }
   /** INSERT of a row whose key copies an existing row's (resolved at run time). */
   | { readonly kind: 'insertDup'; readonly table: number; readonly pick: number; readonly row: readonly Cell[] }
   | { readonly kind: 'delete'; readonly table: number; readonly where: string | undefined }
@@ -718,16 +763,41 @@ function stmtArb(schema: Schema, f: DmlFeatures): fc.Arbitrary<Stmt> {
       const guard = !KNOWN_BUGS_FIXED.antiJoinEvaluatesFilteredRows && w !== undefined && /SELECT/.test(w)
       return { kind: 'update', table: ti, sets: guard ? s.map(([ci, e]) => [ci, e.replace(' / 0', ' * 0')] as const) : s, where: w }
     })
-    const rows = fc.array(rowCellsArb, { minLength: 1, maxLength: 3 })
+    const rows = fc.array(rowCellsArb, { minLength: 1, maxLength: 4 })
     const arbs: fc.WeightedArbitrary<Stmt>[] = [
       { arbitrary: rows.map((r): Stmt => ({ kind: 'insert', table: ti, rows: t.pk || KNOWN_BUGS_FIXED.insertDuplicateRows ? r : uniqueRows(t, r) })), weight: 6 },
+      { arbitrary: insertSelectArb(ctx, t).map((sel): Stmt => ({ kind: 'insertSelect', table: ti, select: sel })), weight: 1 },
       { arbitrary: where.map((w): Stmt => ({ kind: 'delete', table: ti, where: w })), weight: 2 },
       { arbitrary: update, weight: 3 },
     ]
-    if (t.pk) arbs.push({ arbitrary: fc.tuple(fc.nat(), rowCellsArb).map(([pick, row]): Stmt => ({ kind: 'insertDup', table: ti, pick, row })), weight: 1 })
+    if (t.pk) {
+      arbs.push({ arbitrary: fc.tuple(fc.nat(), rowCellsArb).map(([pick, row]): Stmt => ({ kind: 'insertDup', table: ti, pick, row })), weight: 1 })
+      arbs.push({ arbitrary: rows.map((r): Stmt => ({ kind: 'insert', table: ti, rows: r, onConflictDoNothing: true })), weight: 1 })
+    }
     return fc.oneof(...arbs)
   })
   return fc.oneof(...perTable)
+}
+
+/** Ticks that fill every table with a few rows (keys unique and not NULL), one INSERT or
+ *  db.insert per table. */
+export function initialLoadArb(schema: Schema, maxRows = 10): fc.Arbitrary<Tick[]> {
+  return fc.tuple(
+    ...schema.tables.map((t, ti) =>
+      fc.tuple(fc.array(rowCellsArb, { minLength: 2, maxLength: maxRows }), fc.boolean()).map(([rows, api]): Tick | undefined => {
+        const seen = new Set<string>()
+        const kept = rows.filter((r) => {
+          const v = rowValues(t, r)
+          const k = JSON.stringify(t.pk ? [v[0]] : v)
+          if ((t.pk && v[0] === null) || (seen.has(k) && (t.pk || !KNOWN_BUGS_FIXED.insertDuplicateRows))) return false
+          seen.add(k)
+          return true
+        })
+        if (kept.length === 0) return undefined
+        return api ? { kind: 'apiInsert', table: ti, rows: kept } : { kind: 'stmt', stmt: { kind: 'insert', table: ti, rows: kept } }
+      }),
+    ),
+  ).map((ts) => ts.filter((t): t is Tick => t !== undefined))
 }
 
 export function tickArb(schema: Schema, f: DmlFeatures): fc.Arbitrary<Tick> {
@@ -747,6 +817,18 @@ export function tickArb(schema: Schema, f: DmlFeatures): fc.Arbitrary<Tick> {
   )
 }
 
+/** SELECT over a table producing `t`'s column types (DISTINCT for bags while
+ *  KNOWN_BUGS_FIXED.insertDuplicateRows is false: duplicates in one INSERT collapse). */
+function insertSelectArb(ctx: Ctx, t: TableDef): fc.Arbitrary<string> {
+  return fc.constantFrom(...ctx.schema.tables).chain((src) => {
+    const scope = tableScope(src, 's')
+    const o: ExprOpts = { ctx, sub: false }
+    return fc
+      .tuple(fc.tuple(...t.columns.map((c) => valueExpr(o, scope, c.type, 1))), fc.option(boolExpr(o, scope, 1), { nil: undefined }))
+      .map(([items, w]) => `SELECT ${!t.pk && !KNOWN_BUGS_FIXED.insertDuplicateRows ? 'DISTINCT ' : ''}${items.join(', ')} FROM ${src.name} AS s${w ? ` WHERE ${w}` : ''}`)
+  })
+}
+
 /** SQL text of a statement, given the rows it needs resolved (insertDup). */
 export function stmtSql(schema: Schema, s: Stmt, resolvedRows?: readonly (readonly unknown[])[]): string {
   const t = schema.tables[s.table]!
@@ -754,8 +836,10 @@ export function stmtSql(schema: Schema, s: Stmt, resolvedRows?: readonly (readon
     case 'insert':
     case 'insertDup': {
       const rows = resolvedRows ?? (s.kind === 'insert' ? s.rows.map((r) => rowValues(t, r)) : [])
-      return insertSql(t, rows)
+      return `${insertSql(t, rows)}${s.kind === 'insert' && s.onConflictDoNothing ? ' ON CONFLICT DO NOTHING' : ''}`
     }
+    case 'insertSelect':
+      return `INSERT INTO ${t.name} ${s.select}`
     case 'delete':
       return `DELETE FROM ${t.name}${s.where ? ` WHERE ${s.where}` : ''}`
     case 'update':

@@ -40,6 +40,9 @@ export interface RunOptions {
 
 type Tables = Map<string, Row[]>
 
+/** Counters over all cases run in this process (printed with RIVULET_STATS=1). */
+export const STATS = { cases: 0, ticks: 0, failedTicks: 0, rolledBack: 0, viewChecks: 0, nonEmptyViewChecks: 0, viewRows: 0, tableRows: 0, tableChecks: 0 }
+
 interface Resolved {
   readonly stmt: Stmt
   readonly sql: string
@@ -90,24 +93,40 @@ export function runCase(c: Case, opts: RunOptions): void {
       sqlite?.exec(`CREATE VIEW ${v.name} AS ${v.sql}`)
       views.push(v)
       viewSql.set(v.name, v.sql)
-      const sub: Sub = { view: v.name, acc: new Map(), lastTick: -1, stop: () => {} }
-      let first = true
-      sub.stop = db.subscribe(v.name, (b: ChangeBatch) => {
-        if (!first && b.tick <= sub.lastTick) fail(`subscriber of ${v.name}: tick ${b.tick} after ${sub.lastTick}`)
-        first = false
-        sub.lastTick = b.tick
-        const seen = new Set<string>()
-        for (const [row, diff] of b.changes) {
-          const k = JSON.stringify(row)
-          if (diff === 0) fail(`subscriber of ${v.name}: zero diff for ${k} at tick ${b.tick}`)
-          if (seen.has(k)) fail(`subscriber of ${v.name}: batch of tick ${b.tick} not consolidated (${k} twice)`)
-          seen.add(k)
-          const e = sub.acc.get(k)
-          if (e) e.n += diff
-          else sub.acc.set(k, { row, n: diff })
+      // one subscriber with the snapshot, one without (its integral starts from the contents
+      // at subscription time)
+      for (const snapshot of [true, false]) {
+        const sub: Sub = { view: v.name, acc: new Map(), lastTick: snapshot ? -1 : db.tick, stop: () => {} }
+        if (!snapshot) {
+          for (const row of db.query(`SELECT * FROM ${v.name}`).rows) {
+            const k = JSON.stringify(row)
+            const e = sub.acc.get(k)
+            if (e) e.n++
+            else sub.acc.set(k, { row, n: 1 })
+          }
         }
-      })
-      subs.push(sub)
+        let first = snapshot
+        sub.stop = db.subscribe(
+          v.name,
+          (b: ChangeBatch) => {
+            if (!first && b.tick <= sub.lastTick) fail(`subscriber of ${v.name}: tick ${b.tick} after ${sub.lastTick}`)
+            first = false
+            sub.lastTick = b.tick
+            const seen = new Set<string>()
+            for (const [row, diff] of b.changes) {
+              const k = JSON.stringify(row)
+              if (diff === 0) fail(`subscriber of ${v.name}: zero diff for ${k} at tick ${b.tick}`)
+              if (seen.has(k)) fail(`subscriber of ${v.name}: batch of tick ${b.tick} not consolidated (${k} twice)`)
+              seen.add(k)
+              const e = sub.acc.get(k)
+              if (e) e.n += diff
+              else sub.acc.set(k, { row, n: diff })
+            }
+          },
+          { snapshot },
+        )
+        subs.push(sub)
+      }
       check('after CREATE VIEW')
     }
   }
@@ -124,16 +143,21 @@ export function runCase(c: Case, opts: RunOptions): void {
   /** Checks the state after a tick; remembers it as the state before the next one. */
   const check = (when: string) => {
     const snap: Snapshot = new Map()
+    STATS.viewChecks += views.length
     last = snap
     // tables = model
     for (const t of c.schema.tables) {
       const rows = read(t.name, snap)
+      STATS.tableChecks++
+      STATS.tableRows += rows.length
       const d = multisetDiff(rows, model.get(t.name)!, 0)
       if (d) fail(`${when}: table ${t.name} differs from the model\n  ${d}`)
     }
     const ref = opts.reference ? reference() : undefined
     for (const v of views) {
       const actual = read(v.name, snap)
+      if (actual.length > 0) STATS.nonEmptyViewChecks++
+      STATS.viewRows += actual.length
       if (ref) {
         let expected: ResultValue[][]
         try {
@@ -159,14 +183,15 @@ export function runCase(c: Case, opts: RunOptions): void {
           if (d2) fail(`${when}: ad hoc ${v.sql}\n  differs from SQLite\n  ${d2}`)
         }
       }
-      const sub = subs.find((s) => s.view === v.name)!
-      const integral: ResultValue[][] = []
-      for (const { row, n } of sub.acc.values()) {
-        if (n < 0) fail(`${when}: subscriber of ${v.name} has ${row} with weight ${n}`)
-        for (let i = 0; i < n; i++) integral.push(row)
+      for (const sub of subs.filter((s) => s.view === v.name)) {
+        const integral: ResultValue[][] = []
+        for (const { row, n } of sub.acc.values()) {
+          if (n < 0) fail(`${when}: subscriber of ${v.name} has ${JSON.stringify(row)} with weight ${n}`)
+          for (let i = 0; i < n; i++) integral.push(row)
+        }
+        const d = multisetDiff(integral, actual, 0)
+        if (d) fail(`${when}: subscriber integral of ${v.name} differs from the view\n  ${d}`)
       }
-      const d = multisetDiff(integral, actual, 0)
-      if (d) fail(`${when}: subscriber integral of ${v.name} differs from the view\n  ${d}`)
     }
     if (sqlite) {
       for (const t of c.schema.tables) {
@@ -198,8 +223,10 @@ export function runCase(c: Case, opts: RunOptions): void {
         case 'insert':
         case 'insertDup': {
           const stmtRows = resolvedRows ?? (s.kind === 'insert' ? s.rows.map((r) => rowValues(t, r)) : [])
-          return modelInsert(t.pk, rows, stmtRows)
+          return modelInsert(t.pk, rows, stmtRows, s.kind === 'insert' && s.onConflictDoNothing === true)
         }
+        case 'insertSelect':
+          return modelInsert(t.pk, rows, ref.query(s.select).rows)
         case 'delete': {
           const gone = ref.query(`SELECT * FROM ${t.name}${s.where ? ` WHERE ${s.where}` : ''}`).rows
           for (const g of gone) removeOne(rows, g)
@@ -354,6 +381,9 @@ export function runCase(c: Case, opts: RunOptions): void {
         fail(`tick ${no}: engine ${engineError === undefined ? 'succeeded' : `failed (${describe(engineError)})`} but SQLite ${sqliteError === undefined ? 'succeeded' : `failed (${describe(sqliteError)})`}`)
       }
     }
+    STATS.ticks++
+    if (engineError !== undefined) STATS.failedTicks++
+    else if (!changes) STATS.rolledBack++
     if (engineError !== undefined || !changes) {
       const after = new Map<string, string[]>()
       for (const name of before.keys()) read(name, after)
@@ -367,6 +397,7 @@ export function runCase(c: Case, opts: RunOptions): void {
     check(`after tick ${no}`)
   }
 
+  STATS.cases++
   try {
     check('at the start')
     createViews(0)
@@ -382,17 +413,22 @@ export function runCase(c: Case, opts: RunOptions): void {
 
 // ---------------------------------------------------------------------------------- helpers
 
-function modelInsert(pk: boolean, rows: Row[], newRows: readonly Row[]): string | undefined {
+function modelInsert(pk: boolean, rows: Row[], newRows: readonly Row[], onConflictDoNothing = false): string | undefined {
   if (pk && newRows.some((r) => r[0] === null)) return '23502'
+  const kept: Row[] = []
   if (pk) {
     const keys = new Set(rows.map((r) => key([r[0]])))
     for (const r of newRows) {
       const k = key([r[0]])
-      if (keys.has(k)) return '23505'
+      if (keys.has(k)) {
+        if (onConflictDoNothing) continue
+        return '23505'
+      }
       keys.add(k)
+      kept.push(r)
     }
-  }
-  rows.push(...newRows)
+  } else kept.push(...newRows)
+  rows.push(...kept)
   return undefined
 }
 

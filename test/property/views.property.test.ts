@@ -2,16 +2,17 @@
 // tick, subscribers integrate to the view, failed / rolled-back ticks change nothing.
 
 import fc from 'fast-check'
-import { describe, it } from 'vitest'
-import { ALL_FEATURES, queryArb, schemaArb, tickArb, withView, type Features, type QueryKind } from './gen.js'
-import { runCase, type Case, type ViewDef } from './harness.js'
+import { afterAll, describe, it } from 'vitest'
+import { ALL_FEATURES, initialLoadArb, queryArb, schemaArb, tickArb, withView, type Features, type QueryKind } from './gen.js'
+import { STATS, runCase, type Case, type ViewDef } from './harness.js'
 
 const SEED = process.env.RIVULET_SEED !== undefined ? Number(process.env.RIVULET_SEED) : undefined
+if (process.env.RIVULET_STATS) afterAll(() => console.log(STATS))
 const NUM_RUNS = Number(process.env.RIVULET_PROPERTY_RUNS ?? 0) || undefined
 
-function caseArb(f: Features, maxTicks: number): fc.Arbitrary<Case> {
+function caseArb(f: Features, maxTicks: number, budget: number): fc.Arbitrary<Case> {
   return schemaArb.chain((schema) =>
-    queryArb(schema, f).chain((q) =>
+    queryArb(schema, f, { budget }).chain((q) =>
       fc.record({
         schema: fc.constant(schema),
         v: fc.constant(q),
@@ -19,8 +20,10 @@ function caseArb(f: Features, maxTicks: number): fc.Arbitrary<Case> {
         w: fc.option(queryArb(withView(schema, 'v', q.types), { ...f, kinds: f.kinds?.filter((k) => k !== 'setop') }, { first: 'v', budget: 0 }), { nil: undefined, freq: 4 }),
         wAt: fc.integer({ min: 0, max: 4 }),
         wMat: fc.boolean(),
+        initial: initialLoadArb(schema),
         ticks: fc.array(tickArb(schema, { oracle: false, subqueries: f.dmlSubqueries, pkArithmetic: true, runtimeErrors: true }), { minLength: 1, maxLength: maxTicks }),
-      }).map(({ schema, v, vAt, w, wAt, wMat, ticks }): Case => {
+      }).map(({ schema, v, vAt, w, wAt, wMat, initial, ticks: later }): Case => {
+        const ticks = [...initial, ...later]
         const views: ViewDef[] = [{ name: 'v', sql: v.sql, types: v.types, createAt: vAt, materialized: true }]
         if (w) views.push({ name: 'w', sql: w.sql, types: w.types, createAt: Math.max(vAt, wAt), materialized: wMat })
         return { schema, views: views.filter((x) => x.createAt <= ticks.length), ticks }
@@ -29,9 +32,9 @@ function caseArb(f: Features, maxTicks: number): fc.Arbitrary<Case> {
   )
 }
 
-function check(kinds: readonly QueryKind[] | undefined, numRuns: number, maxTicks = 12, f: Partial<Features> = {}) {
+function check(kinds: readonly QueryKind[] | undefined, numRuns: number, maxTicks = 12, budget = 1) {
   fc.assert(
-    fc.property(caseArb({ ...ALL_FEATURES, kinds, ...f }, maxTicks), (c) => runCase(c, { reference: true })),
+    fc.property(caseArb({ ...ALL_FEATURES, kinds }, maxTicks, budget), (c) => runCase(c, { reference: true })),
     { numRuns: NUM_RUNS ?? numRuns, ...(SEED !== undefined ? { seed: SEED } : {}) },
   )
 }
@@ -43,5 +46,8 @@ describe('materialized views = reference evaluation, after every tick', () => {
   it('ORDER BY ... LIMIT (top-N)', () => check(['topn', 'agg'], 100))
   it('ROW_NUMBER() OVER (...) <= k', () => check(['rownumber'], 100))
   it('derived tables', () => check(['derived', 'spj', 'agg'], 100))
+  it('WITH (CTEs)', () => check(['cte', 'spj', 'agg'], 60))
+  it('nested subqueries', () => check(['spj', 'agg'], 100, 8, 2))
+  it('long tick sequences', () => check(undefined, 40, 40))
   it('everything mixed', () => check(undefined, 150))
 })
