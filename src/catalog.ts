@@ -106,6 +106,8 @@ export interface ViewEntry {
   readonly definition: string
   readonly plan: DeltaPlan
   readonly sink: ivm.IntegrateOperator
+  /** The operator each node of `plan` became (shared arrangements included). */
+  readonly operators: ReadonlyMap<DeltaPlan, ivm.Operator>
   /** Relations the view reads (for DROP dependency checks). */
   readonly dependsOn: ReadonlySet<string>
   readonly subscribers: Set<Subscriber>

@@ -110,6 +110,8 @@ function gen(e: ScalarExpr, g: Gen): string {
       return `((${t} = ${gen(e.arg, g)}) === null ? null : RT.cast(${t}, ${JSON.stringify(from === 'unknown' ? 'text' : from)}, ${JSON.stringify(to)}))`
     }
     case 'inList': {
+      // x IN () is FALSE and x NOT IN () is TRUE, even for a NULL x
+      if (e.list.length === 0) return e.negated ? 'true' : 'false'
       const a = temp(g)
       const allConst = e.list.every((x) => x.kind === 'literal')
       if (allConst && primitiveOrdered(e.arg.type)) {

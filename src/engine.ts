@@ -54,6 +54,8 @@ export class Engine {
   #aborted = false
   #closed = false
   readonly #statements = new StatementCache()
+  /** Index name → table (indexes never change results; kept for DROP INDEX). */
+  readonly #indexes = new Map<string, string>()
 
   static open(options: EngineOptions = {}): Engine {
     return new Engine(options)
@@ -340,7 +342,7 @@ export class Engine {
       seen.add(c.name)
     }
     const plan = lower(optimize(logical))
-    const { output, fresh } = render(plan, this.#renderContext())
+    const { output, fresh, operators } = render(plan, this.#renderContext())
     const sink = this.#circuit.add(new ivm.IntegrateOperator(output))
     fresh.push(sink)
     this.#circuit.retain(sink)
@@ -357,6 +359,7 @@ export class Engine {
       definition: printQuery(s.query),
       plan,
       sink,
+      operators,
       dependsOn: scannedRelations(logical),
       subscribers: new Set(),
       pending: new ivm.ZSet(),
@@ -369,12 +372,27 @@ export class Engine {
     // Indexes never change results; arrangements are chosen by the planner. Validate the names.
     const t = this.#catalog.entries.get(lastPart(s.table))
     if (!t) throw new RivuletError(SqlState.undefinedTable, `relation "${lastPart(s.table)}" does not exist`, positionAt(ctx.text, s.table.span.start))
+    if (s.name !== undefined) {
+      const existing = this.#indexes.get(s.name)
+      if (existing !== undefined || this.#catalog.entries.has(s.name)) {
+        if (s.ifNotExists) return { command: 'CREATE INDEX', rowCount: 0 }
+        throw new RivuletError(SqlState.duplicateTable, `relation "${s.name}" already exists`, positionAt(ctx.text, s.span.start))
+      }
+      this.#indexes.set(s.name, t.name)
+    }
     return { command: 'CREATE INDEX', rowCount: 0 }
   }
 
   #drop(s: ast.DropStmt, ctx: StatementContext): StatementResult {
     const tag = `DROP ${s.object.toUpperCase()}`
-    if (s.object === 'index' || s.object === 'source' || s.object === 'sink') return { command: tag, rowCount: 0 }
+    if (s.object === 'index') {
+      for (const n of s.names) {
+        const name = lastPart(n)
+        if (!this.#indexes.delete(name) && !s.ifExists) throw new RivuletError(SqlState.undefinedObject, `index "${name}" does not exist`, positionAt(ctx.text, n.span.start))
+      }
+      return { command: tag, rowCount: 0 }
+    }
+    if (s.object === 'source' || s.object === 'sink') throw new RivuletError(SqlState.featureNotSupported, `${s.object}s arrive with a later issue`, positionAt(ctx.text, s.span.start))
     for (const n of s.names) {
       const name = lastPart(n)
       const e = this.#catalog.entries.get(name)
@@ -403,6 +421,7 @@ export class Engine {
 
   #dropEntry(e: Entry): void {
     this.#catalog.entries.delete(e.name)
+    for (const [i, t] of this.#indexes) if (t === e.name) this.#indexes.delete(i)
     if (isView(e)) this.#circuit.release(e.sink)
     else this.#circuit.release(e.input)
   }
@@ -712,7 +731,7 @@ export class Engine {
       const name = from?.kind === 'table' ? lastPart(from.name) : ''
       const v = this.#catalog.entries.get(name)
       if (!v || (v.kind !== 'view' && v.kind !== 'materialized view')) throw new RivuletError(SqlState.undefinedTable, `materialized view "${name}" does not exist`)
-      text = explainWithState(v.plan, v.sink)
+      text = explainWithState(v)
     } else {
       const { plan } = this.#bindQuery(query, ctx)
       const stage = s.stage ?? 'delta'
@@ -889,7 +908,15 @@ function scannedRelations(p: LogicalPlan): Set<string> {
   return out
 }
 
-function explainWithState(plan: DeltaPlan, sink: ivm.IntegrateOperator): string {
-  return `Materialize  // state: ${sink.describeState()}\n${explainDelta(plan, 1)}`
+/** The view's delta plan with each operator's id (shared arrangements show the same id in
+ *  every view that reads them) and the state it holds right now. */
+function explainWithState(v: ViewEntry): string {
+  const annotate = (p: DeltaPlan): string => {
+    const op = v.operators.get(p)
+    if (!op) return ''
+    const state = op.describeState()
+    return `  [op ${op.id}${state ? `: ${state}` : ''}]`
+  }
+  return `Materialize  [op ${v.sink.id}: ${v.sink.describeState()}]\n${explainDelta(v.plan, 1, annotate)}`
 }
 

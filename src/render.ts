@@ -22,6 +22,8 @@ export interface Rendered {
   readonly output: Operator
   /** Operators created by this render (to backfill). */
   readonly fresh: Operator[]
+  /** The operator each plan node became (for EXPLAIN with live state). */
+  readonly operators: Map<DeltaPlan, Operator>
 }
 
 export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
@@ -31,7 +33,13 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
     fresh.push(op)
     return op
   }
+  const operators = new Map<DeltaPlan, Operator>()
   const go = (p: DeltaPlan): Operator => {
+    const op = build(p)
+    operators.set(p, op)
+    return op
+  }
+  const build = (p: DeltaPlan): Operator => {
     switch (p.kind) {
       case 'input':
         return ctx.source(p.relation)
@@ -88,13 +96,17 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
   const arrangeShared = (p: Extract<DeltaPlan, { kind: 'arrange' }>): ivm.ArrangeOperator => {
     const fp = JSON.stringify(p, jsonReplacer)
     const existing = ctx.arrangements.get(fp)
-    if (existing && ctx.circuit.has(existing)) return existing
+    if (existing && ctx.circuit.has(existing)) {
+      operators.set(p, existing)
+      return existing
+    }
     const op = add(new ivm.ArrangeOperator(go(p.input), p.key))
     ctx.arrangements.set(fp, op)
+    operators.set(p, op)
     return op
   }
   const output = go(plan)
-  return { output, fresh }
+  return { output, fresh, operators }
 }
 
 /** (l, r) → [l[0..lw), r[0..rw)] as straight-line code. */

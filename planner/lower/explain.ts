@@ -41,7 +41,8 @@ export function deltaLine(p: DeltaPlan): string {
   }
 }
 
-export function explainDelta(p: DeltaPlan, indent = 0): string {
-  const own = '  '.repeat(indent) + deltaLine(p)
-  return [own, ...deltaChildren(p).map((c) => explainDelta(c, indent + 1))].join('\n')
+/** `annotate` may add live facts per node (operator id, state size) after the line. */
+export function explainDelta(p: DeltaPlan, indent = 0, annotate?: (p: DeltaPlan) => string): string {
+  const own = '  '.repeat(indent) + deltaLine(p) + (annotate ? annotate(p) : '')
+  return [own, ...deltaChildren(p).map((c) => explainDelta(c, indent + 1, annotate))].join('\n')
 }
