@@ -70,26 +70,49 @@ export class Circuit {
   }
 
   /** Feeds newly added operators the full contents of the existing operators they read
-   *  (which must offer `snapshot()`), as if they had existed all along. Only `fresh` run,
-   *  and every one of them steps once, in topological order, even when its inputs are empty:
-   *  constants emit their rows and global aggregates their empty-input row (operators must
-   *  accept a step with empty inputs). Call between ticks (boundary outputs are overwritten). */
-  backfill(fresh: readonly Operator[]): void {
+   *  (which must offer `snapshot()`), as if they had existed all along. Only `fresh` run.
+   *
+   *  First round: boundaries whose state readers consult directly (arrangements) deliver
+   *  their whole contents at once, and every fresh operator steps once (constants, global
+   *  aggregates over empty input). Then every other boundary (table inputs, view sinks)
+   *  delivers its contents in chunks of `chunkRows`, each one step — plain incremental
+   *  steps, so the result is the same, and peak memory is bounded by a chunk's work. */
+  backfill(fresh: readonly Operator[], chunkRows = 16384): void {
     const freshSet = new Set(fresh)
     const boundary = new Set<Operator>()
     for (const op of fresh) for (const i of op.inputs) if (!freshSet.has(i)) boundary.add(i)
+    // readers of an arrangement look at its state, which is already complete: feed it whole
+    const whole = [...boundary].filter((b) => 'arrangement' in b)
+    const chunked = [...boundary].filter((b) => !('arrangement' in b))
+    const ordered = this.#ops.filter((op) => freshSet.has(op))
+    const clear = () => {
+      for (const b of boundary) b.out = ZSet.empty()
+      for (const op of ordered) op.out = ZSet.empty()
+    }
     try {
-      for (const b of boundary) {
-        if (!b.snapshot) throw new Error(`internal: ${b.name}#${b.id} is shared but cannot snapshot`)
-        b.out = b.snapshot()
-      }
-      for (const op of this.#ops) {
-        if (!freshSet.has(op)) continue
-        op.step()
+      for (const b of boundary) if (!b.snapshot) throw new Error(`internal: ${b.name}#${b.id} is shared but cannot snapshot`)
+      for (const b of whole) b.out = b.snapshot!()
+      for (const op of ordered) op.step()
+      clear()
+      for (const b of chunked) {
+        const all = b.snapshot!()
+        for (let lo = 0; lo < all.rows.length; lo += chunkRows) {
+          const hi = Math.min(all.rows.length, lo + chunkRows)
+          b.out = lo === 0 && hi === all.rows.length ? all : new ZSet(all.rows.slice(lo, hi), all.weights.slice(lo, hi))
+          for (const op of ordered) {
+            const ins = op.inputs
+            for (let j = 0; j < ins.length; j++) {
+              if (ins[j]!.out.rows.length !== 0) {
+                op.step()
+                break
+              }
+            }
+          }
+          clear()
+        }
       }
     } finally {
-      for (const b of boundary) b.out = ZSet.empty()
-      for (const op of fresh) op.out = ZSet.empty()
+      clear()
     }
     for (const op of fresh) op.commit()
   }

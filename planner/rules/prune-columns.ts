@@ -1,5 +1,6 @@
 // prune-columns (projection pruning): a join keeps both inputs in arrangements, so every
-// column it does not need costs memory per row. When a Project or an Aggregate reads a Join,
+// column it does not need costs memory per row (except for bare table scans, whose row
+// objects the arrangement shares with the table). When a Project or an Aggregate reads a Join,
 // each join input is narrowed to the columns the consumer and the join condition use.
 //   Project(exprs, Join(L, R, cond))   → Project(exprs', Join(Project(L, used), Project(R, used), cond'))
 //   Aggregate(…, Join(L, R, cond))     → likewise
@@ -55,8 +56,10 @@ function narrowJoin(j: JoinNode, used: Set<number>): { join: JoinNode; map: Map<
     referencedColumns(j.condition, need)
   }
   const semi = j.joinType === 'semi' || j.joinType === 'anti'
-  const keepL = semi ? [...Array(nl).keys()] : [...Array(nl).keys()].filter((i) => need.has(i))
-  const keepR = [...Array(nr).keys()].filter((i) => need.has(nl + i))
+  // A bare scan is not narrowed: the table keeps its rows anyway, and an arrangement of the
+  // scan shares those row objects, while a narrowing projection would copy every row.
+  const keepL = semi || j.left.kind === 'scan' ? [...Array(nl).keys()] : [...Array(nl).keys()].filter((i) => need.has(i))
+  const keepR = j.right.kind === 'scan' ? [...Array(nr).keys()] : [...Array(nr).keys()].filter((i) => need.has(nl + i))
   if (keepL.length === nl && keepR.length === nr) return undefined
   const side = (p: LogicalPlan, keep: number[]): LogicalPlan =>
     keep.length === p.columns.length ? p : { kind: 'project', input: p, exprs: keep.map((i) => col(i, p.columns[i]!.type)), columns: keep.map((i) => p.columns[i]!) }
