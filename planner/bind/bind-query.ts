@@ -6,7 +6,7 @@ import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit } from '../expr/scalar.js'
 import { commonSupertype } from '../expr/functions.js'
 import type { AggregateCall, Column, JoinType, LogicalPlan, SortKey } from '../logical/plan.js'
-import { exprChildren, mapExpr, sameExpr, visitExpr } from '../logical/tree.js'
+import { exprChildren, mapChildren, mapExpr, sameExpr, visitExpr } from '../logical/tree.js'
 import { typeDisplayName, type SqlType } from '../types.js'
 import type { Catalog } from '../catalog.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
@@ -362,7 +362,7 @@ export class QueryBinder {
         return x
       }
       if (exprChildren(x).length === 0) return x
-      return rebuild(x, walk)
+      return mapChildren(x, walk)
     }
     return walk(e)
   }
@@ -483,26 +483,6 @@ function containsPlaceholder(e: ScalarExpr): boolean {
   return found
 }
 
-/** Rebuilds one node with `f` applied to its direct children (top-down rewriting). */
-function rebuild(x: ScalarExpr, f: (e: ScalarExpr) => ScalarExpr): ScalarExpr {
-  switch (x.kind) {
-    case 'call':
-    case 'and':
-    case 'or':
-    case 'coalesce':
-      return { ...x, args: x.args.map(f) } as ScalarExpr
-    case 'not':
-    case 'isNull':
-    case 'cast':
-      return { ...x, arg: f(x.arg) } as ScalarExpr
-    case 'case':
-      return { ...x, whens: x.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), else: f(x.else) }
-    case 'inList':
-      return { ...x, arg: f(x.arg), list: x.list.map(f) }
-    default:
-      return x
-  }
-}
 
 /** Postgres-style default output column name. */
 export function deriveName(e: ast.Expr): string {

@@ -122,6 +122,28 @@ export function mapExpr(e: ScalarExpr, f: (e: ScalarExpr) => ScalarExpr): Scalar
   return f(next)
 }
 
+/** Rebuilds one node with `f` applied to its direct children (for top-down rewrites that
+ *  decide per node whether to descend). Leaves and subqueries are returned as they are. */
+export function mapChildren(x: ScalarExpr, f: (e: ScalarExpr) => ScalarExpr): ScalarExpr {
+  switch (x.kind) {
+    case 'call':
+    case 'and':
+    case 'or':
+    case 'coalesce':
+      return { ...x, args: x.args.map(f) } as ScalarExpr
+    case 'not':
+    case 'isNull':
+    case 'cast':
+      return { ...x, arg: f(x.arg) } as ScalarExpr
+    case 'case':
+      return { ...x, whens: x.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), else: f(x.else) }
+    case 'inList':
+      return { ...x, arg: f(x.arg), list: x.list.map(f) }
+    default:
+      return x
+  }
+}
+
 /** Calls `f` on every node of `e` (pre-order). Does not descend into subquery plans. */
 export function visitExpr(e: ScalarExpr, f: (e: ScalarExpr) => void): void {
   f(e)

@@ -17,7 +17,7 @@
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit, nullSafeKey } from '../expr/scalar.js'
 import type { AggregateCall, Column, LogicalPlan } from '../logical/plan.js'
-import { children, conjoin, conjuncts, exprChildren, hasSubquery, mapExpr, transformUp, visitExpr, withChildren } from '../logical/tree.js'
+import { children, conjoin, conjuncts, exprChildren, hasSubquery, mapChildren, mapExpr, transformUp, visitExpr, withChildren } from '../logical/tree.js'
 import { RivuletError, SqlState } from '../errors.js'
 import type { Rule } from './rule.js'
 
@@ -321,25 +321,6 @@ function replaceSubqueries(e: ScalarExpr, input0: LogicalPlan): { expr: ScalarEx
   return { expr, input }
 }
 
-function mapChildren(x: ScalarExpr, f: (e: ScalarExpr) => ScalarExpr): ScalarExpr {
-  switch (x.kind) {
-    case 'call':
-    case 'and':
-    case 'or':
-    case 'coalesce':
-      return { ...x, args: x.args.map(f) } as ScalarExpr
-    case 'not':
-    case 'isNull':
-    case 'cast':
-      return { ...x, arg: f(x.arg) } as ScalarExpr
-    case 'case':
-      return { ...x, whens: x.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), else: f(x.else) }
-    case 'inList':
-      return { ...x, arg: f(x.arg), list: x.list.map(f) }
-    default:
-      return x
-  }
-}
 
 const EMPTY_VALUE: Partial<Record<AggregateCall['fn'], unknown>> = { count_rows: 0, count: 0, count_distinct: 0 }
 
