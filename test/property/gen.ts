@@ -52,6 +52,11 @@ export const KNOWN_BUGS_FIXED = {
    *  inside a correlated subquery, or correlated to the query two levels out:
    *  `EXISTS (SELECT 1 FROM u WHERE u.a = t.a AND EXISTS (SELECT 1 FROM w WHERE w.a = u.b))`. */
   subqueryInCorrelatedSubquery: false,
+  /** Correlated subqueries in the select list / HAVING of a grouped query, referencing a
+   *  grouped column: the binder leaves the outer reference pointing at the FROM row, so
+   *  `SELECT x.b, (SELECT COUNT(*) FROM u WHERE u.a = x.b) FROM t x GROUP BY x.b` gives wrong
+   *  rows (and `... GROUP BY x.a` with the subquery on x.b throws a TypeError instead of 42803). */
+  subqueryOverGroupedColumns: false,
   /** 0A000 "IN (subquery) outside a top-level WHERE condition" (e.g. under OR). */
   inSubqueryAnywhere: false,
   /** `1 NOT IN (SELECT a FROM u)` (constant operand): plain Error "internal: null-aware
@@ -580,9 +585,27 @@ function aggArb(ctx: Ctx, sig: readonly OutType[] | undefined, first?: string): 
       const havingScope = aggs.chain((a) => {
         const scope: Col[] = [...aggScope]
         if (a.type === 'int' || a.type === 'text') scope.push({ sql: a.sql, type: a.type })
-        return boolExpr(o, scope, 1)
+        const plain = boolExpr(o, scope, 1)
+        if (!ctx.f.subqueries || ctx.budget <= 0) return plain
+        // subqueries in HAVING: uncorrelated, or (KNOWN_BUGS_FIXED.subqueryOverGroupedColumns)
+        // correlated to the grouped columns
+        const groupCols = KNOWN_BUGS_FIXED.subqueryOverGroupedColumns ? aggScope.filter((g) => from.scope.some((c) => c.sql === g.sql)) : []
+        return fc.oneof(
+          { arbitrary: plain, weight: 4 },
+          { arbitrary: fc.tuple(plain, subqueryPredicate({ ...ctx, budget: 1 }, groupCols, 'other')).map(([x, y]) => `(${x} AND ${y})`), weight: 1 },
+          { arbitrary: subqueryPredicate({ ...ctx, budget: 1 }, groupCols, 'other'), weight: 1 },
+        )
       })
-      return fc.tuple(itemsArb, fc.option(havingScope, { nil: undefined, freq: 3 })).map(([items, having]) => {
+      // a scalar subquery among the items (uncorrelated, or correlated to grouped columns)
+      const subItem = (t: ColType) => scalarSubqueryItem({ ...ctx, budget: 1 }, KNOWN_BUGS_FIXED.subqueryOverGroupedColumns ? aggScope.filter((g) => from.scope.some((c) => c.sql === g.sql)) : [], t)
+      const withSubItem: fc.Arbitrary<AggItem[]> =
+        sig || !ctx.f.subqueries || ctx.budget <= 0
+          ? itemsArb
+          : fc.tuple(itemsArb, fc.option(fc.constantFrom<ColType>('int', 'text'), { nil: undefined, freq: 4 })).chain(([items, t]) => {
+              const s = t === undefined ? undefined : subItem(t)
+              return s === undefined ? fc.constant(items) : s.map((x) => [...items, { sql: x, type: t as OutType }])
+            })
+      return fc.tuple(withSubItem, fc.option(havingScope, { nil: undefined, freq: 3 })).map(([items, having]) => {
         const groupBy = uniq.length > 0 ? ` GROUP BY ${uniq.map((g) => g.sql).join(', ')}` : ''
         return {
           sql: `SELECT ${aliasItems(items.map((i) => i.sql))} FROM ${from.sql}${where}${groupBy}${having ? ` HAVING ${having}` : ''}`,
