@@ -85,9 +85,14 @@ export class Circuit {
     const whole = [...boundary].filter((b) => 'arrangement' in b)
     const chunked = [...boundary].filter((b) => !('arrangement' in b))
     const ordered = this.#ops.filter((op) => freshSet.has(op))
+    // fresh operators commit after every round: their journals would otherwise hold every
+    // chunk until the end (a failed backfill discards the fresh operators, never rolls back)
     const clear = () => {
       for (const b of boundary) b.out = ZSet.empty()
-      for (const op of ordered) op.out = ZSet.empty()
+      for (const op of ordered) {
+        op.out = ZSet.empty()
+        op.commit()
+      }
     }
     try {
       for (const b of boundary) if (!b.snapshot) throw new Error(`internal: ${b.name}#${b.id} is shared but cannot snapshot`)
@@ -114,7 +119,6 @@ export class Circuit {
     } finally {
       clear()
     }
-    for (const op of fresh) op.commit()
   }
 
   commit(): void {
