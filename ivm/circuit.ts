@@ -77,7 +77,7 @@ export class Circuit {
    *  aggregates over empty input). Then every other boundary (table inputs, view sinks)
    *  delivers its contents in chunks of `chunkRows`, each one step — plain incremental
    *  steps, so the result is the same, and peak memory is bounded by a chunk's work. */
-  backfill(fresh: readonly Operator[], chunkRows = 16384): void {
+  backfill(fresh: readonly Operator[], chunkRows = 2048): void {
     const freshSet = new Set(fresh)
     const boundary = new Set<Operator>()
     for (const op of fresh) for (const i of op.inputs) if (!freshSet.has(i)) boundary.add(i)
