@@ -253,7 +253,7 @@ function boolExprUncached(o: ExprOpts, scope: Scope, depth: number): fc.Arbitrar
   const isNull = (t: ColType) => fc.tuple(subject(t), fc.boolean()).map(([x, n]) => `(${x} IS ${n ? 'NOT ' : ''}NULL)`)
   const inList = (t: ColType) =>
     fc
-      .tuple(subject(t), fc.boolean(), fc.array(fc.oneof({ arbitrary: litArb(t), weight: 6 }, { arbitrary: fc.constant('NULL'), weight: 1 }), { minLength: 1, maxLength: 3 }))
+      .tuple(subject(t), fc.boolean(), fc.array(fc.oneof({ arbitrary: litArb(t), weight: 6 }, { arbitrary: fc.constant('NULL'), weight: 1 }, { arbitrary: typed(t), weight: 2 }), { minLength: 1, maxLength: 3 }))
       .map(([x, n, l]) => `(${x} ${n ? 'NOT ' : ''}IN (${l.join(', ')}))`)
   const between = (t: ColType) => fc.tuple(subject(t), fc.boolean(), typed(t), typed(t)).map(([x, n, lo, hi]) => `(${x} ${n ? 'NOT ' : ''}BETWEEN ${lo} AND ${hi})`)
   const types: ColType[] = ['int', 'text']
@@ -319,7 +319,8 @@ function subqueryPredicate(ctx: Ctx, outer: Scope, mode: 'in' | 'other'): fc.Arb
       const parts = [c, p].filter((x): x is string => x !== undefined)
       return parts.length === 0 ? '' : ` WHERE ${parts.join(' AND ')}`
     }
-    const where = corrAndPred.map(([c, p]) => whereOf(c, p))
+    // EXISTS / scalar subqueries: the correlation may also be a non-equality
+    const where = fc.tuple(corrAndPred, fc.constantFrom('=', '=', '=', '<', '<>')).map(([[c, p], op]) => whereOf(c?.replace(/ = /g, ` ${op} `), p))
     const from = `FROM ${t.name} AS ${alias}`
     const o: ExprOpts = { ctx, sub: false }
     const arbs: fc.Arbitrary<string>[] = []
@@ -385,7 +386,8 @@ function scalarSubqueryItem(ctx: Ctx, outer: Scope, t: ColType): fc.Arbitrary<st
   for (const table of ctx.schema.tables) {
     const scope = tableScope(table, alias)
     const pairs = pairsOfSameType(scope, outer)
-    const where = pairs.length === 0 ? fc.constant('') : fc.constantFrom(...pairs).map(([i, o]) => ` WHERE ${i} = ${o}`)
+    // correlated mostly by equality, sometimes by another comparison
+    const where = pairs.length === 0 ? fc.constant('') : fc.tuple(fc.constantFrom(...pairs), fc.constantFrom('=', '=', '=', '<', '>=', '<>')).map(([[i, o], op]) => ` WHERE ${i} ${op} ${o}`)
     const from = `FROM ${table.name} AS ${alias}`
     if (t === 'int') {
       const ic = colsOf(scope, 'int')
@@ -650,8 +652,26 @@ function setOpArb(ctx: Ctx, first?: string): fc.Arbitrary<Q> {
   const sigCtx: Features = ctx.f
   return fc
     .array(sigCtx.oracle ? fc.constantFrom<OutType>('int', 'text') : outTypeArb(ctx.f), { minLength: 1, maxLength: 3 })
-    .chain((sig) => fc.tuple(simpleSelect(ctx, sig, first), fc.constantFrom(...ops), simpleSelect(ctx, sig)))
-    .map(([l, op, r]) => ({ sql: `${l.sql} ${op} ${r.sql}`, types: l.types }))
+    .chain((sig) =>
+      fc.tuple(
+        simpleSelect(ctx, sig, first),
+        fc.constantFrom(...ops),
+        simpleSelect(ctx, sig),
+        // sometimes a third operand: SQLite has one precedence for all and no parentheses, so
+        // the oracle chains only UNION [ALL] / EXCEPT (left-associative in both)
+        fc.option(fc.tuple(ctx.f.oracle ? fc.constantFrom('UNION', 'UNION ALL', 'EXCEPT') : fc.constantFrom(...ops), simpleSelect(ctx, sig), fc.boolean()), { nil: undefined, freq: 3 }),
+      ),
+    )
+    .map(([l, op, r, third]) => {
+      if (third === undefined) return { sql: `${l.sql} ${op} ${r.sql}`, types: l.types }
+      const [op2, r2, parenRight] = third
+      if (ctx.f.oracle) {
+        const chainable = op !== 'INTERSECT' && op2 !== 'INTERSECT'
+        return { sql: chainable ? `${l.sql} ${op} ${r.sql} ${op2} ${r2.sql}` : `${l.sql} ${op} ${r.sql}`, types: l.types }
+      }
+      // Postgres: INTERSECT binds tighter; parentheses either way
+      return { sql: parenRight ? `${l.sql} ${op} (${r.sql} ${op2} ${r2.sql})` : `(${l.sql} ${op} ${r.sql}) ${op2} ${r2.sql}`, types: l.types }
+    })
 }
 
 function orderAll(n: number, oracle: boolean): fc.Arbitrary<string> {
@@ -689,7 +709,7 @@ function rowNumberArb(ctx: Ctx, first?: string): fc.Arbitrary<Q> {
         fc.array(typedE, { minLength: 0, maxLength: 2 }),
         fc.array(fc.tuple(typedE, fc.boolean(), fc.option(fc.boolean(), { nil: undefined })), { minLength: 1, maxLength: 2 }),
         whereArb(ctx, from),
-        fc.constantFrom('<= 1', '<= 2', '< 3', '= 1', '<= 3'),
+        fc.constantFrom('<= 1', '<= 2', '< 3', '= 1', '<= 3', '= 2', 'BETWEEN 2 AND 3', '> 1'),
       )
       .map(([parts, orders, where, cond]) => {
         const cols = [...parts.map((p) => p.sql), ...orders.map(([e]) => e.sql)]

@@ -17,15 +17,23 @@ function caseArb(f: Features, maxTicks: number, budget: number): fc.Arbitrary<Ca
         schema: fc.constant(schema),
         v: fc.constant(q),
         vAt: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 4 }), weight: 1 }),
-        w: fc.option(queryArb(withView(schema, 'v', q.types), { ...f, kinds: f.kinds?.filter((k) => k !== 'setop') }, { first: 'v', budget: 0 }), { nil: undefined, freq: 4 }),
+        // a view over v (w) and sometimes a view over w (x)
+        w: fc.option(
+          queryArb(withView(schema, 'v', q.types), { ...f, kinds: f.kinds?.filter((k) => k !== 'setop') }, { first: 'v', budget: 0 }).chain((w) =>
+            fc.tuple(fc.constant(w), fc.option(queryArb(withView(withView(schema, 'v', q.types), 'w', w.types), { ...f, kinds: ['spj', 'agg'] }, { first: 'w', budget: 0 }), { nil: undefined, freq: 3 })),
+          ),
+          { nil: undefined, freq: 4 },
+        ),
         wAt: fc.integer({ min: 0, max: 4 }),
         wMat: fc.boolean(),
         initial: initialLoadArb(schema),
         ticks: fc.array(tickArb(schema, { oracle: false, subqueries: f.dmlSubqueries, pkArithmetic: true, runtimeErrors: true }), { minLength: 1, maxLength: maxTicks }),
-      }).map(({ schema, v, vAt, w, wAt, wMat, initial, ticks: later }): Case => {
+      }).map(({ schema, v, vAt, w: wx, wAt, wMat, initial, ticks: later }): Case => {
+        const [w, x] = wx ?? [undefined, undefined]
         const ticks = [...initial, ...later]
         const views: ViewDef[] = [{ name: 'v', sql: v.sql, types: v.types, createAt: vAt, materialized: true }]
         if (w) views.push({ name: 'w', sql: w.sql, types: w.types, createAt: Math.max(vAt, wAt), materialized: wMat })
+        if (x) views.push({ name: 'x', sql: x.sql, types: x.types, createAt: Math.max(vAt, wAt), materialized: true })
         return { schema, views: views.filter((x) => x.createAt <= ticks.length), ticks }
       }),
     ),
