@@ -39,7 +39,7 @@ export interface Features {
 export const KNOWN_BUGS_FIXED = {
   /** INSERT ... VALUES whose column is NULL in every row: 42804 "column is of type integer
    *  but expression is of type text" (the VALUES column defaults to text). */
-  insertAllNullColumn: false,
+  insertAllNullColumn: true,
   /** 0A000 "a correlated NOT IN subquery (use NOT EXISTS) is not supported yet". */
   correlatedNotIn: false,
   /** 0A000 "this form of correlated subquery (correlation outside its WHERE clause)" for
@@ -57,16 +57,18 @@ export const KNOWN_BUGS_FIXED = {
    *  `SELECT x.b, (SELECT COUNT(*) FROM u WHERE u.a = x.b) FROM t x GROUP BY x.b` gives wrong
    *  rows (and `... GROUP BY x.a` with the subquery on x.b throws a TypeError instead of 42803). */
   subqueryOverGroupedColumns: false,
-  /** 0A000 "IN (subquery) outside a top-level WHERE condition" (e.g. under OR). */
-  inSubqueryAnywhere: false,
-  /** `1 NOT IN (SELECT a FROM u)` (constant operand): plain Error "internal: null-aware
-   *  anti-join needs exactly one key column". */
+  /** 0A000 "a correlated IN (subquery) outside a top-level WHERE condition is not supported
+   *  yet": `WHERE a = 1 OR a IN (SELECT u.a FROM u WHERE u.b = t.b)`, or in a select list.
+   *  (Uncorrelated ones work there since f31c9bd.) */
+  correlatedInSubqueryAnywhere: false,
+  /** `1 NOT IN (SELECT a FROM u)` or `NOT ('a' IN (SELECT ...))` (constant operand): plain
+   *  Error "internal: null-aware anti-join needs exactly one key column". */
   constantNotIn: false,
   /** 0A000 "LEFT/RIGHT/FULL JOIN with a condition that is not an equality between the two
    *  sides": residuals over both sides, or constant residuals (`AND FALSE`), in outer joins. */
-  outerJoinCrossResidual: false,
+  outerJoinCrossResidual: true,
   /** INSERT ... VALUES with two identical rows into a bag table inserts one. */
-  insertDuplicateRows: false,
+  insertDuplicateRows: true,
   /** Anti-joins (NOT IN / NOT EXISTS) evaluate the SELECT list / SET expressions on the rows
    *  they filter out: `SELECT c / 0 FROM t WHERE NOT EXISTS (...)` fails with 22012 though no
    *  row qualifies. */
@@ -271,7 +273,9 @@ function boolExprUncached(o: ExprOpts, scope: Scope, depth: number): fc.Arbitrar
   }
   if (o.sub && o.ctx.budget > 0 && o.ctx.f.subqueries) {
     atoms.push({ arbitrary: subqueryPredicate(o.ctx, scope, 'other'), weight: 2 })
-    if (KNOWN_BUGS_FIXED.inSubqueryAnywhere) atoms.push({ arbitrary: subqueryPredicate(o.ctx, scope, 'in'), weight: 1 })
+    // IN (subquery) anywhere (under OR, NOT, CASE, in select lists): uncorrelated ones; correlated
+    // ones only as top-level WHERE conjuncts (KNOWN_BUGS_FIXED.correlatedInSubqueryAnywhere)
+    atoms.push({ arbitrary: subqueryPredicate(o.ctx, scope, 'in', KNOWN_BUGS_FIXED.correlatedInSubqueryAnywhere, true), weight: 1 })
   }
   if (depth <= 0) return fc.oneof(...atoms)
   const rec = () => boolExpr(o, scope, depth - 1)
@@ -298,7 +302,7 @@ function pairsOfSameType(a: Scope, b: Scope): [string, string][] {
 
 /** IN / NOT IN (`mode` 'in') or EXISTS / NOT EXISTS / scalar-subquery comparisons (`mode`
  *  'other'), uncorrelated or correlated by an equality with `outer`. */
-function subqueryPredicate(ctx: Ctx, outer: Scope, mode: 'in' | 'other'): fc.Arbitrary<string> {
+function subqueryPredicate(ctx: Ctx, outer: Scope, mode: 'in' | 'other', correlate = true, mayBeNegated = false): fc.Arbitrary<string> {
   const level = ctx.level + 1
   const alias = `q${level}`
   const inner: Ctx = { ...ctx, level, budget: ctx.budget - 1, outerChain: [...outer, ...(ctx.outerChain ?? [])] }
@@ -308,7 +312,7 @@ function subqueryPredicate(ctx: Ctx, outer: Scope, mode: 'in' | 'other'): fc.Arb
     const scope = tableScope(t, alias)
     // correlation: one or two equalities with the enclosing query (or one further out)
     // (beyond the immediate query only while KNOWN_BUGS_FIXED.subqueryInCorrelatedSubquery is false)
-    const corrPairs = pairsOfSameType(scope, [...outer, ...(KNOWN_BUGS_FIXED.subqueryInCorrelatedSubquery ? (ctx.outerChain ?? []) : [])])
+    const corrPairs = correlate ? pairsOfSameType(scope, [...outer, ...(KNOWN_BUGS_FIXED.subqueryInCorrelatedSubquery ? (ctx.outerChain ?? []) : [])]) : []
     const correlation: fc.Arbitrary<string | undefined> =
       corrPairs.length === 0 ? fc.constant(undefined) : fc.option(fc.uniqueArray(fc.constantFrom(...corrPairs), { minLength: 1, maxLength: 2 }).map((ps) => ps.map(([i, o]) => `${i} = ${o}`).join(' AND ')), { nil: undefined })
     // a correlated subquery's WHERE has no subqueries of its own (0A000, KNOWN_BUGS_FIXED.subqueryInCorrelatedSubquery)
@@ -337,11 +341,12 @@ function subqueryPredicate(ctx: Ctx, outer: Scope, mode: 'in' | 'other'): fc.Arb
               const dist = dist0 && (corr === undefined || KNOWN_BUGS_FIXED.correlatedInDistinct)
               // NOT IN with a constant operand: internal error (KNOWN_BUGS_FIXED.constantNotIn)
               // (an expression can fold to a constant, e.g. COALESCE(0, x): NOT IN takes a bare column)
-              const operand = neg && !KNOWN_BUGS_FIXED.constantNotIn && !outerCols.includes(x) ? (outerCols.length > 0 ? fc.constantFrom(...outerCols) : undefined) : fc.constant(x)
+              // (inside a boolean expression a NOT may come from outside: same rule)
+              const operand = (neg || mayBeNegated) && !KNOWN_BUGS_FIXED.constantNotIn && !outerCols.includes(x) ? (outerCols.length > 0 ? fc.constantFrom(...outerCols) : undefined) : fc.constant(x)
               // sometimes grouped: IN (SELECT c ... GROUP BY c HAVING COUNT(*) > 1)
               // (correlated and grouped: 0A000, KNOWN_BUGS_FIXED.correlatedGroupedSubquery)
               const tail = corr !== undefined && !KNOWN_BUGS_FIXED.correlatedGroupedSubquery ? fc.constant('') : fc.constantFrom('', '', '', ` GROUP BY ${c} HAVING COUNT(*) > 1`, ` GROUP BY ${c}`)
-              if (operand === undefined) return tail.map((g) => `(${x} IN (SELECT ${dist ? 'DISTINCT ' : ''}${c} ${from}${whereOf(corr, p)}${g}))`)
+              if (operand === undefined) return fc.constant(mayBeNegated && !KNOWN_BUGS_FIXED.constantNotIn ? 'TRUE' : `(${x} IN (SELECT ${dist ? 'DISTINCT ' : ''}${c} ${from}${whereOf(corr, p)}))`)
               return fc.tuple(operand, tail).map(([y, g]) => `(${y} ${neg ? 'NOT ' : ''}IN (SELECT ${dist ? 'DISTINCT ' : ''}${c} ${from}${whereOf(corr, p)}${g}))`)
             }),
         )
@@ -366,7 +371,7 @@ function subqueryPredicate(ctx: Ctx, outer: Scope, mode: 'in' | 'other'): fc.Arb
 }
 
 /** A WHERE condition: a boolean expression (EXISTS / scalar subqueries anywhere), ANDed with
- *  an IN / NOT IN subquery as a top-level conjunct (KNOWN_BUGS_FIXED.inSubqueryAnywhere). */
+ *  an IN / NOT IN subquery as a top-level conjunct (correlated ones only there). */
 export function whereConjuncts(ctx: Ctx, scope: Scope, depth: number): fc.Arbitrary<string> {
   const plain = boolExpr({ ctx, sub: true }, scope, depth)
   if (!ctx.f.subqueries || ctx.budget <= 0) return plain
