@@ -155,6 +155,19 @@ describe('shared arrangements', () => {
     expect(sorted(db, 'SELECT * FROM v2')).toEqual(sorted(db, JOIN_AGG_VIEW))
   })
 
+  it('an ad hoc read over the same join borrows the arrangements and leaves them to the view', () => {
+    const db = joinDb()
+    db.execute(`CREATE MATERIALIZED VIEW v1 AS ${JOIN_VIEW}`)
+    const ids = arrangementIds(db, 'v1')
+    expect(sorted(db, JOIN_AGG_VIEW)).toEqual([[1, 1]])
+    db.execute('INSERT INTO a VALUES (3, 30)')
+    expect(arrangementIds(db, 'v1')).toEqual(ids)
+    expect(sorted(db, 'SELECT * FROM v1')).toEqual([
+      [10, 'one'],
+      [30, 'three'],
+    ])
+  })
+
   it('views with other join keys do not share', () => {
     const db = joinDb()
     db.execute(`CREATE MATERIALIZED VIEW v1 AS ${JOIN_VIEW}; CREATE MATERIALIZED VIEW v2 AS SELECT a.x FROM a JOIN b ON a.y = b.x`)
