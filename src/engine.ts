@@ -78,19 +78,29 @@ export class Engine {
 
   execute(sql: string): StatementResult[] {
     this.#checkOpen()
-    const { statements, fromTemplate } = this.#statements.parse(sql)
-    const results: StatementResult[] = []
-    for (let i = 0; i < statements.length; i++) {
-      try {
-        results.push(this.#run(statements[i]!.statement, { text: sql }))
-      } catch (e) {
-        // a statement copied from a template carries the template's spans: re-run it from a
-        // real parse so the error points into this text (the failure changed nothing)
-        if (!fromTemplate || !(e instanceof RivuletError) || !e.position) throw e
-        results.push(this.#run(parse(sql)[i]!.statement, { text: sql }))
+    try {
+      const { statements, fromTemplate } = this.#statements.parse(sql)
+      const results: StatementResult[] = []
+      for (let i = 0; i < statements.length; i++) {
+        try {
+          results.push(this.#run(statements[i]!.statement, { text: sql }))
+        } catch (e) {
+          // a statement copied from a template carries the template's spans: re-run it from a
+          // real parse so the error points into this text (the failure changed nothing)
+          if (!fromTemplate || !(e instanceof RivuletError) || !e.position) throw e
+          results.push(this.#run(parse(sql)[i]!.statement, { text: sql }))
+        }
       }
+      return results
+    } catch (e) {
+      // any error inside a transaction block aborts it, as in Postgres (syntax errors and
+      // failed reads too): its changes are undone now, COMMIT will report ROLLBACK
+      if (this.#inTransaction && !this.#aborted) {
+        this.#rollbackTick()
+        this.#aborted = true
+      }
+      throw e
     }
-    return results
   }
 
   query(sql: string): QueryResult {
@@ -116,6 +126,7 @@ export class Engine {
 
   insert(table: string, rows: readonly InputRow[]): number {
     this.#checkOpen()
+    this.#checkNotAborted()
     const t = this.#table(foldName(table))
     const converted = rows.map((r) => this.#convertInput(t, r))
     return this.#inTick(() => this.#insertRows(t, converted, { text: '' }))
@@ -123,6 +134,7 @@ export class Engine {
 
   delete(table: string, rows: readonly InputRow[]): number {
     this.#checkOpen()
+    this.#checkNotAborted()
     const t = this.#table(foldName(table))
     this.#refuseStream(t, 'DELETE')
     const converted = rows.map((r) => this.#convertInput(t, r))
@@ -163,9 +175,7 @@ export class Engine {
   // ------------------------------------------------------------------------- statements
 
   #run(s: ast.Statement, ctx: StatementContext): StatementResult {
-    if (this.#aborted && !(s.kind === 'transaction' && s.action !== 'begin')) {
-      throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
-    }
+    if (!(s.kind === 'transaction' && s.action !== 'begin')) this.#checkNotAborted()
     switch (s.kind) {
       case 'transaction':
         return this.#transaction(s)
@@ -180,14 +190,18 @@ export class Engine {
       case 'flush':
         return { command: 'FLUSH', rowCount: 0 }
       case 'createIndex':
+        this.#refuseInTransaction('CREATE INDEX', ctx, s.span.start)
         return this.#createIndex(s, ctx)
       case 'subscribe':
         throw new RivuletError(SqlState.featureNotSupported, 'SUBSCRIBE as a statement arrives with the REPL/server issue; use Engine.subscribe()', positionAt(ctx.text, s.span.start))
       case 'createTable':
+        this.#refuseInTransaction(s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', ctx, s.span.start)
         return this.#inTick(() => this.#createTable(s, ctx), false)
       case 'createView':
+        this.#refuseInTransaction(s.materialized ? 'CREATE MATERIALIZED VIEW' : 'CREATE VIEW', ctx, s.span.start)
         return this.#inTick(() => this.#createView(s, ctx), false)
       case 'drop':
+        this.#refuseInTransaction(`DROP ${s.object.toUpperCase()}`, ctx, s.span.start)
         return this.#inTick(() => this.#drop(s, ctx), false)
       case 'insert':
         return this.#inTick(() => this.#insert(s, ctx))
@@ -196,6 +210,12 @@ export class Engine {
       case 'delete':
         return this.#inTick(() => this.#deleteStmt(s, ctx))
     }
+  }
+
+  /** DDL runs outside transaction blocks (as in Materialize): a view created from
+   *  uncommitted rows, or a table dropped under them, could not be rolled back. */
+  #refuseInTransaction(what: string, ctx: StatementContext, at: number): void {
+    if (this.#inTransaction) throw new RivuletError(SqlState.activeSqlTransaction, `${what} cannot run inside a transaction block`, positionAt(ctx.text, at))
   }
 
   #transaction(s: ast.TransactionStmt): StatementResult {
@@ -320,7 +340,7 @@ export class Engine {
     this.#circuit.retain(input)
     const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input }
     this.#catalog.entries.set(name, entry)
-    return { command: stream && s.stream ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
+    return { command: s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
   }
 
   #createView(s: ast.CreateViewStmt, ctx: StatementContext): StatementResult {
@@ -829,6 +849,10 @@ export class Engine {
     const out: [ResultValue[], number][] = []
     for (let i = 0; i < z.rows.length; i++) out.push([z.rows[i]!.map((v, j) => toResultValue(v, columns[j]!.type)), z.weights[i]!])
     return out
+  }
+
+  #checkNotAborted(): void {
+    if (this.#aborted) throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
   }
 
   #checkOpen(): void {

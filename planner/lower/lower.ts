@@ -113,10 +113,12 @@ function splitCondition(cond: ScalarExpr | undefined, nl: number): KeyPlan {
       const b = c.args[1]!
       const ra = referencedColumns(a)
       const rb = referencedColumns(b)
-      const aLeft = ra.size > 0 && [...ra].every((i) => i < nl)
+      // a constant side pairs with a one-sided other side as a (constant) key, so
+      // `5 = s.x` still gives a NOT IN anti join its key
       const aRight = ra.size > 0 && [...ra].every((i) => i >= nl)
-      const bLeft = rb.size > 0 && [...rb].every((i) => i < nl)
       const bRight = rb.size > 0 && [...rb].every((i) => i >= nl)
+      const aLeft = ra.size > 0 ? [...ra].every((i) => i < nl) : bRight
+      const bLeft = rb.size > 0 ? [...rb].every((i) => i < nl) : aRight
       if (aLeft && bRight) {
         out.left.push(a)
         out.right.push(remapColumns(b, (i) => i - nl))

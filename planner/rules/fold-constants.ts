@@ -1,10 +1,11 @@
 // fold-constants: simplifies three-valued logic with constant operands, so filters like
 // `WHERE 1 = 1 AND x > 2` or a CASE with a constant condition cost nothing per row:
 //   AND/OR with TRUE/FALSE/NULL operands, NOT of a constant, IS [NOT] NULL of a literal,
+//   comparisons of two number/text/boolean literals (`1 = 1`), a comparison with NULL,
 //   CASE branches with constant conditions, COALESCE with a leading non-NULL literal,
 //   Filter(TRUE) → its input, Filter(FALSE/NULL) → no rows.
 // Arithmetic and casts on literals are evaluated once when the expression is compiled
-// (src/compile-scalar.ts), where the function implementations live.
+// (src/compile-scalar.ts), where the function implementations live; they are not folded here.
 
 import type { ScalarExpr } from '../expr/scalar.js'
 import { lit } from '../expr/scalar.js'
@@ -61,6 +62,15 @@ function foldable(e: ScalarExpr): boolean {
   return exprChildren(e).some(foldable)
 }
 
+const COMPARE: Record<string, (a: number | string, b: number | string) => boolean> = {
+  eq: (a, b) => a === b,
+  ne: (a, b) => a !== b,
+  lt: (a, b) => a < b,
+  le: (a, b) => a <= b,
+  gt: (a, b) => a > b,
+  ge: (a, b) => a >= b,
+}
+
 function isLit(e: ScalarExpr, v: unknown): boolean {
   return e.kind === 'literal' && e.value === v
 }
@@ -84,6 +94,18 @@ function foldNode(e: ScalarExpr): ScalarExpr {
     case 'isNull':
       if (e.arg.kind === 'literal') return lit((e.arg.value === null) !== e.negated, 'boolean')
       return e
+    case 'call': {
+      const cmp = COMPARE[e.fn]
+      if (!cmp || e.args.length !== 2) return e
+      const [a, b] = e.args as [ScalarExpr, ScalarExpr]
+      if (a.kind !== 'literal' || b.kind !== 'literal') return e
+      if (a.value === null || b.value === null) return lit(null, 'boolean')
+      const t = typeof a.value
+      // floats: NaN orders above everything in SQL, so leave those to the run time
+      if (t !== typeof b.value || (t !== 'string' && t !== 'boolean' && !(t === 'number' && Number.isFinite(a.value) && Number.isFinite(b.value)))) return e
+      if (a.type !== b.type) return e
+      return lit(cmp(a.value as number, b.value as number), 'boolean')
+    }
     case 'case': {
       const whens = e.whens.filter((w) => !(w.when.kind === 'literal' && w.when.value !== true))
       if (whens.length > 0 && isLit(whens[0]!.when, true)) return whens[0]!.then

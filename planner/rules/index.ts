@@ -4,6 +4,7 @@
 import type { Rule } from './rule.js'
 import { decorrelateSubqueries } from './decorrelate-subqueries.js'
 import { foldConstants } from './fold-constants.js'
+import { limitRowNumber } from './limit-row-number.js'
 import { mergeProjections } from './merge-projections.js'
 import { pruneColumns } from './prune-columns.js'
 import { pushDownFilter } from './push-down-filter.js'
@@ -18,6 +19,8 @@ export const DEFAULT_RULES: readonly Rule[] = [
   reorderJoins,
   // turns WHERE equalities over comma joins into join conditions, which lowering keys on
   pushDownFilter,
+  // after pushdown, which brings `rn <= N` down onto the TopK that numbers the rows
+  limitRowNumber,
   // after pushdown, which leaves projections stacked over each other
   mergeProjections,
   // last: needs the final shape of projections and join conditions to know what is used

@@ -319,11 +319,11 @@ describe('aggregates, top-N and row_number', () => {
 
   it('lowers ROW_NUMBER() … <= N to a per-partition TopK with a row number column and a filter', () => {
     // PARTITION BY x ORDER BY y (the partition key is copied into a helper column); the
-    // rn <= 2 filter stays after the TopK: no rule folds it into limit=2 yet, so the TopK
-    // numbers every row of a partition
+    // rn <= 2 filter becomes the TopK's limit (limit-row-number), so only the first two rows
+    // of each partition are numbered
     expect(showDelta('SELECT * FROM (SELECT x, y, ROW_NUMBER() OVER (PARTITION BY x ORDER BY y) AS rn FROM a) s WHERE rn <= 2')).toMatchInlineSnapshot(`
-      "Mfp filter=(#4 <= 2) map=[#0, #1, #4]
-        TopK partition=[#3] order=[#1] row_number  // state: ordered rows per partition
+      "Mfp map=[#0, #1, #4]
+        TopK partition=[#3] order=[#1] limit=2 row_number  // state: ordered rows per partition
           Mfp map=[#0, #1, #2, #0]
             Input a"
     `)
