@@ -77,11 +77,25 @@ export class TableStore {
   }
 
   snapshot(): ivm.ZSet {
-    const z = new ivm.ZSet()
-    if (this.keyOf) for (const r of this.rows.values()) z.push(r, 1)
-    else for (const [k, r] of this.rows) z.push(r, this.counts.get(k)!)
-    return z
+    // sized up front: a million pushes would leave a trail of outgrown backing stores
+    const n = this.rows.size
+    const rows = new Array<Row>(n)
+    const weights = new Array<number>(n)
+    let i = 0
+    if (this.keyOf) {
+      for (const r of this.rows.values()) {
+        rows[i] = r
+        weights[i++] = 1
+      }
+    } else {
+      for (const [k, r] of this.rows) {
+        rows[i] = r
+        weights[i++] = this.counts.get(k)!
+      }
+    }
+    return new ivm.ZSet(rows, weights)
   }
+
 }
 
 export interface TableEntry {
