@@ -67,6 +67,10 @@ export const KNOWN_BUGS_FIXED = {
   /** 0A000 "LEFT/RIGHT/FULL JOIN with a condition that is not an equality between the two
    *  sides": residuals over both sides, or constant residuals (`AND FALSE`), in outer joins. */
   outerJoinCrossResidual: true,
+  /** `(SELECT a AS c1 FROM t1) x0 LEFT JOIN t2 x1 ON x0.c1 = x1.a AND FALSE` (a constant
+   *  conjunct in an outer join over a derived table or view): 0A000 "a correlated subquery whose
+   *  correlation is not an equality ..." although there is no subquery. */
+  outerJoinConstantConjunct: false,
   /** INSERT ... VALUES with two identical rows into a bag table inserts one. */
   insertDuplicateRows: true,
   /** Anti-joins (NOT IN / NOT EXISTS) evaluate the SELECT list / SET expressions on the rows
@@ -461,7 +465,11 @@ function fromArb(ctx: Ctx, first?: string): fc.Arbitrary<From> {
           // (simple `column op literal` ones: constant conjuncts fail the same way)
           const sides = [left.scope, item.scope].filter((x) => x.length > 0)
           const simple = (rs: Scope) => fc.constantFrom(...rs).chain((c) => fc.tuple(fc.constantFrom(...CMP_OPS), litArb(c.type)).map(([op, l]) => `(${c.sql} ${op} ${l})`))
-          const residualOf = (rs: Scope) => (kind === 'JOIN' || KNOWN_BUGS_FIXED.outerJoinCrossResidual ? boolExpr({ ctx, sub: false }, rs, 0) : simple(rs))
+          // (a constant residual such as `AND FALSE` with a derived table on the left: 0A000,
+          // KNOWN_BUGS_FIXED.outerJoinConstantConjunct)
+          const referencesColumn = (r: string) => kind === 'JOIN' || KNOWN_BUGS_FIXED.outerJoinConstantConjunct || rs0(r)
+          const rs0 = (r: string) => scope.some((c) => r.includes(c.sql))
+          const residualOf = (rs: Scope) => (kind === 'JOIN' || KNOWN_BUGS_FIXED.outerJoinCrossResidual ? boolExpr({ ctx, sub: false }, rs, 0).filter(referencesColumn) : simple(rs))
           const residualScope = kind === 'JOIN' || KNOWN_BUGS_FIXED.outerJoinCrossResidual ? fc.constant(scope) : fc.constantFrom(...sides)
           const residual = (ctx.f.outerResidual || kind === 'JOIN') && sides.length > 0 ? fc.option(residualScope.chain(residualOf), { nil: undefined, freq: 2 }) : fc.constant(undefined)
           const on = fc.tuple(eq, residual).map(([e, r]) => ({

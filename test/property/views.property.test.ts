@@ -8,6 +8,8 @@ import { STATS, runCase, type Case, type ViewDef } from './harness.js'
 
 const SEED = process.env.RIVULET_SEED !== undefined ? Number(process.env.RIVULET_SEED) : undefined
 if (process.env.RIVULET_STATS) afterAll(() => console.log(STATS))
+/** Log cases slower than this (RIVULET_SLOW_MS), to keep generated work bounded. */
+const SLOW_MS = process.env.RIVULET_SLOW_MS !== undefined ? Number(process.env.RIVULET_SLOW_MS) : undefined
 const NUM_RUNS = Number(process.env.RIVULET_PROPERTY_RUNS ?? 0) || undefined
 
 function caseArb(f: Features, maxTicks: number, budget: number): fc.Arbitrary<Case> {
@@ -42,20 +44,25 @@ function caseArb(f: Features, maxTicks: number, budget: number): fc.Arbitrary<Ca
 
 function check(kinds: readonly QueryKind[] | undefined, numRuns: number, maxTicks = 12, budget = 1) {
   fc.assert(
-    fc.property(caseArb({ ...ALL_FEATURES, kinds }, maxTicks, budget), (c) => runCase(c, { reference: true })),
+    fc.property(caseArb({ ...ALL_FEATURES, kinds }, maxTicks, budget), (c) => {
+      const t0 = performance.now()
+      runCase(c, { reference: true })
+      const ms = performance.now() - t0
+      if (SLOW_MS !== undefined && ms > SLOW_MS) console.log(`slow case (${Math.round(ms)} ms, ${c.ticks.length} ticks):\n${c.views.map((v) => `  ${v.name}: ${v.sql}`).join('\n')}`)
+    }),
     { numRuns: NUM_RUNS ?? numRuns, ...(SEED !== undefined ? { seed: SEED } : {}) },
   )
 }
 
 describe('materialized views = reference evaluation, after every tick', () => {
-  it('select / project / filter / joins', () => check(['spj'], 150))
-  it('aggregates, GROUP BY, HAVING', () => check(['agg'], 150))
-  it('set operations', () => check(['setop', 'agg'], 100))
-  it('ORDER BY ... LIMIT (top-N)', () => check(['topn', 'agg'], 100))
-  it('ROW_NUMBER() OVER (...) <= k', () => check(['rownumber'], 100))
-  it('derived tables', () => check(['derived', 'spj', 'agg'], 100))
-  it('WITH (CTEs)', () => check(['cte', 'spj', 'agg'], 60))
-  it('nested subqueries', () => check(['spj', 'agg'], 100, 8, 2))
-  it('long tick sequences', () => check(undefined, 40, 40))
-  it('everything mixed', () => check(undefined, 150))
+  it('select / project / filter / joins', () => check(['spj'], 250))
+  it('aggregates, GROUP BY, HAVING', () => check(['agg'], 250))
+  it('set operations', () => check(['setop', 'agg'], 150))
+  it('ORDER BY ... LIMIT (top-N)', () => check(['topn', 'agg'], 150))
+  it('ROW_NUMBER() OVER (...) <= k', () => check(['rownumber'], 150))
+  it('derived tables', () => check(['derived', 'spj', 'agg'], 150))
+  it('WITH (CTEs)', () => check(['cte', 'spj', 'agg'], 100))
+  it('nested subqueries', () => check(['spj', 'agg'], 150, 8, 2))
+  it('long tick sequences', () => check(undefined, 60, 40))
+  it('everything mixed', () => check(undefined, 250))
 })
