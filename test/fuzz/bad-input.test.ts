@@ -460,7 +460,7 @@ describe('bad input: only RivuletErrors, with positions, and nothing changes', (
   it('mutated statements', () => {
     fc.assert(
       fc.property(fc.array(mutatedArb, { minLength: 1, maxLength: 8 }), (inputs) => checkAll(inputs)),
-      { numRuns: NUM_RUNS ?? 500, ...(SEED !== undefined ? { seed: SEED } : {}) },
+      { numRuns: NUM_RUNS ?? 700, ...(SEED !== undefined ? { seed: SEED } : {}) },
     )
   })
 
