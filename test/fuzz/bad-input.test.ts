@@ -29,7 +29,7 @@ const KNOWN_BUGS_FIXED = {
   /** Inside a transaction block, a syntax error or an error in a SELECT / EXPLAIN / SHOW does
    *  not abort the block (Postgres aborts it: 25P02 until ROLLBACK, COMMIT rolls back):
    *  `BEGIN; UPDATE t SET n = 0; SELECT nosuch FROM t;` then `COMMIT` commits the UPDATE. */
-  errorsOutsideDmlAbortBlock: false,
+  errorsOutsideDmlAbortBlock: true,
 }
 
 // ------------------------------------------------------------------------- the fixed world

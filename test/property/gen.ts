@@ -63,7 +63,7 @@ export const KNOWN_BUGS_FIXED = {
   correlatedInSubqueryAnywhere: false,
   /** `1 NOT IN (SELECT a FROM u)` or `NOT ('a' IN (SELECT ...))` (constant operand): plain
    *  Error "internal: null-aware anti-join needs exactly one key column". */
-  constantNotIn: false,
+  constantNotIn: true,
   /** 0A000 "LEFT/RIGHT/FULL JOIN with a condition that is not an equality between the two
    *  sides": residuals over both sides, or constant residuals (`AND FALSE`), in outer joins. */
   outerJoinCrossResidual: true,
