@@ -30,6 +30,10 @@ const KNOWN_BUGS_FIXED = {
    *  not abort the block (Postgres aborts it: 25P02 until ROLLBACK, COMMIT rolls back):
    *  `BEGIN; UPDATE t SET n = 0; SELECT nosuch FROM t;` then `COMMIT` commits the UPDATE. */
   errorsOutsideDmlAbortBlock: true,
+  /** A subquery in the select list of a grouped query using an ungrouped outer column:
+   *  `SELECT t.k, (SELECT count(*) FROM u WHERE u.a > t.n) FROM t GROUP BY t.k` throws a
+   *  TypeError ("Cannot read properties of undefined") instead of 42803. */
+  ungroupedColumnInSubquery: false,
 }
 
 // ------------------------------------------------------------------------- the fixed world
@@ -105,6 +109,7 @@ const WRONG: readonly string[] = [
   'SELECT k, count(*) FROM t',
   'SELECT v, k FROM t GROUP BY v',
   'SELECT count(sum(n)) FROM t',
+  ...(KNOWN_BUGS_FIXED.ungroupedColumnInSubquery ? ['SELECT t.k, (SELECT count(*) FROM u WHERE u.a > t.n) FROM t GROUP BY t.k'] : []),
   'SELECT k FROM t GROUP BY count(*)',
   'SELECT k FROM t WHERE ROW_NUMBER() OVER (ORDER BY k) = 1',
   'SELECT k FROM t ORDER BY 5',

@@ -77,8 +77,8 @@ export const KNOWN_BUGS_FIXED = {
    *  they filter out: `SELECT c / 0 FROM t WHERE NOT EXISTS (...)` fails with 22012 though no
    *  row qualifies. */
   antiJoinEvaluatesFilteredRows: false,
-  /** db.delete(t, rows) on a keyed table with the same key twice in `rows` corrupts the
-   *  table's dataflow (weight -2). */
+  /** db.delete(t, rows) on a keyed table with the same key twice in `rows`: the deletion
+   *  reaches the dataflow with weight -2 (`count(*)` views drop by 2) and the call returns 2. */
   apiDeleteDuplicateKeys: false,
 }
 
