@@ -6,7 +6,7 @@ import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit } from '../expr/scalar.js'
 import { commonSupertype } from '../expr/functions.js'
 import type { AggregateCall, Column, JoinType, LogicalPlan, SortKey } from '../logical/plan.js'
-import { exprChildren, mapChildren, mapExpr, sameExpr, visitExpr } from '../logical/tree.js'
+import { exprChildren, mapChildren, mapExpr, mapOuterRefs, sameExpr, visitExpr } from '../logical/tree.js'
 import { typeDisplayName, type SqlType } from '../types.js'
 import type { Catalog } from '../catalog.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
@@ -358,8 +358,19 @@ export class QueryBinder {
         throw planError(this.#err, SqlState.groupingError, `column "${name}" must appear in the GROUP BY clause or be used in an aggregate function`, span)
       }
       if (x.kind === 'subquery') {
-        // correlated references to grouped columns inside subqueries are not rewritten
-        return x
+        // after GROUP BY the enclosing row is the aggregate's output: a correlated reference
+        // must be to a grouped column, and now points at its group column
+        const operands = x.operands.map(walk)
+        const plan = mapOuterRefs(x.plan, 1, (ref) => {
+          const g = groupExprs.findIndex((ge) => ge.kind === 'column' && ge.index === ref.index)
+          if (g < 0) {
+            const c = scope.columns[ref.index]
+            const name = c ? (c.table ? `${c.table}.${c.name}` : c.name) : `#${ref.index}`
+            throw planError(this.#err, SqlState.groupingError, `subquery uses ungrouped column "${name}" from outer query`, span)
+          }
+          return { ...ref, index: g }
+        })
+        return { ...x, operands, plan }
       }
       if (exprChildren(x).length === 0) return x
       return mapChildren(x, walk)

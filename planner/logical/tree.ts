@@ -201,3 +201,41 @@ export function jsonReplacer(_k: string, v: unknown): unknown {
   if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype) return `__obj:${String(v)}`
   return v
 }
+
+/** Rewrites every expression held by a plan node (not its children). */
+export function mapNodeExprs(p: LogicalPlan, f: (e: ScalarExpr) => ScalarExpr): LogicalPlan {
+  switch (p.kind) {
+    case 'scan':
+    case 'distinct':
+    case 'union':
+    case 'setOp':
+      return p
+    case 'values':
+      return { ...p, rows: p.rows.map((r) => r.map(f)) }
+    case 'filter':
+      return { ...p, predicate: f(p.predicate) }
+    case 'project':
+      return { ...p, exprs: p.exprs.map(f) }
+    case 'join':
+      return p.condition ? { ...p, condition: f(p.condition) } : p
+    case 'aggregate':
+      return { ...p, groupBy: p.groupBy.map(f), aggregates: p.aggregates.map((a) => ({ ...a, args: a.args.map(f), filter: a.filter ? f(a.filter) : undefined, orderBy: a.orderBy.map((k) => ({ ...k, expr: f(k.expr) })) })) }
+    case 'topK':
+    case 'sort':
+      return { ...p, orderBy: p.orderBy.map((k) => ({ ...k, expr: f(k.expr) })) }
+  }
+}
+
+/** Rewrites the references a subquery plan makes to the query `depth` levels out (1 = the
+ *  query that contains the subquery expression), including from subqueries nested in it. */
+export function mapOuterRefs(p: LogicalPlan, depth: number, f: (e: Extract<ScalarExpr, { kind: 'outerColumn' }>) => ScalarExpr): LogicalPlan {
+  return transformUp(p, (node) =>
+    mapNodeExprs(node, (e) =>
+      mapExpr(e, (x) => {
+        if (x.kind === 'outerColumn' && x.depth === depth) return f(x)
+        if (x.kind === 'subquery') return { ...x, plan: mapOuterRefs(x.plan, depth + 1, f) }
+        return x
+      }),
+    ),
+  )
+}
