@@ -72,18 +72,29 @@ export class Circuit {
   /** Feeds newly added operators the full contents of the existing operators they read
    *  (which must offer `snapshot()`), as if they had existed all along. Only `fresh` run.
    *
-   *  First round: boundaries whose state readers consult directly (arrangements) deliver
-   *  their whole contents at once, and every fresh operator steps once (constants, global
-   *  aggregates over empty input). Then every other boundary (table inputs, view sinks)
-   *  delivers its contents in chunks of `chunkRows`, each one step — plain incremental
-   *  steps, so the result is the same, and peak memory is bounded by a chunk's work. */
-  backfill(fresh: readonly Operator[], chunkRows = 2048): void {
+   *  Small backfills go in one step: every boundary delivers its whole contents and every
+   *  fresh operator steps once, so a row filtered out by a semi/anti join or a later
+   *  retraction is never seen by the operators after it. Large ones (more than
+   *  `chunkThreshold` rows from table inputs and view sinks) bound peak memory: arrangements
+   *  (whose readers consult their complete state) deliver everything in a first step, then
+   *  every other boundary delivers its rows in chunks of `chunkRows`, one step each — plain
+   *  incremental steps, so the final state is the same; rows that a later chunk retracts do
+   *  pass through the operators in between. */
+  backfill(fresh: readonly Operator[], chunkRows = 2048, chunkThreshold = 262144): void {
     const freshSet = new Set(fresh)
     const boundary = new Set<Operator>()
     for (const op of fresh) for (const i of op.inputs) if (!freshSet.has(i)) boundary.add(i)
+    const snapshots = new Map<Operator, ZSet>()
+    for (const b of boundary) {
+      if (!b.snapshot) throw new Error(`internal: ${b.name}#${b.id} is shared but cannot snapshot`)
+      snapshots.set(b, b.snapshot())
+    }
+    let chunkable = 0
+    for (const b of boundary) if (!('arrangement' in b)) chunkable += snapshots.get(b)!.rows.length
+    const big = chunkable > chunkThreshold
     // readers of an arrangement look at its state, which is already complete: feed it whole
-    const whole = [...boundary].filter((b) => 'arrangement' in b)
-    const chunked = [...boundary].filter((b) => !('arrangement' in b))
+    const whole = [...boundary].filter((b) => !big || 'arrangement' in b)
+    const chunked = [...boundary].filter((b) => big && !('arrangement' in b))
     const ordered = this.#ops.filter((op) => freshSet.has(op))
     // fresh operators commit after every round: their journals would otherwise hold every
     // chunk until the end (a failed backfill discards the fresh operators, never rolls back)
@@ -95,12 +106,12 @@ export class Circuit {
       }
     }
     try {
-      for (const b of boundary) if (!b.snapshot) throw new Error(`internal: ${b.name}#${b.id} is shared but cannot snapshot`)
-      for (const b of whole) b.out = b.snapshot!()
+      for (const b of whole) b.out = snapshots.get(b)!
       for (const op of ordered) op.step()
       clear()
       for (const b of chunked) {
-        const all = b.snapshot!()
+        const all = snapshots.get(b)!
+        snapshots.delete(b)
         for (let lo = 0; lo < all.rows.length; lo += chunkRows) {
           const hi = Math.min(all.rows.length, lo + chunkRows)
           b.out = lo === 0 && hi === all.rows.length ? all : new ZSet(all.rows.slice(lo, hi), all.weights.slice(lo, hi))

@@ -99,6 +99,8 @@ export class Engine {
         this.#rollbackTick()
         this.#aborted = true
       }
+      // a statement nested or chained deeper than the planner's recursion can take
+      if (e instanceof RangeError) throw new RivuletError('54001', 'statement is too complex (nested or chained too deeply)')
       throw e
     }
   }
@@ -140,10 +142,16 @@ export class Engine {
     const converted = rows.map((r) => this.#convertInput(t, r))
     return this.#inTick(() => {
       const delta = new ivm.ZSet()
+      const seen = new Set<ivm.RowKey>()
       for (const row of converted) {
         if (t.store.keyOf) {
-          const existing = t.store.rows.get(t.store.keyOf(row))
-          if (existing) delta.push(existing, -1)
+          // a key listed twice is still one row to delete
+          const k = t.store.keyOf(row)
+          const existing = t.store.rows.get(k)
+          if (existing && !seen.has(k)) {
+            seen.add(k)
+            delta.push(existing, -1)
+          }
         } else if (t.store.rows.has(ivm.rowKey(row))) delta.push(row, -1)
       }
       const c = delta.consolidate()
@@ -325,7 +333,7 @@ export class Engine {
       columns.push({ name: c.name, type: t })
     }
     const pkNames = s.primaryKey ?? s.columns.filter((c) => c.primaryKey).map((c) => c.name)
-    if (s.primaryKey && s.columns.some((c) => c.primaryKey)) throw new RivuletError('42P16', `multiple primary keys for table "${name}" are not allowed`, positionAt(ctx.text, s.span.start))
+    if ((s.primaryKey && s.columns.some((c) => c.primaryKey)) || s.columns.filter((c) => c.primaryKey).length > 1) throw new RivuletError('42P16', `multiple primary keys for table "${name}" are not allowed`, positionAt(ctx.text, s.span.start))
     const primaryKey = pkNames.map((n) => {
       const i = columns.findIndex((c) => c.name === n)
       if (i < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${n}" named in key does not exist`, positionAt(ctx.text, s.span.start))

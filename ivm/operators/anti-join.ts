@@ -16,6 +16,7 @@
 import type { Circuit } from '../circuit.js'
 import { hasNull, type RowKey } from '../key.js'
 import { BaseOperator } from '../operator.js'
+import { settle } from './join.js'
 import { ZSet, type Row } from '../zset.js'
 import type { ArrangeOperator } from './arrange.js'
 import { deltaWeights, emitKey, matchFilterDelta } from './semi-join.js'
@@ -44,7 +45,7 @@ export class AntiJoinOperator extends BaseOperator {
     const out = new ZSet()
     if (this.nullAware) this.#stepNullAware(out)
     else matchFilterDelta(this.left, this.right, false, null, out)
-    this.out = out
+    this.out = settle(this.left, this.right, out)
   }
 
   #stepNullAware(out: ZSet): void {

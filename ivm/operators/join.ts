@@ -140,8 +140,16 @@ export class JoinOperator extends BaseOperator {
   step(): void {
     const out = new ZSet()
     innerJoinDelta(this.left, this.right, this.combine, out)
-    this.out = out
+    this.out = settle(this.left, this.right, out)
   }
+}
+
+/** When both inputs changed in one step (a self-join, a transaction touching both sides),
+ *  the delta can hold entries that cancel (+r … −r); consolidating drops them, so operators
+ *  downstream never evaluate expressions over rows that are not really in the output.
+ *  (With one side changed, no entry cancels another and the delta is left as it is.) */
+export function settle(left: ArrangeOperator, right: ArrangeOperator, out: ZSet): ZSet {
+  return left.out.rows.length !== 0 && right.out.rows.length !== 0 ? out.consolidate() : out
 }
 
 export function join(circuit: Circuit, left: ArrangeOperator, right: ArrangeOperator, combine: (l: Row, r: Row) => Row): JoinOperator {

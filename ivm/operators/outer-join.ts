@@ -15,7 +15,7 @@ import type { Circuit } from '../circuit.js'
 import { BaseOperator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import type { ArrangeOperator } from './arrange.js'
-import { innerJoinDelta } from './join.js'
+import { innerJoinDelta, settle } from './join.js'
 import { matchFilterDelta } from './semi-join.js'
 
 export type OuterJoinKind = 'left' | 'right' | 'full'
@@ -59,7 +59,7 @@ export class OuterJoinOperator extends BaseOperator {
     innerJoinDelta(this.left, this.right, this.combine, out)
     if (this.#padLeft !== null) matchFilterDelta(this.left, this.right, false, this.#padLeft, out)
     if (this.#padRight !== null) matchFilterDelta(this.right, this.left, false, this.#padRight, out)
-    this.out = out
+    this.out = settle(this.left, this.right, out)
   }
 }
 

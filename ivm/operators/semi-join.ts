@@ -17,6 +17,7 @@
 import type { Circuit } from '../circuit.js'
 import { hasNull, type RowKey } from '../key.js'
 import { BaseOperator } from '../operator.js'
+import { settle } from './join.js'
 import { ZSet, type Row } from '../zset.js'
 import { Bucket, type ArrangeOperator } from './arrange.js'
 
@@ -109,7 +110,7 @@ export class SemiJoinOperator extends BaseOperator {
   step(): void {
     const out = new ZSet()
     matchFilterDelta(this.left, this.right, true, null, out)
-    this.out = out
+    this.out = settle(this.left, this.right, out)
   }
 }
 

@@ -214,7 +214,8 @@ function outerThetaJoin(p: JoinNode): LogicalPlan {
   const side = (keep: LogicalPlan, offset: number, width: number, leftSide: boolean): LogicalPlan => {
     const cols = keep.columns
     const matchedSide: LogicalPlan = { kind: 'project', input: inner, exprs: cols.map((c, i) => col(offset + i, c.type)), columns: cols }
-    const cond: ScalarExpr = {
+    // (a side pruned to no columns has only empty rows: all equal, so no key is needed)
+    const cond: ScalarExpr | undefined = cols.length === 0 ? undefined : {
       kind: 'call',
       fn: 'eq',
       args: [nullSafeKey(cols.map((c, i) => col(i, c.type))), nullSafeKey(cols.map((c, i) => col(width + i, c.type)))],

@@ -22,10 +22,10 @@ const NUM_RUNS = Number(process.env.RIVULET_PROPERTY_RUNS ?? 0) || undefined
 const KNOWN_BUGS_FIXED = {
   /** `SELECT 1 + 1 + ... ` with 1000 terms (or 1000 ANDs, 2000 ORs, 3000 UNION ALLs) parses
    *  but overflows the JS stack later: a RangeError escapes instead of a RivuletError. */
-  longOperatorChains: false,
+  longOperatorChains: true,
   /** `CREATE TABLE z (a INT PRIMARY KEY, b INT PRIMARY KEY)` is accepted (as a composite
    *  key) instead of 42P16 "multiple primary keys for table "z" are not allowed". */
-  twoColumnPrimaryKeys: false,
+  twoColumnPrimaryKeys: true,
   /** Inside a transaction block, a syntax error or an error in a SELECT / EXPLAIN / SHOW does
    *  not abort the block (Postgres aborts it: 25P02 until ROLLBACK, COMMIT rolls back):
    *  `BEGIN; UPDATE t SET n = 0; SELECT nosuch FROM t;` then `COMMIT` commits the UPDATE. */
@@ -33,7 +33,7 @@ const KNOWN_BUGS_FIXED = {
   /** A subquery in the select list of a grouped query using an ungrouped outer column:
    *  `SELECT t.k, (SELECT count(*) FROM u WHERE u.a > t.n) FROM t GROUP BY t.k` throws a
    *  TypeError ("Cannot read properties of undefined") instead of 42803. */
-  ungroupedColumnInSubquery: false,
+  ungroupedColumnInSubquery: true,
 }
 
 // ------------------------------------------------------------------------- the fixed world

@@ -56,7 +56,7 @@ export const KNOWN_BUGS_FIXED = {
    *  grouped column: the binder leaves the outer reference pointing at the FROM row, so
    *  `SELECT x.b, (SELECT COUNT(*) FROM u WHERE u.a = x.b) FROM t x GROUP BY x.b` gives wrong
    *  rows (and `... GROUP BY x.a` with the subquery on x.b throws a TypeError instead of 42803). */
-  subqueryOverGroupedColumns: false,
+  subqueryOverGroupedColumns: true,
   /** 0A000 "a correlated IN (subquery) outside a top-level WHERE condition is not supported
    *  yet": `WHERE a = 1 OR a IN (SELECT u.a FROM u WHERE u.b = t.b)`, or in a select list.
    *  (Uncorrelated ones work there since f31c9bd.) */
@@ -70,16 +70,16 @@ export const KNOWN_BUGS_FIXED = {
   /** `(SELECT a AS c1 FROM t1) x0 LEFT JOIN t2 x1 ON x0.c1 = x1.a AND FALSE` (a constant
    *  conjunct in an outer join over a derived table or view): 0A000 "a correlated subquery whose
    *  correlation is not an equality ..." although there is no subquery. */
-  outerJoinConstantConjunct: false,
+  outerJoinConstantConjunct: true,
   /** INSERT ... VALUES with two identical rows into a bag table inserts one. */
   insertDuplicateRows: true,
   /** Anti-joins (NOT IN / NOT EXISTS) evaluate the SELECT list / SET expressions on the rows
    *  they filter out: `SELECT c / 0 FROM t WHERE NOT EXISTS (...)` fails with 22012 though no
    *  row qualifies. */
-  antiJoinEvaluatesFilteredRows: false,
+  antiJoinEvaluatesFilteredRows: true,
   /** db.delete(t, rows) on a keyed table with the same key twice in `rows`: the deletion
    *  reaches the dataflow with weight -2 (`count(*)` views drop by 2) and the call returns 2. */
-  apiDeleteDuplicateKeys: false,
+  apiDeleteDuplicateKeys: true,
 }
 
 export const ALL_FEATURES: Features = { oracle: false, subqueries: true, outerJoins: true, setOps: true, outerResidual: true, dmlSubqueries: true }
