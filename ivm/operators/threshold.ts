@@ -12,7 +12,7 @@ import { ZSet } from '../zset.js'
 import { Arrangement } from './arrange.js'
 
 export class ThresholdOperator extends BaseOperator {
-  readonly name = 'Threshold'
+  readonly name: string = 'Threshold'
   readonly #state = Arrangement.byRow()
   readonly #journal = new Journal<ZSet>()
 
@@ -34,9 +34,16 @@ export class ThresholdOperator extends BaseOperator {
       const w = ws[i]!
       const now = st.apply(r, w)
       const before = now - w
-      const dw = (now > 0 ? now : 0) - (before > 0 ? before : 0)
+      const dw = this.clip(now) - this.clip(before)
       if (dw !== 0) out.push(r, dw)
     }
+  }
+
+  /** The output weight of a row whose integrated weight is `w`. */
+  protected readonly stateLabel: string = 'integrated rows'
+
+  protected clip(w: number): number {
+    return w > 0 ? w : 0
   }
 
   override commit(): void {
@@ -52,7 +59,7 @@ export class ThresholdOperator extends BaseOperator {
   }
 
   override describeState(): string {
-    return `integrated rows: ${this.#state.size}`
+    return `${this.stateLabel}: ${this.#state.size}`
   }
 }
 
