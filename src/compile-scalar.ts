@@ -6,7 +6,7 @@
 
 import type { Row } from '../ivm/index.js'
 import type { ScalarExpr, SqlType } from '../planner/index.js'
-import { ALL_OVERLOADS, INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType } from '../planner/index.js'
+import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction } from '../planner/index.js'
 import { rowKey } from '../ivm/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
@@ -173,7 +173,7 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   const fn = RT.F[e.fn]
   if (!fn) throw new RivuletError(SqlState.internalError, `internal error: no implementation for function ${e.fn}`)
   const call = `RT.F[${JSON.stringify(e.fn)}](${temps.join(', ')})`
-  if (isStrict(e.fn)) return strict(call)
+  if (isStrictFunction(e.fn)) return strict(call)
   return `(${temps.map((t, i) => `${t} = ${args[i]}`).join(', ')}${temps.length ? ', ' : ''}${call})`
 }
 
@@ -184,12 +184,6 @@ function baseOp(id: string): string {
 }
 
 /** Overload ids that are called even with NULL arguments. */
-const NON_STRICT: ReadonlySet<string> = new Set(ALL_OVERLOADS.filter((o) => !o.strict).map((o) => o.id))
-
-function isStrict(id: string): boolean {
-  return !NON_STRICT.has(id)
-}
-
 function build(body: string, g: Gen): (row: Row) => unknown {
   const decl = g.temps > 0 ? `let ${Array.from({ length: g.temps }, (_, i) => `t${i}`).join(', ')};` : ''
   // eslint-disable-next-line @typescript-eslint/no-implied-eval

@@ -195,7 +195,8 @@ function bindColumn(e: ast.ColumnRef, ctx: ExprContext): ScalarExpr {
 function bindUnary(e: ast.UnaryExpr, ctx: ExprContext): ScalarExpr {
   const arg = bindExpr(e.operand, ctx)
   if (e.op === 'not') return { kind: 'not', arg: coerce(arg, 'boolean', ctx, e.operand.span, 'argument of NOT'), type: 'boolean' }
-  if (e.op === '+' && isNumericType(arg.type)) return arg
+  // unary plus is the identity on every typed value (SQLite's corpus writes `+ textcol`)
+  if (e.op === '+' && arg.type !== 'unknown') return arg
   // fold a minus into a numeric literal so -2147483648 is an integer, as in Postgres
   if (e.op === '-' && arg.kind === 'literal' && typeof arg.value === 'number' && isNumericType(arg.type)) {
     const v = -arg.value

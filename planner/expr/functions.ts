@@ -398,6 +398,13 @@ const POLYMORPHIC: readonly Overload[] = [
  *  generator to learn which ids are non-strict). */
 export const ALL_OVERLOADS: readonly Overload[] = [...OVERLOADS, ...POLYMORPHIC]
 
+const NON_STRICT_IDS: ReadonlySet<string> = new Set(ALL_OVERLOADS.filter((o) => !o.strict).map((o) => o.id))
+
+/** True when a call of overload `id` is NULL whenever any argument is NULL. */
+export function isStrictFunction(id: string): boolean {
+  return !NON_STRICT_IDS.has(id)
+}
+
 /** Every distinct overload id (src/functions.ts must implement each). */
 export function overloadIds(): string[] {
   return [...new Set<string>(ALL_OVERLOADS.map((o) => o.id))]

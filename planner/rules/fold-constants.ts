@@ -3,11 +3,14 @@
 //   AND/OR with TRUE/FALSE/NULL operands, NOT of a constant, IS [NOT] NULL of a literal,
 //   comparisons of two number/text/boolean literals (`1 = 1`), a comparison with NULL,
 //   CASE branches with constant conditions, COALESCE with a leading non-NULL literal,
+//   a strict function or operator with a NULL literal argument (`x / 0 = NULL` is NULL
+//   without evaluating `x / 0`, as Postgres's eval_const_expressions does),
 //   Filter(TRUE) → its input, Filter(FALSE/NULL) → no rows.
 // Arithmetic and casts on literals are evaluated once when the expression is compiled
 // (src/compile-scalar.ts), where the function implementations live; they are not folded here.
 
 import type { ScalarExpr } from '../expr/scalar.js'
+import { isStrictFunction } from '../expr/functions.js'
 import { lit } from '../expr/scalar.js'
 import type { LogicalPlan } from '../logical/plan.js'
 import { exprChildren, mapExpr, transformUp } from '../logical/tree.js'
@@ -95,6 +98,7 @@ function foldNode(e: ScalarExpr): ScalarExpr {
       if (e.arg.kind === 'literal') return lit((e.arg.value === null) !== e.negated, 'boolean')
       return e
     case 'call': {
+      if (e.args.some((a) => isLit(a, null)) && isStrictFunction(e.fn)) return lit(null, e.type)
       const cmp = COMPARE[e.fn]
       if (!cmp || e.args.length !== 2) return e
       const [a, b] = e.args as [ScalarExpr, ScalarExpr]

@@ -32,6 +32,14 @@ describe('fold-constants fires', () => {
     `)
   })
 
+  it('folds a strict operator with a NULL argument without evaluating the other one', () => {
+    // (x / 0) = NULL is NULL for every row, so the division by zero never runs (as in Postgres)
+    expect(fold('SELECT x FROM a WHERE x / 0 = NULL')).toMatchInlineSnapshot(`
+      "Project #0
+        Values rows=0"
+    `)
+  })
+
   it('turns a Filter that folds to NULL into an empty Values', () => {
     // WHERE keeps rows where the predicate is TRUE; NULL AND NULL is NULL
     expect(fold('SELECT x FROM a WHERE NULL AND NULL')).toMatchInlineSnapshot(`
