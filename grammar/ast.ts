@@ -484,7 +484,7 @@ export interface CreateIndexStmt {
   readonly span: Span
 }
 
-export type DropObjectKind = 'table' | 'stream' | 'view' | 'materialized view' | 'index' | 'source' | 'sink'
+export type DropObjectKind = 'table' | 'stream' | 'view' | 'materialized view' | 'index' | 'source' | 'sink' | 'trigger'
 
 export interface DropStmt {
   readonly kind: 'drop'
@@ -499,6 +499,12 @@ export interface DropStmt {
 
 export interface InsertStmt {
   readonly kind: 'insert'
+  /** SQLite's conflict clause: `INSERT OR REPLACE` / `REPLACE INTO` ('replace': a row whose
+   *  primary key exists replaces the stored row) and `INSERT OR IGNORE` ('ignore': such a row
+   *  is skipped). Undefined for a plain INSERT. */
+  readonly or: 'replace' | 'ignore' | undefined
+  /** Written `REPLACE INTO` (then `or` is 'replace'); printed back the same way. */
+  readonly replaceInto: boolean
   readonly table: Name
   readonly columns: readonly string[] | undefined
   /** VALUES or SELECT (a VALUES body is wrapped in a Query). */
@@ -583,6 +589,36 @@ export interface SetStmt {
   readonly span: Span
 }
 
+/** `REINDEX [INDEX | TABLE] name`, SQLite's `REINDEX name` and bare `REINDEX` (a no-op that
+ *  checks the name: indexes never change a result). */
+export interface ReindexStmt {
+  readonly kind: 'reindex'
+  /** The object word as written; undefined for SQLite's bare `REINDEX name` / `REINDEX`. */
+  readonly object: 'index' | 'table' | undefined
+  readonly name: Name | undefined
+  readonly span: Span
+}
+
+/** SQLite's `CREATE TRIGGER [IF NOT EXISTS] name [BEFORE | AFTER | INSTEAD OF]
+ *  {INSERT | UPDATE [OF col, …] | DELETE} ON table [FOR EACH ROW] [WHEN expr]
+ *  BEGIN stmt; … END`. */
+export interface CreateTriggerStmt {
+  readonly kind: 'createTrigger'
+  readonly name: Name
+  readonly ifNotExists: boolean
+  /** As written; undefined when omitted (SQLite's default is BEFORE). */
+  readonly timing: 'before' | 'after' | 'instead of' | undefined
+  readonly event: 'insert' | 'update' | 'delete'
+  /** `UPDATE OF a, b`; empty for any column (and for INSERT / DELETE). */
+  readonly columns: readonly string[]
+  readonly table: Name
+  readonly forEachRow: boolean
+  readonly when: Expr | undefined
+  /** The statements between BEGIN and END (at least one). */
+  readonly body: readonly Statement[]
+  readonly span: Span
+}
+
 /** `FLUSH` */
 export interface FlushStmt {
   readonly kind: 'flush'
@@ -613,6 +649,8 @@ export type Statement =
   | SetStmt
   | FlushStmt
   | SubscribeStmt
+  | ReindexStmt
+  | CreateTriggerStmt
 
 /** One parsed statement plus the text it came from (for error carets and EXPLAIN). */
 export interface ParsedStatement {

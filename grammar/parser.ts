@@ -419,6 +419,7 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(9, this.setStmt) },
       { ALT: () => this.subrule(10, this.flushStmt) },
       { ALT: () => this.subrule(11, this.subscribeStmt) },
+      { ALT: () => this.subrule(12, this.reindexStmt) },
     ]),
   )
 
@@ -1944,9 +1945,32 @@ export class SqlParser extends EmbeddedActionsParser {
 
   // ================================================================================ DML
 
+  /** `INSERT [OR REPLACE | OR IGNORE] INTO …` and SQLite's `REPLACE INTO …`. */
   insertStmt = this.RULE('insertStmt', (): A.InsertStmt => {
     const start = this.start()
-    this.consume(0, T.INSERT)
+    let or: A.InsertStmt['or']
+    let replaceInto = false
+    this.or(1, [
+      {
+        ALT: () => {
+          this.consume(0, T.INSERT)
+          this.option(5, () => {
+            this.consume(10, T.OR)
+            or = this.or(2, [
+              { ALT: () => (this.consume(11, T.REPLACE), 'replace' as const) },
+              { ALT: () => (this.consume(12, T.IGNORE), 'ignore' as const) },
+            ])
+          })
+        },
+      },
+      {
+        ALT: () => {
+          this.consume(13, T.REPLACE)
+          or = 'replace'
+          replaceInto = true
+        },
+      },
+    ])
     this.consume(1, T.INTO)
     const table = this.subrule(0, this.qualifiedName)
     let columns: string[] | undefined
@@ -1994,7 +2018,7 @@ export class SqlParser extends EmbeddedActionsParser {
       this.consume(9, T.RETURNING)
       returning = this.subrule(6, this.selectList)
     })
-    return { kind: 'insert', table, columns, source, onConflict, returning, span: this.sp(start) }
+    return { kind: 'insert', or, replaceInto, table, columns, source, onConflict, returning, span: this.sp(start) }
   })
 
   assignments = this.RULE('assignments', (): A.Assignment[] => {
@@ -2084,6 +2108,7 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(0, this.createTableRest, { ARGS: [start] }) },
       { ALT: () => this.subrule(1, this.createViewRest, { ARGS: [start] }) },
       { ALT: () => this.subrule(2, this.createIndexRest, { ARGS: [start] }) },
+      { ALT: () => this.subrule(3, this.createTriggerRest, { ARGS: [start] }) },
     ])
   })
 
@@ -2355,6 +2380,78 @@ export class SqlParser extends EmbeddedActionsParser {
     ]),
   )
 
+  /** SQLite's trigger: `TRIGGER [IF NOT EXISTS] name [BEFORE | AFTER | INSTEAD OF]
+   *  {INSERT | UPDATE [OF col, …] | DELETE} ON table [FOR EACH ROW] [WHEN expr]
+   *  BEGIN stmt; [stmt; …] END`. The body's statements are parsed with the statement rule
+   *  (the engine decides which it accepts); a statement there cannot start with END, which
+   *  closes the body. */
+  createTriggerRest = this.RULE('createTriggerRest', (start: number): A.CreateTriggerStmt => {
+    this.consume(0, T.TRIGGER)
+    const ifNotExists = this.subrule(0, this.ifNotExists)
+    const name = this.subrule(1, this.qualifiedName)
+    let timing: A.CreateTriggerStmt['timing']
+    this.option(0, () => {
+      timing = this.or(0, [
+        { ALT: () => (this.consume(1, T.BEFORE), 'before' as const) },
+        { ALT: () => (this.consume(2, T.AFTER), 'after' as const) },
+        {
+          ALT: () => {
+            this.consume(3, T.INSTEAD)
+            this.consume(4, T.OF)
+            return 'instead of' as const
+          },
+        },
+      ])
+    })
+    const columns: string[] = []
+    const event = this.or(1, [
+      { ALT: () => (this.consume(5, T.INSERT), 'insert' as const) },
+      { ALT: () => (this.consume(6, T.DELETE), 'delete' as const) },
+      {
+        ALT: () => {
+          this.consume(7, T.UPDATE)
+          this.option(1, () => {
+            this.consume(8, T.OF)
+            columns.push(this.subrule(2, this.ident))
+            this.many(0, () => {
+              this.consume(9, T.Comma)
+              columns.push(this.subrule(3, this.ident))
+            })
+          })
+          return 'update' as const
+        },
+      },
+    ])
+    this.consume(10, T.ON)
+    const table = this.subrule(4, this.qualifiedName)
+    let forEachRow = false
+    this.option(2, () => {
+      this.consume(11, T.FOR)
+      this.consume(12, T.EACH)
+      this.consume(13, T.ROW)
+      forEachRow = true
+    })
+    let when: A.Expr | undefined
+    this.option(3, () => {
+      this.consume(14, T.WHEN)
+      when = this.subrule(5, this.expr)
+    })
+    this.consume(15, T.BEGIN)
+    const body: A.Statement[] = []
+    this.many(1, {
+      GATE: () => !is(this.LA(1), T.END),
+      DEF: () => {
+        this.option(4, () => body.push(this.subrule(6, this.statement)))
+        this.consume(16, T.Semicolon)
+      },
+    })
+    const end = this.consume(17, T.END)
+    this.ACTION(() => {
+      if (body.length === 0) this.fail(SqlState.syntaxError, 'syntax error at or near "END": a trigger body needs at least one statement', end.startOffset)
+    })
+    return { kind: 'createTrigger', name, ifNotExists, timing, event, columns, table, forEachRow, when, body, span: this.sp(start) }
+  })
+
   /** An index key; ASC/DESC and NULLS FIRST/LAST are accepted and dropped (an index never
    *  changes a result). */
   indexItem = this.RULE('indexItem', (): A.Expr => this.subrule(0, this.orderItem).expr)
@@ -2376,6 +2473,7 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: (): A.DropObjectKind => (this.consume(6, T.INDEX), 'index') },
       { ALT: (): A.DropObjectKind => (this.consume(7, T.SOURCE), 'source') },
       { ALT: (): A.DropObjectKind => (this.consume(8, T.SINK), 'sink') },
+      { ALT: (): A.DropObjectKind => (this.consume(12, T.TRIGGER), 'trigger') },
     ])
     const ifExists = this.subrule(0, this.ifExists)
     const names = [this.subrule(1, this.qualifiedName)]
@@ -2644,6 +2742,36 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(0, this.label) },
     ]),
   )
+
+  /** `REINDEX [INDEX | TABLE] name`, SQLite's `REINDEX name`, and bare `REINDEX`. `INDEX` is a
+   *  name when nothing follows it (`REINDEX index`). */
+  reindexStmt = this.RULE('reindexStmt', (): A.ReindexStmt => {
+    const start = this.start()
+    this.consume(0, T.REINDEX)
+    let object: A.ReindexStmt['object']
+    let name: A.Name | undefined
+    this.option(0, () => {
+      this.or(0, [
+        {
+          GATE: () => is(this.LA(1), T.INDEX) && isIdentLike(this.LA(2)),
+          ALT: () => {
+            this.consume(1, T.INDEX)
+            object = 'index'
+            name = this.subrule(0, this.qualifiedName)
+          },
+        },
+        {
+          ALT: () => {
+            this.consume(2, T.TABLE)
+            object = 'table'
+            name = this.subrule(1, this.qualifiedName)
+          },
+        },
+        { ALT: () => (name = this.subrule(2, this.qualifiedName)) },
+      ])
+    })
+    return { kind: 'reindex', object, name, span: this.sp(start) }
+  })
 
   flushStmt = this.RULE('flushStmt', (): A.FlushStmt => {
     const start = this.start()

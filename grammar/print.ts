@@ -431,7 +431,8 @@ export function printStatement(s: A.Statement): string {
     case 'select':
       return printQuery(s.query)
     case 'insert': {
-      let out = `INSERT INTO ${printName(s.table)}`
+      const verb = s.replaceInto ? 'REPLACE' : s.or !== undefined ? `INSERT OR ${s.or.toUpperCase()}` : 'INSERT'
+      let out = `${verb} INTO ${printName(s.table)}`
       if (s.columns !== undefined) out += ` ${identList(s.columns)}`
       out += ` ${printQuery(s.source)}`
       if (s.onConflict !== undefined) {
@@ -507,6 +508,18 @@ export function printStatement(s: A.Statement): string {
       return `SET ${s.name.split('.').map(quoteIdent).join('.')} = ${quoteString(s.value)}`
     case 'flush':
       return 'FLUSH'
+    case 'reindex':
+      return `REINDEX${s.object === undefined ? '' : ` ${s.object.toUpperCase()}`}${s.name === undefined ? '' : ` ${printName(s.name)}`}`
+    case 'createTrigger': {
+      let out = `CREATE TRIGGER ${s.ifNotExists ? 'IF NOT EXISTS ' : ''}${printName(s.name)}`
+      if (s.timing !== undefined) out += ` ${s.timing.toUpperCase()}`
+      out += ` ${s.event.toUpperCase()}`
+      if (s.columns.length > 0) out += ` OF ${s.columns.map(quoteIdent).join(', ')}`
+      out += ` ON ${printName(s.table)}`
+      if (s.forEachRow) out += ' FOR EACH ROW'
+      if (s.when !== undefined) out += ` WHEN ${expr(s.when, 0)}`
+      return `${out} BEGIN ${s.body.map((b) => `${printStatement(b)};`).join(' ')} END`
+    }
     case 'subscribe': {
       let out = 'SUBSCRIBE '
       if (s.query !== undefined) out += `(${printQuery(s.query)})`

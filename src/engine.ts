@@ -33,7 +33,7 @@ import {
   type SqlType,
 } from '../planner/index.js'
 import { EngineCatalog, TableStore, isView, type Entry, type TableEntry, type ViewEntry } from './catalog.js'
-import { compileProjection, evaluateConstant } from './compile-scalar.js'
+import { compileProjection, compileScalar, evaluateConstant, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
@@ -41,6 +41,27 @@ import { castValue, fromInputValue, toResultValue } from './values.js'
 
 interface StatementContext {
   readonly text: string
+}
+
+/** What an INSERT does with a row whose primary key is already stored (or proposed earlier
+ *  in the same statement). */
+type ConflictPolicy =
+  /** plain INSERT: 23505 */
+  | { readonly kind: 'error' }
+  /** `ON CONFLICT DO NOTHING`, `INSERT OR IGNORE`: skip the row; SQLite's OR IGNORE
+   *  (`sqlite`) also skips a row with NULL in a NOT NULL column */
+  | { readonly kind: 'ignore'; readonly sqlite: boolean }
+  /** `REPLACE`, `INSERT OR REPLACE`: the row replaces the stored one */
+  | { readonly kind: 'replace' }
+  /** `ON CONFLICT (key) DO UPDATE SET … [WHERE …]`: `set` holds one expression per table
+   *  column and `where` the condition, both over the row [stored columns…, excluded columns…] */
+  | { readonly kind: 'update'; readonly set: readonly ScalarExpr[]; readonly where: ScalarExpr | undefined }
+
+/** A trigger (SQLite's CREATE TRIGGER). Only triggers whose body cannot change anything
+ *  (SELECT statements, whose results SQLite discards) are accepted, so none needs to run. */
+interface TriggerEntry {
+  readonly name: string
+  readonly table: string
 }
 
 export class Engine {
@@ -56,6 +77,8 @@ export class Engine {
   readonly #statements = new StatementCache()
   /** Index name → table (indexes never change results; kept for DROP INDEX). */
   readonly #indexes = new Map<string, string>()
+  /** Trigger name → trigger (dropped with their table). */
+  readonly #triggers = new Map<string, TriggerEntry>()
 
   static open(options: EngineOptions = {}): Engine {
     return new Engine(options)
@@ -200,6 +223,11 @@ export class Engine {
       case 'createIndex':
         this.#refuseInTransaction('CREATE INDEX', ctx, s.span.start)
         return this.#createIndex(s, ctx)
+      case 'reindex':
+        return this.#reindex(s, ctx)
+      case 'createTrigger':
+        this.#refuseInTransaction('CREATE TRIGGER', ctx, s.span.start)
+        return this.#inTick(() => this.#createTrigger(s, ctx), false)
       case 'subscribe':
         throw new RivuletError(SqlState.featureNotSupported, 'SUBSCRIBE as a statement arrives with the REPL/server issue; use Engine.subscribe()', positionAt(ctx.text, s.span.start))
       case 'createTable':
@@ -411,8 +439,76 @@ export class Engine {
     return { command: 'CREATE INDEX', rowCount: 0 }
   }
 
+  #reindex(s: ast.ReindexStmt, ctx: StatementContext): StatementResult {
+    // Indexes never change a result and hold no state of their own: rebuilding one is a
+    // no-op, but the name must be there. Codes and messages as Postgres gives them for
+    // REINDEX INDEX / TABLE; SQLite's bare `REINDEX name` takes an index or a table.
+    const result = { command: 'REINDEX', rowCount: 0 }
+    if (s.name === undefined) return result
+    const name = lastPart(s.name)
+    const at = positionAt(ctx.text, s.name.span.start)
+    const isIndex = this.#indexes.has(name)
+    const e = this.#catalog.entries.get(name)
+    switch (s.object) {
+      case 'index':
+        if (isIndex) return result
+        if (e) throw new RivuletError(SqlState.wrongObjectType, `"${name}" is not an index`, at)
+        throw new RivuletError(SqlState.undefinedTable, `relation "${name}" does not exist`, at)
+      case 'table':
+        if (e && e.kind !== 'view') return result
+        if (e || isIndex) throw new RivuletError(SqlState.wrongObjectType, `"${name}" is not a table or materialized view`, at)
+        throw new RivuletError(SqlState.undefinedTable, `relation "${name}" does not exist`, at)
+      case undefined:
+        if (isIndex || e) return result
+        throw new RivuletError(SqlState.undefinedObject, `unable to identify the object to be reindexed: no index or table named "${name}"`, at)
+    }
+  }
+
+  #createTrigger(s: ast.CreateTriggerStmt, ctx: StatementContext): StatementResult {
+    const result = { command: 'CREATE TRIGGER', rowCount: 0 }
+    const tableName = lastPart(s.table)
+    const tableAt = positionAt(ctx.text, s.table.span.start)
+    const e = this.#catalog.entries.get(tableName)
+    if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${tableName}" does not exist`, tableAt)
+    const name = lastPart(s.name)
+    if (this.#triggers.has(name)) {
+      if (s.ifNotExists) return result
+      throw new RivuletError(SqlState.duplicateObject, `trigger "${name}" already exists`, positionAt(ctx.text, s.name.span.start))
+    }
+    if (isView(e)) {
+      // SQLite: BEFORE/AFTER triggers only on tables; INSTEAD OF triggers on views would turn
+      // writes to the view into the body's actions, which this engine cannot run
+      if (s.timing === 'instead of') throw new RivuletError(SqlState.featureNotSupported, 'INSTEAD OF triggers are not supported', positionAt(ctx.text, s.span.start))
+      throw new RivuletError(SqlState.wrongObjectType, `cannot create ${(s.timing ?? 'before').toUpperCase()} trigger on view "${tableName}"`, tableAt)
+    }
+    if (s.timing === 'instead of') throw new RivuletError(SqlState.wrongObjectType, `cannot create INSTEAD OF trigger on table "${tableName}"`, tableAt)
+    for (const c of s.columns) {
+      if (!e.columns.some((x) => x.name === c)) throw new RivuletError(SqlState.undefinedColumn, `column "${c}" of relation "${tableName}" does not exist`, positionAt(ctx.text, s.span.start))
+    }
+    // The body runs for every row the event touches. SELECT statements there have no effect
+    // (SQLite discards their results), so such a trigger needs no running; anything else
+    // would change data, and a trigger that is accepted but never runs would be a lie.
+    for (const b of s.body) {
+      if (b.kind !== 'select') throw new RivuletError(SqlState.featureNotSupported, `triggers that modify data are not supported: a trigger body may only hold SELECT statements, found ${statementName(b)}`, positionAt(ctx.text, b.span.start))
+    }
+    for (const part of [s.when, ...s.body]) {
+      const raise = findRaise(part)
+      if (raise) throw new RivuletError(SqlState.featureNotSupported, 'triggers that modify data are not supported: RAISE() in a trigger is not supported', positionAt(ctx.text, raise.span.start))
+    }
+    this.#triggers.set(name, { name, table: e.name })
+    return result
+  }
+
   #drop(s: ast.DropStmt, ctx: StatementContext): StatementResult {
     const tag = `DROP ${s.object.toUpperCase()}`
+    if (s.object === 'trigger') {
+      for (const n of s.names) {
+        const name = lastPart(n)
+        if (!this.#triggers.has(name) && !s.ifExists) throw new RivuletError(SqlState.undefinedObject, `trigger "${name}" does not exist`, positionAt(ctx.text, n.span.start))
+      }
+      for (const n of s.names) this.#triggers.delete(lastPart(n))
+      return { command: tag, rowCount: 0 }
+    }
     if (s.object === 'index') {
       for (const n of s.names) {
         const name = lastPart(n)
@@ -450,6 +546,7 @@ export class Engine {
   #dropEntry(e: Entry): void {
     this.#catalog.entries.delete(e.name)
     for (const [i, t] of this.#indexes) if (t === e.name) this.#indexes.delete(i)
+    for (const [n, t] of this.#triggers) if (t.table === e.name) this.#triggers.delete(n)
     if (isView(e)) this.#circuit.release(e.sink)
     else this.#circuit.release(e.input)
   }
@@ -459,6 +556,8 @@ export class Engine {
   #insert(s: ast.InsertStmt, ctx: StatementContext): StatementResult {
     const t = this.#table(lastPart(s.table), ctx, s.table.span.start)
     if (s.returning) throw new RivuletError(SqlState.featureNotSupported, 'INSERT ... RETURNING is not supported yet', positionAt(ctx.text, s.span.start))
+    // the conflict clause is checked and bound before any row is computed, as in Postgres
+    const policy = this.#conflictPolicy(s, t, ctx)
     const targetCols = s.columns
       ? s.columns.map((c) => {
           const i = t.columns.findIndex((x) => x.name === c)
@@ -497,13 +596,185 @@ export class Engine {
       const projected: LogicalPlan = { kind: 'project', input: plan, exprs, columns: t.columns }
       rows = this.#evaluateOrdered(projected).rows
     }
-    let onConflictNothing = false
-    if (s.onConflict) {
-      if (s.onConflict.set) throw new RivuletError(SqlState.featureNotSupported, 'ON CONFLICT DO UPDATE is not supported yet', positionAt(ctx.text, s.onConflict.span.start))
-      onConflictNothing = true
+    let n: number
+    switch (policy.kind) {
+      case 'error':
+        n = this.#insertRows(t, rows, ctx)
+        break
+      case 'ignore':
+        n = this.#insertRows(t, policy.sqlite ? rows.filter((r) => r.every((v, i) => v !== null || !t.notNull[i])) : rows, ctx, true)
+        break
+      case 'replace':
+        n = this.#replaceRows(t, rows)
+        break
+      case 'update':
+        n = this.#upsertRows(t, rows, policy)
+        break
     }
-    const n = this.#insertRows(t, rows, ctx, onConflictNothing)
     return { command: `INSERT 0 ${n}`, rowCount: n }
+  }
+
+  /** Checks the conflict clause of an INSERT against the table and binds ON CONFLICT DO
+   *  UPDATE's expressions. */
+  #conflictPolicy(s: ast.InsertStmt, t: TableEntry, ctx: StatementContext): ConflictPolicy {
+    const oc = s.onConflict
+    if (s.or !== undefined) {
+      if (oc) throw new RivuletError(SqlState.featureNotSupported, `${s.replaceInto ? 'REPLACE' : `INSERT OR ${s.or.toUpperCase()}`} cannot be combined with ON CONFLICT`, positionAt(ctx.text, oc.span.start))
+      return s.or === 'replace' ? { kind: 'replace' } : { kind: 'ignore', sqlite: true }
+    }
+    if (!oc) return { kind: 'error' }
+    const at = positionAt(ctx.text, oc.span.start)
+    if (oc.target.length > 0) {
+      for (const c of oc.target) if (!t.columns.some((x) => x.name === c)) throw new RivuletError(SqlState.undefinedColumn, `column "${c}" does not exist`, at)
+      // the only unique constraint a table has is its primary key
+      const pk = new Set(t.primaryKey.map((i) => t.columns[i]!.name))
+      const target = new Set(oc.target)
+      if (pk.size === 0 || target.size !== pk.size || [...target].some((c) => !pk.has(c))) throw new RivuletError(SqlState.invalidColumnReference, 'there is no unique or exclusion constraint matching the ON CONFLICT specification', at)
+    } else if (oc.set) throw new RivuletError(SqlState.syntaxError, 'ON CONFLICT DO UPDATE requires inference specification or constraint name', at)
+    if (!oc.set) return { kind: 'ignore', sqlite: false }
+    // SET and WHERE see the stored row (`col`, `t.col`) and the proposed one (`excluded.col`,
+    // only qualified: a bare name is the stored row's column, as in SQLite)
+    const scope = new Scope([
+      ...t.columns.map((c) => ({ table: t.name, name: c.name, type: c.type, hidden: false })),
+      ...t.columns.map((c) => ({ table: 'excluded', name: c.name, type: c.type, hidden: true })),
+    ])
+    const exprCtx = this.#exprCtx(scope, ctx, 'ON CONFLICT DO UPDATE')
+    const set: ScalarExpr[] = t.columns.map((c, i) => ({ kind: 'column', index: i, type: c.type }))
+    const assigned = new Set<string>()
+    for (const a of oc.set) {
+      const i = t.columns.findIndex((c) => c.name === a.column)
+      if (i < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${a.column}" of relation "${t.name}" does not exist`, positionAt(ctx.text, a.span.start))
+      if (assigned.has(a.column)) throw new RivuletError(SqlState.syntaxError, `multiple assignments to same column "${a.column}"`, positionAt(ctx.text, a.span.start))
+      assigned.add(a.column)
+      set[i] = assignmentCast(bindExpr(a.value, exprCtx), t.columns[i]!.type, a.column, ctx, a.value.span.start)
+    }
+    const where = oc.where ? coerce(bindExpr(oc.where, { ...exprCtx, clause: 'WHERE' }), 'boolean', { err: ctx }, oc.where.span, 'argument of WHERE') : undefined
+    return { kind: 'update', set, where }
+  }
+
+  /** REPLACE / INSERT OR REPLACE: a row whose key is stored replaces the stored row, in one
+   *  delta (−old +new); of several rows for one key the last wins (SQLite applies them in
+   *  order). A table without a primary key has no conflicts. SQLite puts a NOT NULL column's
+   *  default in place of a NULL (and fails when there is none). */
+  #replaceRows(t: TableEntry, rows: readonly Row[]): number {
+    const filled = rows.map((r) => r.map((v, i) => (v === null && t.notNull[i] && t.defaults[i] ? constantValue(t.defaults[i]!) : v)))
+    const keyOf = t.store.keyOf
+    if (!keyOf) return this.#insertRows(t, filled, { text: '' })
+    const latest = new Map<ivm.RowKey, Row>()
+    for (const row of filled) {
+      this.#checkNotNull(t, row)
+      latest.set(keyOf(row), row)
+    }
+    const delta = new ivm.ZSet()
+    for (const [k, row] of latest) {
+      const old = t.store.rows.get(k)
+      if (old) delta.push(old, -1)
+      delta.push(row, 1)
+    }
+    this.#applyUpsert(t, delta.consolidate(), 'INSERT OR REPLACE')
+    return rows.length
+  }
+
+  /** INSERT … ON CONFLICT (key) DO UPDATE, row by row as Postgres does: a new key inserts the
+   *  row; a stored key updates the stored row (unless WHERE says no); a key this statement
+   *  already inserted or updated is error 21000. The update may change the key itself. */
+  #upsertRows(t: TableEntry, rows: readonly Row[], policy: Extract<ConflictPolicy, { kind: 'update' }>): number {
+    const keyOf = t.store.keyOf!
+    const update = this.#upsertFunction(t, rows, policy)
+    /** Keys this statement wrote: their row, or null for a key an update moved away from. */
+    const written = new Map<ivm.RowKey, Row | null>()
+    const current = (k: ivm.RowKey): Row | undefined => (written.has(k) ? (written.get(k) ?? undefined) : t.store.rows.get(k))
+    let n = 0
+    for (const row of rows) {
+      this.#checkNotNull(t, row)
+      const k = keyOf(row)
+      const stored = current(k)
+      if (stored === undefined) {
+        written.set(k, row)
+        n++
+        continue
+      }
+      if (written.has(k)) throw new RivuletError(SqlState.cardinalityViolation, 'ON CONFLICT DO UPDATE command cannot affect row a second time', undefined, 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.')
+      const next = update(stored, row)
+      if (next === undefined) continue // WHERE was not true: the row stays as it is
+      this.#checkNotNull(t, next)
+      const nk = keyOf(next)
+      if (nk !== k) {
+        if (current(nk) !== undefined) {
+          const pk = t.primaryKey.map((i) => t.columns[i]!.name).join(', ')
+          const vals = t.primaryKey.map((i) => String(toResultValue(next[i], t.columns[i]!.type))).join(', ')
+          throw new RivuletError(SqlState.uniqueViolation, `duplicate key value violates unique constraint "${t.name}_pkey"`, undefined, `Key (${pk})=(${vals}) already exists.`)
+        }
+        written.set(k, null)
+      }
+      written.set(nk, next)
+      n++
+    }
+    const delta = new ivm.ZSet()
+    for (const [k, row] of written) {
+      const old = t.store.rows.get(k)
+      if (old) delta.push(old, -1)
+      if (row) delta.push(row, 1)
+    }
+    this.#applyUpsert(t, delta.consolidate(), 'INSERT ... ON CONFLICT DO UPDATE')
+    return n
+  }
+
+  /** (stored row, proposed row) → the updated row, or undefined when WHERE is not true.
+   *  Expressions without subqueries are compiled and run per row; with subqueries they are
+   *  evaluated up front through the dataflow for every (stored, proposed) pair the statement
+   *  can meet (subqueries then read the tables as they were before the statement, as in
+   *  Postgres). */
+  #upsertFunction(t: TableEntry, rows: readonly Row[], policy: Extract<ConflictPolicy, { kind: 'update' }>): (stored: Row, proposed: Row) => Row | undefined {
+    const exprs = policy.where ? [...policy.set, policy.where] : policy.set
+    let hasSubquery = false
+    for (const e of exprs) visitExpr(e, (x) => {
+      if (x.kind === 'subquery') hasSubquery = true
+    })
+    const width = t.columns.length
+    if (!hasSubquery) {
+      const project = compileProjection(policy.set)
+      const where: RowFn | undefined = policy.where ? compileScalar(policy.where) : undefined
+      return (stored, proposed) => {
+        const both = [...stored, ...proposed]
+        if (where && where(both) !== true) return undefined
+        return project(both)
+      }
+    }
+    const keyOf = t.store.keyOf!
+    const pairs: Row[] = []
+    const seen = new Set<ivm.RowKey>()
+    for (const row of rows) {
+      const stored = t.store.rows.get(keyOf(row))
+      if (!stored) continue
+      const pair = [...stored, ...row]
+      const pk = ivm.rowKey(pair)
+      if (seen.has(pk)) continue
+      seen.add(pk)
+      pairs.push(pair)
+    }
+    const results = new Map<ivm.RowKey, Row | undefined>()
+    if (pairs.length > 0) {
+      const columns: Column[] = [...t.columns, ...t.columns].map((c, i) => ({ name: `c${i}`, type: c.type }))
+      const values: LogicalPlan = { kind: 'values', rows: pairs.map((p) => p.map((v, i): ScalarExpr => ({ kind: 'literal', value: v, type: columns[i]!.type }))), columns }
+      const passThrough = columns.map((c, i): ScalarExpr => ({ kind: 'column', index: i, type: c.type }))
+      const out: LogicalPlan = {
+        kind: 'project',
+        input: values,
+        exprs: [...passThrough, ...policy.set, policy.where ?? { kind: 'literal', value: true, type: 'boolean' }],
+        columns: [...columns, ...t.columns.map((c, i) => ({ name: `n${i}`, type: c.type })), { name: 'pass', type: 'boolean' }],
+      }
+      const z = this.#evaluate(out)
+      for (const r of z.rows) results.set(ivm.rowKey(r.slice(0, 2 * width)), r[3 * width] === true ? r.slice(2 * width, 3 * width) : undefined)
+    }
+    return (stored, proposed) => results.get(ivm.rowKey([...stored, ...proposed]))
+  }
+
+  /** Applies an upsert's consolidated delta; streams take inserts only, so an upsert that
+   *  would replace a stream's row is refused. */
+  #applyUpsert(t: TableEntry, delta: ivm.ZSet, what: string): void {
+    if (t.kind === 'stream' && delta.weights.some((w) => w < 0)) this.#refuseStream(t, `${what} replacing a row`)
+    this.#applyDelta(t, delta)
   }
 
   #insertRows(t: TableEntry, rows: readonly Row[], _ctx: StatementContext, skipConflicts = false): number {
@@ -869,6 +1140,49 @@ export class Engine {
 }
 
 // ---------------------------------------------------------------------------------- helpers
+
+/** The statement's name for messages, e.g. `INSERT`, `CREATE TABLE`. */
+function statementName(s: ast.Statement): string {
+  switch (s.kind) {
+    case 'createTable':
+      return s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE'
+    case 'createView':
+      return s.materialized ? 'CREATE MATERIALIZED VIEW' : 'CREATE VIEW'
+    case 'createIndex':
+      return 'CREATE INDEX'
+    case 'createTrigger':
+      return 'CREATE TRIGGER'
+    case 'drop':
+      return `DROP ${s.object.toUpperCase()}`
+    case 'transaction':
+      return s.action.toUpperCase()
+    default:
+      return s.kind.toUpperCase()
+  }
+}
+
+/** The first call of SQLite's RAISE() in an AST (it aborts the statement that fired the
+ *  trigger, so a SELECT calling it is not free of effects). */
+function findRaise(node: unknown): ast.FuncCall | undefined {
+  if (node === null || typeof node !== 'object') return undefined
+  if (Array.isArray(node)) {
+    for (const x of node) {
+      const f = findRaise(x)
+      if (f) return f
+    }
+    return undefined
+  }
+  const o = node as { readonly kind?: unknown }
+  if (o.kind === 'func') {
+    const call = node as ast.FuncCall
+    if (call.name[call.name.length - 1] === 'raise') return call
+  }
+  for (const v of Object.values(node)) {
+    const f = findRaise(v)
+    if (f) return f
+  }
+  return undefined
+}
 
 function lastPart(n: ast.Name): string {
   return n.parts[n.parts.length - 1]!

@@ -1,5 +1,7 @@
 // Splits SQL script text into statements the way psql does before sending them: at `;` outside
-// quotes ('…', E'…', "…", $tag$…$tag$), comments (-- …, nested /* … */) and parentheses.
+// quotes ('…', E'…', "…", $tag$…$tag$), comments (-- …, nested /* … */) and parentheses, and
+// outside the BEGIN … END body of a CREATE TRIGGER (whose statements end in `;` too; a CASE …
+// END inside the body does not close it), as sqlite3_complete() does.
 // Used by `rivulet -c/-f` (and later the REPL) so that statements run — and print — one at a
 // time, and a syntax error in a later statement does not stop the earlier ones.
 
@@ -26,6 +28,10 @@ export function splitStatements(script: string): ScriptStatement[] {
   let line = 1
   let start = -1 // offset of the current statement's first token, -1 before it
   let depth = 0
+  // CREATE [TEMP | TEMPORARY] TRIGGER: the first words of the statement, and where it is
+  let firstWords: string[] = []
+  let trigger: 'no' | 'header' | 'body' | 'done' = 'no'
+  let caseDepth = 0
 
   const advanceTo = (j: number): void => {
     for (; i < j && i < n; i++) if (script.charCodeAt(i) === 10) line++
@@ -66,8 +72,10 @@ export function splitStatements(script: string): ScriptStatement[] {
         continue
       }
       start = i
+      firstWords = []
+      trigger = 'no'
     }
-    if (c === ';' && depth === 0) {
+    if (c === ';' && depth === 0 && trigger !== 'body') {
       out.push({ text: script.slice(start, i + 1), offset: start, endLine: line, terminated: true })
       advanceTo(i + 1)
       start = -1
@@ -99,6 +107,21 @@ export function splitStatements(script: string): ScriptStatement[] {
       // Consume the identifier so that `$` inside it (a$b) is not read as a dollar quote.
       let j = i + 1
       while (j < n && isIdentChar(script[j]!)) j++
+      const w = script.slice(i, j).toLowerCase()
+      if (firstWords.length < 3 && trigger === 'no') {
+        firstWords.push(w)
+        const f = firstWords.join(' ')
+        if (f === 'create trigger' || f === 'create temp trigger' || f === 'create temporary trigger') trigger = 'header'
+      } else if (depth === 0 && !afterDot(script, i)) {
+        if (trigger === 'header' && w === 'begin') {
+          trigger = 'body'
+          caseDepth = 0
+        } else if (trigger === 'body' && w === 'case') caseDepth++
+        else if (trigger === 'body' && w === 'end') {
+          if (caseDepth > 0) caseDepth--
+          else trigger = 'done'
+        }
+      }
       advanceTo(j)
       continue
     }
@@ -112,6 +135,13 @@ export function splitStatements(script: string): ScriptStatement[] {
     out.push({ text: script.slice(start, end), offset: start, endLine, terminated: false })
   }
   return out
+}
+
+/** True when the word at `i` follows a `.` (a qualified name's part, not a keyword). */
+function afterDot(s: string, i: number): boolean {
+  let j = i - 1
+  while (j >= 0 && /\s/.test(s[j]!)) j--
+  return j >= 0 && s[j] === '.'
 }
 
 /** Index just past the closing quote of the quoted token starting at `i` (or the end). */

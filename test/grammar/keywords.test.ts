@@ -24,6 +24,14 @@ const templates = [
   'SHOW CREATE VIEW "@"',
   'SET "@" = "@"',
   'EXPLAIN MATERIALIZED VIEW "@"',
+  'REPLACE INTO "@"."@" ("@") SELECT "@" FROM "@"',
+  'INSERT OR IGNORE INTO "@" VALUES ("@") ON CONFLICT ("@") DO NOTHING',
+  'CREATE TRIGGER "@"."@" AFTER UPDATE OF "@", "@" ON "@"."@" FOR EACH ROW WHEN "@" BEGIN SELECT "@" FROM "@"; END',
+  'CREATE TRIGGER "@" DELETE ON "@" WHEN "@"."@" BEGIN SELECT "@"; SELECT "@"; END',
+  'DROP TRIGGER "@", "@"',
+  'REINDEX "@"."@"',
+  'REINDEX INDEX "@"',
+  'REINDEX TABLE "@"',
 ]
 
 describe('keywords used as names survive printing', () => {

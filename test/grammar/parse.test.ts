@@ -378,6 +378,46 @@ describe('statements', () => {
     expect(one('DELETE FROM t WHERE a = 1')).toMatchObject({ kind: 'delete', alias: undefined })
   })
 
+  it('SQLite upserts: INSERT OR REPLACE | OR IGNORE, REPLACE INTO', () => {
+    expect(one('insert into t values (1)')).toMatchObject({ kind: 'insert', or: undefined, replaceInto: false })
+    expect(one('insert or replace into t values (1)')).toMatchObject({ kind: 'insert', or: 'replace', replaceInto: false })
+    expect(one('Insert Or Ignore Into t (a) select 1')).toMatchObject({ kind: 'insert', or: 'ignore', replaceInto: false, columns: ['a'] })
+    expect(one('replace into t values (1)')).toMatchObject({ kind: 'insert', or: 'replace', replaceInto: true })
+    // replace stays a function name
+    expect(stripSpans(one("SELECT replace('ab', 'a', 'c')"))).toMatchObject({ kind: 'select' })
+  })
+
+  it('REINDEX', () => {
+    expect(stripSpans(one('REINDEX'))).toEqual({ kind: 'reindex' })
+    expect(stripSpans(one('reindex t1i1'))).toEqual({ kind: 'reindex', name: { parts: ['t1i1'] } })
+    expect(stripSpans(one('reindex index i'))).toEqual({ kind: 'reindex', object: 'index', name: { parts: ['i'] } })
+    expect(stripSpans(one('reindex index'))).toEqual({ kind: 'reindex', name: { parts: ['index'] } })
+    expect(stripSpans(one('reindex table s.t'))).toEqual({ kind: 'reindex', object: 'table', name: { parts: ['s', 't'] } })
+  })
+
+  it('CREATE TRIGGER keeps its body statements; `;` inside BEGIN … END does not end it', () => {
+    const r = parse('CREATE TRIGGER r1 UPDATE OF a, b ON t BEGIN SELECT 1; SELECT CASE WHEN new.a THEN 1 END; END; SELECT 2')
+    expect(r.map((p) => p.statement.kind)).toEqual(['createTrigger', 'select'])
+    expect(r[0]!.text).toBe('CREATE TRIGGER r1 UPDATE OF a, b ON t BEGIN SELECT 1; SELECT CASE WHEN new.a THEN 1 END; END')
+    expect(r[0]!.statement).toMatchObject({ timing: undefined, event: 'update', columns: ['a', 'b'], forEachRow: false, when: undefined, ifNotExists: false })
+    const t = one('create trigger if not exists r instead of delete on v for each row when old.k > 0 begin delete from t; end')
+    expect(stripSpans(t)).toMatchObject({
+      kind: 'createTrigger',
+      name: { parts: ['r'] },
+      ifNotExists: true,
+      timing: 'instead of',
+      event: 'delete',
+      columns: [],
+      table: { parts: ['v'] },
+      forEachRow: true,
+      when: { kind: 'binary', op: '>' },
+      body: [{ kind: 'delete', table: { parts: ['t'] } }],
+    })
+    expect(one('CREATE TRIGGER r BEFORE INSERT ON t BEGIN SELECT 1; END')).toMatchObject({ timing: 'before', event: 'insert' })
+    expect(one('CREATE TRIGGER r AFTER INSERT ON t BEGIN SELECT 1; END')).toMatchObject({ timing: 'after' })
+    expect(one('DROP TRIGGER IF EXISTS r')).toMatchObject({ kind: 'drop', object: 'trigger', ifExists: true })
+  })
+
   it('query clauses', () => {
     expect(query('SELECT * FROM t FETCH FIRST 5 ROWS ONLY')).toMatchObject({ limit: int('5') })
     expect(query('SELECT * FROM t OFFSET 2 ROWS FETCH NEXT ROW ONLY')).toMatchObject({ limit: int('1'), offset: int('2') })
