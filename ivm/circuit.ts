@@ -8,16 +8,42 @@ import type { Operator } from './operator.js'
 import { ZSet } from './zset.js'
 
 export class Circuit {
-  #ops: Operator[] = []
+  /** Insertion order, which is a topological order (a Set: removal is O(1)). */
+  #ops = new Set<Operator>()
   #refs = new Map<Operator, number>()
-  #dirty = false
+  /** Position in the topological order, for the work list of a large circuit. */
+  #order = new Map<Operator, number>()
+  #nextOrder = 0
+  #consumers = new Map<Operator, Operator[]>()
+  #sources = new Set<Operator>()
+  /** The operators in order, rebuilt lazily after adds and removals (small circuits only). */
+  #list: Operator[] | null = null
+  /** Operators stepped since the last commit: only their journals can hold anything. */
+  #stepped = new Set<Operator>()
+  /** Operators whose `out` may be non-empty in this step. */
+  #emitted: Operator[] = []
+  readonly #scanBelow: number
+
+  /** `scanBelow`: circuits with fewer operators step by scanning them all (cheaper than the
+   *  work list when small); tests set 0 to exercise the work list. */
+  constructor(options: { readonly scanBelow?: number } = {}) {
+    this.#scanBelow = options.scanBelow ?? 256
+  }
 
   /** Adds an operator (its inputs must already be in the circuit). Returns it. */
   add<TOp extends Operator>(op: TOp): TOp {
     for (const i of op.inputs) if (!this.#refs.has(i)) throw new Error(`internal: input ${i.name}#${i.id} of ${op.name}#${op.id} is not in the circuit`)
-    this.#ops.push(op)
+    this.#ops.add(op)
     this.#refs.set(op, 0)
-    for (const i of op.inputs) this.#refs.set(i, this.#refs.get(i)! + 1)
+    this.#order.set(op, this.#nextOrder++)
+    this.#consumers.set(op, [])
+    if (op.inputs.length === 0) this.#sources.add(op)
+    for (const i of op.inputs) {
+      this.#refs.set(i, this.#refs.get(i)! + 1)
+      const readers = this.#consumers.get(i)!
+      if (!readers.includes(op)) readers.push(op)
+    }
+    this.#list = null
     return op
   }
 
@@ -36,37 +62,86 @@ export class Circuit {
     this.#refs.set(op, left)
     if (left > 0) return
     this.#refs.delete(op)
-    this.#ops = this.#ops.filter((o) => o !== op)
-    for (const i of op.inputs) this.release(i)
-  }
-
-  get operators(): readonly Operator[] {
-    return this.#ops
-  }
-
-  /** Runs every operator with a non-empty input delta, in topological order. */
-  step(): void {
-    this.#dirty = true
-    const ops = this.#ops
-    for (let i = 0; i < ops.length; i++) {
-      const op = ops[i]!
-      const ins = op.inputs
-      let changed = false
-      for (let j = 0; j < ins.length; j++) {
-        if (ins[j]!.out.rows.length !== 0) {
-          changed = true
-          break
-        }
+    this.#ops.delete(op)
+    this.#order.delete(op)
+    this.#consumers.delete(op)
+    this.#sources.delete(op)
+    this.#list = null
+    for (const i of op.inputs) {
+      const readers = this.#consumers.get(i)
+      if (readers !== undefined) {
+        const at = readers.indexOf(op)
+        if (at >= 0) readers.splice(at, 1)
       }
-      if (changed) op.step()
+      this.release(i)
     }
   }
 
-  /** Clears every operator's output delta (end of a step). */
+  get operators(): readonly Operator[] {
+    return this.#ordered()
+  }
+
+  #ordered(): Operator[] {
+    return (this.#list ??= [...this.#ops])
+  }
+
+  /** Runs every operator with a non-empty input delta, once, in topological order. Cost is
+   *  proportional to the operators reached, not the circuit: with thousands of views, a
+   *  change to one table touches only what reads it. */
+  step(): void {
+    const emitted = this.#emitted
+    for (const s of this.#sources) if (s.out.rows.length !== 0) emitted.push(s)
+    if (this.#ops.size < this.#scanBelow) this.#stepAll()
+    else this.#stepReached()
+  }
+
+  #stepAll(): void {
+    const ops = this.#ordered()
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!
+      const ins = op.inputs
+      for (let j = 0; j < ins.length; j++) {
+        if (ins[j]!.out.rows.length !== 0) {
+          this.#run(op)
+          break
+        }
+      }
+    }
+  }
+
+  #stepReached(): void {
+    const order = this.#order
+    const heap: Operator[] = []
+    const queued = new Set<Operator>()
+    const enqueueReaders = (op: Operator): void => {
+      for (const r of this.#consumers.get(op) ?? []) {
+        if (queued.has(r)) continue
+        queued.add(r)
+        heapPush(heap, r, order)
+      }
+    }
+    for (const s of this.#sources) if (s.out.rows.length !== 0) enqueueReaders(s)
+    while (heap.length > 0) {
+      const op = heapPop(heap, order)
+      this.#run(op)
+      if (op.out.rows.length !== 0) enqueueReaders(op)
+    }
+  }
+
+  #run(op: Operator): void {
+    this.#stepped.add(op)
+    this.#emitted.push(op)
+    op.step()
+  }
+
+  /** Clears the output deltas of this step. */
   endStep(): void {
-    if (!this.#dirty) return
-    for (const op of this.#ops) if (op.out.rows.length !== 0) op.out = ZSet.empty()
-    this.#dirty = false
+    const emitted = this.#emitted
+    for (let i = 0; i < emitted.length; i++) {
+      const op = emitted[i]!
+      if (op.out.rows.length !== 0) op.out = ZSet.empty()
+    }
+    emitted.length = 0
   }
 
   /** Feeds newly added operators the full contents of the existing operators they read
@@ -95,7 +170,8 @@ export class Circuit {
     // readers of an arrangement look at its state, which is already complete: feed it whole
     const whole = [...boundary].filter((b) => !big || 'arrangement' in b)
     const chunked = [...boundary].filter((b) => big && !('arrangement' in b))
-    const ordered = this.#ops.filter((op) => freshSet.has(op))
+    const order = this.#order
+    const ordered = [...freshSet].filter((op) => order.has(op)).sort((a, b) => order.get(a)! - order.get(b)!)
     // fresh operators commit after every round: their journals would otherwise hold every
     // chunk until the end (a failed backfill discards the fresh operators, never rolls back)
     const clear = () => {
@@ -133,12 +209,49 @@ export class Circuit {
   }
 
   commit(): void {
-    for (const op of this.#ops) op.commit()
+    for (const op of this.#stepped) op.commit()
+    this.#stepped.clear()
   }
 
+  /** Undoes every operator stepped since the last commit, newest first. */
   rollback(): void {
-    for (let i = this.#ops.length - 1; i >= 0; i--) this.#ops[i]!.rollback()
+    const order = this.#order
+    const stepped = [...this.#stepped].sort((a, b) => (order.get(b) ?? -1) - (order.get(a) ?? -1))
+    for (const op of stepped) op.rollback()
+    this.#stepped.clear()
     this.endStep()
-    for (const op of this.#ops) op.out = ZSet.empty()
+    for (const s of this.#sources) if (s.out.rows.length !== 0) s.out = ZSet.empty()
   }
+}
+
+function heapPush(heap: Operator[], op: Operator, order: ReadonlyMap<Operator, number>): void {
+  const key = order.get(op)!
+  let i = heap.push(op) - 1
+  while (i > 0) {
+    const parent = (i - 1) >> 1
+    if (order.get(heap[parent]!)! <= key) break
+    heap[i] = heap[parent]!
+    i = parent
+  }
+  heap[i] = op
+}
+
+function heapPop(heap: Operator[], order: ReadonlyMap<Operator, number>): Operator {
+  const top = heap[0]!
+  const last = heap.pop()!
+  if (heap.length > 0) {
+    const key = order.get(last)!
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= heap.length) break
+      const r = l + 1
+      const c = r < heap.length && order.get(heap[r]!)! < order.get(heap[l]!)! ? r : l
+      if (order.get(heap[c]!)! >= key) break
+      heap[i] = heap[c]!
+      i = c
+    }
+    heap[i] = last
+  }
+  return top
 }

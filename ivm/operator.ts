@@ -81,7 +81,7 @@ export class Journal<T> {
     this.#entries.push(entry)
   }
   commit(): void {
-    this.#entries.length = 0
+    if (this.#entries.length !== 0) this.#entries.length = 0
   }
   undo(unapply: (entry: T) => void): void {
     for (let i = this.#entries.length - 1; i >= 0; i--) unapply(this.#entries[i]!)

@@ -136,7 +136,34 @@ export function isView(e: Entry): e is ViewEntry {
 }
 
 export class EngineCatalog implements Catalog {
-  readonly entries = new Map<string, Entry>()
+  /** Every relation by name. Change it only through `add` and `remove`. */
+  readonly entries: ReadonlyMap<string, Entry> = new Map<string, Entry>()
+  /** Relation name → the views that read it (kept so DROP is not a scan of the catalog). */
+  readonly #readers = new Map<string, Set<ViewEntry>>()
+  /** Views with subscribers: the only ones whose changes are collected during a tick. */
+  readonly subscribed = new Set<ViewEntry>()
+
+  add(e: Entry): void {
+    ;(this.entries as Map<string, Entry>).set(e.name, e)
+    if (!isView(e)) return
+    if (e.subscribers.size > 0) this.subscribed.add(e)
+    for (const d of e.dependsOn) {
+      let s = this.#readers.get(d)
+      if (s === undefined) this.#readers.set(d, (s = new Set()))
+      s.add(e)
+    }
+  }
+
+  remove(e: Entry): void {
+    ;(this.entries as Map<string, Entry>).delete(e.name)
+    if (!isView(e)) return
+    this.subscribed.delete(e)
+    for (const d of e.dependsOn) {
+      const s = this.#readers.get(d)
+      s?.delete(e)
+      if (s?.size === 0) this.#readers.delete(d)
+    }
+  }
 
   getRelation(name: string): CatalogRelation | undefined {
     const e = this.entries.get(name)
@@ -145,8 +172,6 @@ export class EngineCatalog implements Catalog {
   }
 
   dependents(name: string): ViewEntry[] {
-    const out: ViewEntry[] = []
-    for (const e of this.entries.values()) if ((e.kind === 'view' || e.kind === 'materialized view') && e.dependsOn.has(name)) out.push(e)
-    return out
+    return [...(this.#readers.get(name) ?? [])]
   }
 }

@@ -144,8 +144,10 @@ export class Engine {
       callback({ tick: this.#tick, columns: columnInfo(v.columns), changes })
     }
     v.subscribers.add(sub)
+    if (this.#catalog.entries.get(v.name) === v) this.#catalog.subscribed.add(v)
     return () => {
       v.subscribers.delete(sub)
+      if (v.subscribers.size === 0) this.#catalog.subscribed.delete(v)
     }
   }
 
@@ -302,8 +304,7 @@ export class Engine {
     const hadChanges = this.#touched.size > 0
     this.#touched.clear()
     if (hadChanges) this.#tick++
-    for (const e of this.#catalog.entries.values()) {
-      if (e.kind !== 'view' && e.kind !== 'materialized view') continue
+    for (const e of this.#catalog.subscribed) {
       if (e.pending.length === 0) continue
       const delta = e.pending.consolidate()
       e.pending = new ivm.ZSet()
@@ -323,7 +324,7 @@ export class Engine {
     this.#circuit.rollback()
     for (const t of this.#touched) t.rollback()
     this.#touched.clear()
-    for (const e of this.#catalog.entries.values()) if (e.kind === 'view' || e.kind === 'materialized view') e.pending = new ivm.ZSet()
+    for (const e of this.#catalog.subscribed) if (e.pending.length !== 0) e.pending = new ivm.ZSet()
   }
 
   /** Applies a validated, consolidated delta to a table and runs the circuit. */
@@ -334,9 +335,7 @@ export class Engine {
     t.input.push(delta)
     try {
       this.#circuit.step()
-      for (const e of this.#catalog.entries.values()) {
-        if (isView(e) && e.subscribers.size > 0 && e.sink.out.length > 0) e.pending.append(e.sink.out)
-      }
+      for (const e of this.#catalog.subscribed) if (e.sink.out.length > 0) e.pending.append(e.sink.out)
     } finally {
       this.#circuit.endStep()
     }
@@ -375,7 +374,7 @@ export class Engine {
     const input = this.#circuit.add(new ivm.InputOperator(() => store.snapshot()))
     this.#circuit.retain(input)
     const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input }
-    this.#catalog.entries.set(name, entry)
+    this.#catalog.add(entry)
     return { command: s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
   }
 
@@ -420,7 +419,7 @@ export class Engine {
       subscribers: new Set(),
       pending: new ivm.ZSet(),
     }
-    this.#catalog.entries.set(name, entry)
+    this.#catalog.add(entry)
     return { command: tag, rowCount: 0 }
   }
 
@@ -544,7 +543,7 @@ export class Engine {
   }
 
   #dropEntry(e: Entry): void {
-    this.#catalog.entries.delete(e.name)
+    this.#catalog.remove(e)
     for (const [i, t] of this.#indexes) if (t === e.name) this.#indexes.delete(i)
     for (const [n, t] of this.#triggers) if (t.table === e.name) this.#triggers.delete(n)
     if (isView(e)) this.#circuit.release(e.sink)

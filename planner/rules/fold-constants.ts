@@ -20,9 +20,10 @@ export const foldConstants: Rule = {
   name: 'fold-constants',
   apply(plan) {
     let changed = false
-    const fold = (e: ScalarExpr): ScalarExpr => {
-      if (!foldable(e)) return e
-      const f = mapExpr(e, foldNode)
+    const fold = (e: ScalarExpr, inJoin = false): ScalarExpr => {
+      const node = inJoin ? foldJoinNode : foldNode
+      if (!foldable(e, node)) return e
+      const f = mapExpr(e, node)
       changed = true
       return f
     }
@@ -41,12 +42,12 @@ export const foldConstants: Rule = {
           return pred === p.predicate ? undefined : { ...p, predicate: pred }
         }
         case 'project': {
-          const exprs = p.exprs.map(fold)
+          const exprs = p.exprs.map((e) => fold(e))
           return exprs.every((e, i) => e === p.exprs[i]) ? undefined : { ...p, exprs }
         }
         case 'join': {
           if (!p.condition) return undefined
-          const c = fold(p.condition)
+          const c = fold(p.condition, true)
           if (c === p.condition) return undefined
           return { ...p, condition: c.kind === 'literal' && c.value === true ? undefined : c }
         }
@@ -60,9 +61,16 @@ export const foldConstants: Rule = {
 
 /** True when some node of `e` would fold (checked first, so unchanged plans stay the same
  *  objects and the optimizer sees no change). */
-function foldable(e: ScalarExpr): boolean {
-  if (foldNode(e) !== e) return true
-  return exprChildren(e).some(foldable)
+function foldable(e: ScalarExpr, node: (e: ScalarExpr) => ScalarExpr): boolean {
+  if (node(e) !== e) return true
+  return exprChildren(e).some((c) => foldable(c, node))
+}
+
+/** Join conditions keep comparisons with NULL: they are the keys of semi and anti joins
+ *  (`NULL IN (subquery)`), whose NULL handling the join itself implements. */
+function foldJoinNode(e: ScalarExpr): ScalarExpr {
+  if (e.kind === 'call' && e.args.some((a) => isLit(a, null))) return e
+  return foldNode(e)
 }
 
 const COMPARE: Record<string, (a: number | string, b: number | string) => boolean> = {
