@@ -11,8 +11,12 @@ export class TableStore {
   readonly keyOf: ((row: Row) => ivm.RowKey) | undefined
   readonly rows = new Map<ivm.RowKey, Row>()
   readonly counts = new Map<ivm.RowKey, number>()
-  /** Changes since the last commit, newest last: [key, previous row or undefined, previous count]. */
-  #journal: [ivm.RowKey, Row | undefined, number][] = []
+  /** Changes since the last commit, newest last, as parallel arrays (no array per change:
+   *  a bulk load journals a million of them): key, previous row or undefined, and for bags
+   *  the previous count. */
+  #journalKeys: ivm.RowKey[] = []
+  #journalRows: (Row | undefined)[] = []
+  #journalCounts: number[] = []
 
   constructor(primaryKey: readonly number[]) {
     this.keyOf = primaryKey.length > 0 ? ivm.keyFunction(primaryKey) : undefined
@@ -36,7 +40,8 @@ export class TableStore {
           if ((pass === 0) !== (w < 0)) continue
           const row = rows[i]!
           const k = this.keyOf(row)
-          this.#journal.push([k, this.rows.get(k), 0])
+          this.#journalKeys.push(k)
+          this.#journalRows.push(this.rows.get(k))
           if (w < 0) this.rows.delete(k)
           else this.rows.set(k, row)
         }
@@ -47,7 +52,9 @@ export class TableStore {
       const row = rows[i]!
       const k = ivm.rowKey(row)
       const before = this.counts.get(k) ?? 0
-      this.#journal.push([k, this.rows.get(k), before])
+      this.#journalKeys.push(k)
+      this.#journalRows.push(this.rows.get(k))
+      this.#journalCounts.push(before)
       const after = before + weights[i]!
       if (after <= 0) {
         this.counts.delete(k)
@@ -60,20 +67,25 @@ export class TableStore {
   }
 
   commit(): void {
-    this.#journal.length = 0
+    this.#journalKeys = []
+    this.#journalRows = []
+    this.#journalCounts = []
   }
 
   rollback(): void {
-    for (let i = this.#journal.length - 1; i >= 0; i--) {
-      const [k, row, count] = this.#journal[i]!
+    const keys = this.#journalKeys
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!
+      const row = this.#journalRows[i]
       if (row === undefined) this.rows.delete(k)
       else this.rows.set(k, row)
       if (!this.keyOf) {
+        const count = this.#journalCounts[i]!
         if (count > 0) this.counts.set(k, count)
         else this.counts.delete(k)
       }
     }
-    this.#journal.length = 0
+    this.commit()
   }
 
   snapshot(): ivm.ZSet {

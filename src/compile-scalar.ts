@@ -41,6 +41,9 @@ const RT = {
   cast: castValue,
   overflow,
   divisionByZero,
+  raise(e: unknown): never {
+    throw e
+  },
   B: INTEGER_BOUNDS,
   rowKey,
 }
@@ -105,7 +108,18 @@ function gen(e: ScalarExpr, g: Gen): string {
       if (isIntegerType(from) && (to === 'double' || to === 'numeric' || (isIntegerType(to) && rank(to) >= rank(from)))) return gen(e.arg, g)
       if (from === 'real' && to === 'double') return gen(e.arg, g)
       // constant operands are cast once, at compile time
-      if (e.arg.kind === 'literal') return constant(g, e.arg.value === null ? null : castValue(e.arg.value, from === 'unknown' ? 'text' : from, to))
+      // (a literal that is not valid input for the type raises when the cast is evaluated,
+      // not when it is compiled: `'x' IN (SELECT int_col FROM empty)` is FALSE)
+      if (e.arg.kind === 'literal') {
+        let v: unknown
+        try {
+          v = e.arg.value === null ? null : castValue(e.arg.value, from === 'unknown' ? 'text' : from, to)
+        } catch (err) {
+          if (!(err instanceof RivuletError)) throw err
+          return `RT.raise(${constant(g, err)})`
+        }
+        return constant(g, v)
+      }
       const t = temp(g)
       return `((${t} = ${gen(e.arg, g)}) === null ? null : RT.cast(${t}, ${JSON.stringify(from === 'unknown' ? 'text' : from)}, ${JSON.stringify(to)}))`
     }
