@@ -1,18 +1,27 @@
-// `rivulet slt [--mode batch|ivm|both] [--verbose] [--fail-fast] PATH[:LINE]...`
+// `rivulet slt [--mode batch|ivm|both] [--summary] [--churn] [--verbose] [--fail-fast] PATH[:LINE]...`
 // Runs sqllogictest files (folders are searched recursively for *.slt and *.test) and prints
 // failures as `file:line: ...`; the last line is `N passed, N failed, N skipped`.
 
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { runFile } from './runner.js'
+import { performance } from 'node:perf_hooks'
+import { addCounts, DEFAULT_CHURN_SEED, emptyCounts, runFile } from './runner.js'
 import type { Counts, RunMode, SltEngine } from './runner.js'
 
-const USAGE = 'usage: rivulet slt [--mode batch|ivm|both] [--verbose] [--fail-fast] PATH[:LINE]...'
+const USAGE = 'usage: rivulet slt [--mode batch|ivm|both] [--summary] [--churn] [--verbose] [--fail-fast] PATH[:LINE]...'
+
+/** `N passed, N failed, N skipped (C by condition, U unsupported)` (+ `, F not run` after --fail-fast). */
+export function countsText(c: Counts): string {
+  const notRun = c.notRun > 0 ? `, ${c.notRun} not run` : ''
+  return `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (${c.condition} by condition, ${c.unsupported} unsupported${notRun})`
+}
 
 export interface SltCliIo {
   readonly out: (line: string) => void
   readonly err: (line: string) => void
   readonly openEngine: () => SltEngine
+  /** Environment (RIVULET_SEED); default process.env. */
+  readonly env: Readonly<Record<string, string | undefined>>
 }
 
 /** Lists test files under a folder (recursively, sorted); `*.slt.part` files are only included. */
@@ -57,6 +66,8 @@ export async function runSltCli(argv: string[], io?: Partial<SltCliIo>): Promise
   let mode: RunMode = 'batch'
   let verbose = false
   let failFast = false
+  let summary = false
+  let churn = false
   const targets: Target[] = []
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
@@ -69,6 +80,8 @@ export async function runSltCli(argv: string[], io?: Partial<SltCliIo>): Promise
       mode = v
     } else if (a === '--verbose' || a === '-v') verbose = true
     else if (a === '--fail-fast' || a === '-x') failFast = true
+    else if (a === '--summary') summary = true
+    else if (a === '--churn') churn = true
     else if (a === '--help' || a === '-h') {
       out(USAGE)
       return 0
@@ -82,6 +95,19 @@ export async function runSltCli(argv: string[], io?: Partial<SltCliIo>): Promise
     err(USAGE)
     return 2
   }
+  if (churn && mode === 'batch') {
+    err('rivulet slt: --churn needs --mode ivm or --mode both')
+    return 2
+  }
+  let churnSeed = DEFAULT_CHURN_SEED
+  const seedText = (io?.env ?? process.env)['RIVULET_SEED']
+  if (churn && seedText !== undefined && seedText.trim() !== '') {
+    churnSeed = Number(seedText)
+    if (!Number.isSafeInteger(churnSeed)) {
+      err(`rivulet slt: RIVULET_SEED must be an integer (got ${seedText})`)
+      return 2
+    }
+  }
   let openEngine = io?.openEngine
   if (openEngine === undefined) {
     // Loaded here, not at the top, so the runner's pieces load without the engine.
@@ -89,8 +115,8 @@ export async function runSltCli(argv: string[], io?: Partial<SltCliIo>): Promise
     openEngine = (): SltEngine => Engine.open()
   }
 
-  const total: Counts = { passed: 0, failed: 0, skipped: 0 }
-  const started = Date.now()
+  const total: Counts = emptyCounts()
+  const started = performance.now()
   let stop = false
   for (const t of targets) {
     let files: string[]
@@ -99,10 +125,11 @@ export async function runSltCli(argv: string[], io?: Partial<SltCliIo>): Promise
     } catch (e) {
       out(`${t.path}:0: cannot read: ${(e as Error).message}`)
       total.failed++
+      if (summary) out(`${t.path}: ${countsText({ ...emptyCounts(), failed: 1 })}, 0.00 s`)
       continue
     }
     for (const f of files) {
-      const t0 = Date.now()
+      const t0 = performance.now()
       const c = await runFile(f, {
         mode,
         openEngine,
@@ -110,11 +137,13 @@ export async function runSltCli(argv: string[], io?: Partial<SltCliIo>): Promise
         verbose,
         failFast,
         stopAtLine: t.line,
+        churn,
+        churnSeed,
       })
-      total.passed += c.passed
-      total.failed += c.failed
-      total.skipped += c.skipped
-      if (verbose) out(`${f}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (${Date.now() - t0} ms)`)
+      addCounts(total, c)
+      const ms = performance.now() - t0
+      if (verbose) out(`${f}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (${Math.round(ms)} ms)`)
+      if (summary) out(`${f}: ${countsText(c)}, ${(ms / 1000).toFixed(2)} s`)
       if (failFast && c.failed > 0) {
         stop = true
         break
@@ -122,7 +151,14 @@ export async function runSltCli(argv: string[], io?: Partial<SltCliIo>): Promise
     }
     if (stop) break
   }
-  if (verbose) out(`mode ${mode}, ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  const seconds = (performance.now() - started) / 1000
+  if (verbose) out(`mode ${mode}, ${seconds.toFixed(1)} s`)
+  if (summary) {
+    // records/s counts the records that ran (passed + failed), not the skipped ones.
+    const rate = seconds > 0 ? Math.round((total.passed + total.failed) / seconds) : 0
+    const extra = churn ? `, churn seed ${churnSeed}` : ''
+    out(`total: ${countsText(total)}, ${seconds.toFixed(2)} s, ${rate} records/s (mode ${mode}${extra})`)
+  }
   out(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`)
   return total.failed > 0 ? 1 : 0
 }

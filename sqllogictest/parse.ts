@@ -98,7 +98,7 @@ export interface IgnoredRecord extends RecordBase {
   readonly directive: string
 }
 
-/** Known record kinds we cannot run (system, let, simple, copy, ...): counted as skipped. */
+/** Record kinds we cannot run (system, let, simple, copy, ..., unknown directives): counted as skipped. */
 export interface UnsupportedRecord extends RecordBase {
   readonly kind: 'unsupported'
   readonly directive: string
@@ -355,8 +355,9 @@ export function parseSlt(text: string, file = '<input>'): SltRecord[] {
       rest()
     } else {
       rest()
-      if (UNSUPPORTED.has(kw)) records.push({ ...base(i), kind: 'unsupported', directive: kw })
-      else records.push({ ...base(i), kind: 'invalid', message: `unknown record: ${rawHead}` })
+      // Known ones we cannot run (system, let, ...) and unknown directives: counted as skipped
+      // (reason "unsupported", so they show in the summary).
+      records.push({ ...base(i), kind: 'unsupported', directive: UNSUPPORTED.has(kw) ? kw : rawHead })
     }
   }
   return records

@@ -3,6 +3,9 @@
 //   ivm    every query also lives as a materialized view `__slt_q<N>`, created as early as it
 //          can be and maintained through every later statement, then read at the query's place
 //   both   both of the above; the record passes only if both match
+// With `churn` (ivm/both), a query that matched through its view then has a random half of the
+// rows of the tables it reads deleted and re-inserted, the view checked against a recompute
+// after each step.
 // The exact rules are in sqllogictest/README.md.
 
 import { extname } from 'node:path'
@@ -20,6 +23,10 @@ export interface SltEngine {
   query(sql: string): QueryResult
   subscribe(view: string, callback: (batch: ChangeBatch) => void, options?: SubscribeOptions): () => void
   relations(): readonly RelationInfo[]
+  /** Inserts rows (values in column order) into a table; returns how many were inserted. */
+  insert(table: string, rows: readonly (readonly ResultValue[])[]): number
+  /** Deletes rows (values in column order); a bag table loses one copy per row listed. */
+  delete(table: string, rows: readonly (readonly ResultValue[])[]): number
   readonly inTransaction: boolean
   close(): void
 }
@@ -36,13 +43,41 @@ export interface RunOptions {
   readonly stopAtLine?: number
   /** Engine names we answer to in skipif/onlyif (default: postgresql, rivulet). */
   readonly engineNames?: readonly string[]
+  /** ivm/both: after a query matches through its view, delete and re-insert half of its tables' rows (see README). */
+  readonly churn?: boolean
+  /** Seed of the churn's random choices (default DEFAULT_CHURN_SEED). */
+  readonly churnSeed?: number
 }
 
+/** Record counts. `skipped` = `condition` + `unsupported` + `notRun`. */
 export interface Counts {
   passed: number
   failed: number
   skipped: number
+  /** Skipped by the file's own skipif/onlyif, or after a halt that applies to us. */
+  condition: number
+  /** Skipped because the runner cannot run them (system, let, simple, copy, load, unknown directives). */
+  unsupported: number
+  /** Not run because --fail-fast stopped the file. */
+  notRun: number
 }
+
+export function emptyCounts(): Counts {
+  return { passed: 0, failed: 0, skipped: 0, condition: 0, unsupported: 0, notRun: 0 }
+}
+
+/** Adds `c` into `total`. */
+export function addCounts(total: Counts, c: Counts): void {
+  total.passed += c.passed
+  total.failed += c.failed
+  total.skipped += c.skipped
+  total.condition += c.condition
+  total.unsupported += c.unsupported
+  total.notRun += c.notRun
+}
+
+/** Churn seed when none is given (RIVULET_SEED unset). */
+export const DEFAULT_CHURN_SEED = 20240611
 
 /** Names the runner answers to in `skipif`/`onlyif`. */
 export const ENGINE_NAMES: readonly string[] = ['postgresql', 'rivulet']
@@ -183,6 +218,102 @@ interface QueryRun {
   readonly error?: SqlError
 }
 
+interface ChurnFailure {
+  readonly what: string
+  readonly details: readonly string[]
+}
+
+/**
+ * The identifiers of an SQL text: unquoted ones folded to lower case, quoted ones as written
+ * (`""` unescaped). String literals and comments are skipped. Used to find what a query reads.
+ */
+export function sqlIdentifiers(sql: string): Set<string> {
+  const out = new Set<string>()
+  const n = sql.length
+  let i = 0
+  while (i < n) {
+    const c = sql[i]!
+    if (c === "'") {
+      i++
+      while (i < n) {
+        if (sql[i] === "'") {
+          if (sql[i + 1] === "'") i += 2
+          else break
+        } else i++
+      }
+      i++
+    } else if (c === '"') {
+      let id = ''
+      i++
+      while (i < n) {
+        if (sql[i] === '"') {
+          if (sql[i + 1] === '"') {
+            id += '"'
+            i += 2
+          } else break
+        } else id += sql[i++]
+      }
+      i++
+      out.add(id)
+    } else if (c === '-' && sql[i + 1] === '-') {
+      while (i < n && sql[i] !== '\n') i++
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2)
+      i = end < 0 ? n : end + 2
+    } else if (/[A-Za-z_\u0080-\uffff]/.test(c)) {
+      const start = i
+      while (i < n && /[A-Za-z0-9_$\u0080-\uffff]/.test(sql[i]!)) i++
+      out.add(sql.slice(start, i).toLowerCase())
+    } else if (c >= '0' && c <= '9') {
+      while (i < n && /[A-Za-z0-9_.]/.test(sql[i]!)) i++
+    } else i++
+  }
+  return out
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
+
+/** A relation name for `db.insert`/`db.delete`, which fold it unless it is in double quotes. */
+function apiName(name: string): string {
+  return name === name.toLowerCase() ? name : `"${name}"`
+}
+
+/** A small seeded PRNG (mulberry32): numbers in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** One PRNG seed per record, so a record's choice does not depend on the records before it. */
+function mixSeed(seed: number, k: number): number {
+  return (Math.imul((seed % 4294967296) >>> 0, 0x9e3779b1) ^ Math.imul(k + 1, 0x85ebca6b)) >>> 0
+}
+
+/** Elements of sorted `a` missing from sorted `b` and vice versa (as multisets). */
+function multisetDiff(a: readonly string[], b: readonly string[]): { onlyA: string[]; onlyB: string[] } {
+  const onlyA: string[] = []
+  const onlyB: string[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && a[i]! < b[j]!)) onlyA.push(a[i++]!)
+    else if (i >= a.length || b[j]! < a[i]!) onlyB.push(b[j++]!)
+    else {
+      i++
+      j++
+    }
+  }
+  return { onlyA, onlyB }
+}
+
 /** Runs one file; failures go to options.report as `file:line: ...`. */
 export async function runFile(path: string, options: RunOptions): Promise<Counts> {
   let records: SltRecord[]
@@ -190,7 +321,7 @@ export async function runFile(path: string, options: RunOptions): Promise<Counts
     records = loadSlt(path)
   } catch (e) {
     options.report(`${path}:0: cannot read file: ${(e as Error).message}`)
-    return { passed: 0, failed: 1, skipped: 0 }
+    return { ...emptyCounts(), failed: 1 }
   }
   return runRecords(path, records, options)
 }
@@ -210,7 +341,7 @@ class FileRun {
   readonly #records: readonly SltRecord[]
   readonly #opts: RunOptions
   readonly #names: ReadonlySet<string>
-  readonly #counts: Counts = { passed: 0, failed: 0, skipped: 0 }
+  readonly #counts: Counts = emptyCounts()
   #db: SltEngine | undefined
   // File state set by directives.
   #flavour: Flavour
@@ -256,6 +387,11 @@ class FileRun {
     if (this.#opts.verbose) this.#opts.report(line)
   }
 
+  #skip(reason: 'condition' | 'unsupported' | 'notRun'): void {
+    this.#counts.skipped++
+    this.#counts[reason]++
+  }
+
   #fail(r: SltRecord, what: string, details: readonly string[] = []): void {
     this.#counts.failed++
     this.#opts.report(`${r.file}:${r.line}: ${what}`)
@@ -294,19 +430,15 @@ class FileRun {
       for (; k < records.length; k++) {
         const r = records[k]!
         if (this.#opts.stopAtLine !== undefined && r.file === this.#path && r.startLine > this.#opts.stopAtLine) break
-        if (halted) {
-          if (isCounted(r)) this.#counts.skipped++
-          continue
-        }
-        if (!this.#applies(r)) {
-          if (isCounted(r)) this.#counts.skipped++
+        if (halted || !this.#applies(r)) {
+          if (isCounted(r)) this.#skip('condition')
           continue
         }
         const failedBefore = this.#counts.failed
         await this.#runRecord(k, r)
         if (r.kind === 'halt') halted = true
         if (this.#opts.failFast && this.#counts.failed > failedBefore) {
-          for (k++; k < records.length; k++) if (isCounted(records[k]!)) this.#counts.skipped++
+          for (k++; k < records.length; k++) if (isCounted(records[k]!)) this.#skip('notRun')
           break
         }
       }
@@ -377,7 +509,7 @@ class FileRun {
       case 'ignored':
         return
       case 'unsupported':
-        this.#counts.skipped++
+        this.#skip('unsupported')
         this.#note(`${r.file}:${r.line}: skipped unsupported record '${r.directive}'`)
         return
       case 'invalid':
@@ -554,6 +686,10 @@ class FileRun {
       if (ivmErr !== undefined) errorText = ivmErr
     }
 
+    // Churn only a record that matched, through a live view, before the view is dropped.
+    let churned: ChurnFailure | undefined
+    if (this.#opts.churn && useView && view.live && errorText === undefined && failures.length === 0) churned = this.#churn(k, r, view, sort)
+
     // A view not read because the batch half already failed is not needed any more.
     if (view !== undefined && useView && this.#views.has(k)) this.#dropView(view)
     if (errorText !== undefined) this.#fail(r, errorText, [`  sql: ${firstLine(r.sql)}`])
@@ -561,7 +697,8 @@ class FileRun {
       const f = failures[0]!
       const tag = failures.length > 1 ? ` [${failures.map((x) => x.tag.trim().replace(/^\[|\]$/g, '')).join(' and ')}]` : f.tag
       this.#reportMismatch(r, tag, f.out)
-    } else this.#counts.passed++
+    } else if (churned !== undefined) this.#fail(r, `[churn] ${churned.what}`, [`  sql: ${firstLine(r.sql)}`, ...churned.details])
+    else this.#counts.passed++
   }
 
   /** The ivm half of a query record; pushes mismatches, returns an error text. */
@@ -580,7 +717,7 @@ class FileRun {
     } catch (e) {
       res = { error: toSqlError(e) }
     }
-    this.#dropView(view)
+    // The view is dropped by #runQuery (after the churn, if any).
     if (res.error !== undefined) return `query${tag}: reading the view failed: ${describeError(res.error)}`
     const result = res.result!
     // Views have no row order: nosort compares as rowsort. A nosort hash cannot be re-sorted,
@@ -601,6 +738,150 @@ class FileRun {
     }
     const out = this.#check(r, result, sort === 'nosort' ? 'rowsort' : sort, r.expected, false)
     if (!out.ok) failures.push({ tag, out })
+    return undefined
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // churn (README: "Churn")
+
+  /** Tables (kind 'table') that `sql` reads, directly or through views. */
+  #baseTables(sql: string): string[] {
+    const byName = new Map<string, RelationInfo>()
+    for (const rel of this.#engine.relations()) byName.set(rel.name, rel)
+    const tables: string[] = []
+    const seen = new Set<string>()
+    const visit = (text: string): void => {
+      for (const id of sqlIdentifiers(text)) {
+        const rel = byName.get(id)
+        if (rel === undefined || seen.has(rel.name)) continue
+        seen.add(rel.name)
+        if (rel.kind === 'table') tables.push(rel.name)
+        else if ((rel.kind === 'view' || rel.kind === 'materialized view') && rel.definition !== undefined) visit(rel.definition)
+      }
+    }
+    visit(sql)
+    return tables.sort()
+  }
+
+  /** Rendered rows of a result (one string per row), sorted; in the given float format. */
+  #rowKeys(r: QueryRecord, result: QueryResult, floatFormat: FloatFormat): string[] {
+    return this.#render(result, r.types, floatFormat)
+      .map((row) => JSON.stringify(row))
+      .sort()
+  }
+
+  /** Compares the view with a recompute as multisets of rendered rows; undefined when equal. */
+  #sameRows(r: QueryRecord, viewResult: QueryResult, recompute: QueryResult): string[] | undefined {
+    const a = this.#rowKeys(r, viewResult, this.#floatFormat)
+    const b = this.#rowKeys(r, recompute, this.#floatFormat)
+    if (a.length === b.length && a.every((x, i) => x === b[i])) return undefined
+    if (r.types.includes('R')) {
+      // As for results: R columns may match in the other float format (summation order).
+      const other: FloatFormat = this.#floatFormat === 'fixed3' ? 'shortest' : 'fixed3'
+      const a2 = this.#rowKeys(r, viewResult, other)
+      const b2 = this.#rowKeys(r, recompute, other)
+      if (a2.length === b2.length && a2.every((x, i) => x === b2[i])) return undefined
+    }
+    const { onlyA, onlyB } = multisetDiff(a, b)
+    const fmt = (rows: string[]): string[] => rows.map((x) => (JSON.parse(x) as string[]).join(' '))
+    return [`  view ${a.length} rows, recompute ${b.length} rows`, ...shown('only in the view', fmt(onlyA)), ...shown('only in the recompute', fmt(onlyB))]
+  }
+
+  /** After a query matched through `view`: delete a random half of its tables' rows, check, re-insert, check. */
+  #churn(k: number, r: QueryRecord, view: IvmView, sort: SortMode): ChurnFailure | undefined {
+    const db = this.#engine
+    if (db.inTransaction) return undefined
+    const seed = this.#opts.churnSeed ?? DEFAULT_CHURN_SEED
+    const where = (step: string, what: string, details: string[] = []): ChurnFailure => ({
+      what: `${step}: ${what} (seed ${seed}; RIVULET_SEED=${seed} replays)`,
+      details,
+    })
+    let tables: string[]
+    try {
+      tables = this.#baseTables(view.sql)
+    } catch (e) {
+      return where('finding tables', describeError(toSqlError(e)))
+    }
+    if (tables.length === 0) return undefined
+    const rand = mulberry32(mixSeed(seed, k))
+    const picks: { table: string; rows: ResultValue[][]; of: number }[] = []
+    for (const t of tables) {
+      let all: ResultValue[][]
+      try {
+        all = db.query(`SELECT * FROM ${quoteIdent(t)}`).rows
+      } catch (e) {
+        return where(`reading ${t}`, describeError(toSqlError(e)))
+      }
+      const n = Math.ceil(all.length / 2)
+      const idx = all.map((_, i) => i)
+      for (let i = 0; i < n; i++) {
+        const j = i + Math.floor(rand() * (idx.length - i))
+        const tmp = idx[i]!
+        idx[i] = idx[j]!
+        idx[j] = tmp
+      }
+      if (n > 0) picks.push({ table: t, rows: idx.slice(0, n).map((i) => all[i]!), of: all.length })
+    }
+    if (picks.length === 0) return undefined
+    const what = picks.map((p) => `${p.rows.length} of ${p.of} rows of ${p.table}`).join(', ')
+    const read = (): { view?: QueryResult; recompute?: QueryResult; error?: string } => {
+      try {
+        const v = db.query(`SELECT * FROM ${view.name}`)
+        try {
+          return { view: v, recompute: db.query(view.sql) }
+        } catch (e) {
+          return { error: `recompute failed: ${describeError(toSqlError(e))}` }
+        }
+      } catch (e) {
+        return { error: `reading the view failed: ${describeError(toSqlError(e))}` }
+      }
+    }
+
+    // (b) delete, (c) check
+    let failure: ChurnFailure | undefined
+    const deleted: { table: string; rows: ResultValue[][] }[] = []
+    for (const p of picks) {
+      try {
+        const n = db.delete(apiName(p.table), p.rows)
+        deleted.push(p)
+        if (n !== p.rows.length) {
+          failure = where(`deleting ${what}`, `delete from ${p.table} removed ${n} rows, expected ${p.rows.length}`)
+          break
+        }
+      } catch (e) {
+        failure = where(`deleting ${what}`, `delete from ${p.table} failed: ${describeError(toSqlError(e))}`)
+        break
+      }
+    }
+    if (failure === undefined) {
+      const got = read()
+      if (got.error !== undefined) failure = where(`after deleting ${what}`, got.error)
+      else {
+        const diff = this.#sameRows(r, got.view!, got.recompute!)
+        if (diff !== undefined) failure = where(`after deleting ${what}`, 'view differs from recompute', diff)
+      }
+    }
+
+    // (d) re-insert what was deleted (also after a failure, so later records see the file's data)
+    for (const p of deleted) {
+      try {
+        const n = db.insert(apiName(p.table), p.rows)
+        if (n !== p.rows.length && failure === undefined) failure = where(`re-inserting ${what}`, `insert into ${p.table} inserted ${n} rows, expected ${p.rows.length}`)
+      } catch (e) {
+        failure ??= where(`re-inserting ${what}`, `insert into ${p.table} failed: ${describeError(toSqlError(e))}`)
+      }
+    }
+    if (failure !== undefined) return failure
+
+    // (e) check against a recompute and the expected result
+    const got = read()
+    if (got.error !== undefined) return where(`after re-inserting ${what}`, got.error)
+    const diff = this.#sameRows(r, got.view!, got.recompute!)
+    if (diff !== undefined) return where(`after re-inserting ${what}`, 'view differs from recompute', diff)
+    const isHash = r.expected.length === 1 && /values hashing to/.test(r.expected[0]!)
+    // A nosort hash cannot be re-sorted: the recompute (equal to the view) is checked in its order.
+    const out = sort === 'nosort' && isHash ? this.#check(r, got.recompute!, sort, r.expected, false) : this.#check(r, got.view!, sort === 'nosort' ? 'rowsort' : sort, r.expected, false)
+    if (!out.ok) return where(`after re-inserting ${what}`, `view differs from the expected result: ${out.reason}`, [...shown('expected', out.expected), ...shown('actual', out.actual)])
     return undefined
   }
 

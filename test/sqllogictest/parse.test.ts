@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { expandGlob, loadSlt, parseErrorMatcher, parseSlt } from '../../sqllogictest/parse.js'
-import type { QueryRecord, StatementRecord } from '../../sqllogictest/parse.js'
+import type { QueryRecord, StatementRecord, UnsupportedRecord } from '../../sqllogictest/parse.js'
 
 describe('parseSlt', () => {
   it('parses classic statements and queries, stripping comments inside records', () => {
@@ -132,11 +132,12 @@ describe('parseSlt', () => {
     expect(p).toMatchObject({ sortMode: 'rowsort', label: 'weird' })
   })
 
-  it('parses directives and reports unknown records as invalid', () => {
+  it('parses directives and counts unknown directives as unsupported', () => {
     const recs = parseSlt(
       ['onlyif mssql', 'halt', '', 'sleep 1s', '', 'include foo/*.slt.part', '', 'control resultmode valuewise', '', 'mode cockroach', '', 'system ok', 'echo hi', '', 'frobnicate', '', 'subtest x'].join('\n'),
     )
-    expect(recs.map((r) => r.kind)).toEqual(['halt', 'ignored', 'include', 'control', 'mode', 'unsupported', 'invalid', 'ignored'])
+    expect(recs.map((r) => r.kind)).toEqual(['halt', 'ignored', 'include', 'control', 'mode', 'unsupported', 'unsupported', 'ignored'])
+    expect(recs.filter((r): r is UnsupportedRecord => r.kind === 'unsupported').map((r) => r.directive)).toEqual(['system', 'frobnicate'])
     expect(recs[0]!.conditions).toEqual([{ kind: 'onlyif', engine: 'mssql' }])
   })
 

@@ -4,15 +4,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseSlt } from '../../sqllogictest/parse.js'
-import { runFile, runRecords, viewableQuery } from '../../sqllogictest/runner.js'
-import type { RunMode, RunOptions } from '../../sqllogictest/runner.js'
+import { DEFAULT_CHURN_SEED, runFile, runRecords, sqlIdentifiers, viewableQuery } from '../../sqllogictest/runner.js'
+import type { RunMode, RunOptions, SltEngine } from '../../sqllogictest/runner.js'
 import { runSltCli } from '../../sqllogictest/cli.js'
+import type { ChangeBatch, QueryResult, RelationInfo, ResultValue, StatementResult, SubscribeOptions } from '../../src/types.js'
 import { SqliteEngine } from './sqlite-engine.js'
 
 async function run(text: string, mode: RunMode = 'batch', extra: Partial<RunOptions> = {}, file = 'x.slt') {
   const lines: string[] = []
   const engines: SqliteEngine[] = []
-  const counts = await runRecords(file, parseSlt(text, file), {
+  const all = await runRecords(file, parseSlt(text, file), {
     mode,
     openEngine: () => {
       const e = new SqliteEngine()
@@ -23,7 +24,8 @@ async function run(text: string, mode: RunMode = 'batch', extra: Partial<RunOpti
     engineNames: ['postgresql'],
     ...extra,
   })
-  return { counts, lines, log: engines[0]?.log ?? [] }
+  const counts = { passed: all.passed, failed: all.failed, skipped: all.skipped }
+  return { counts, all, lines, log: engines[0]?.log ?? [] }
 }
 
 const BASIC = `
@@ -89,7 +91,7 @@ describe('runner (on a SQLite stand-in engine)', () => {
   })
 
   it('applies skipif/onlyif (stacked, case-insensitive) and halt', async () => {
-    const { counts } = await run(`
+    const { counts, all } = await run(`
 skipif PostgreSQL
 statement ok
 THIS IS NOT SQL
@@ -119,6 +121,7 @@ query I
 NOT RUN EITHER
 `)
     expect(counts).toEqual({ passed: 2, failed: 0, skipped: 4 })
+    expect(all).toMatchObject({ condition: 4, unsupported: 0, notRun: 0 })
   })
 
   it('matches statement errors by regex, SQLSTATE and exact message', async () => {
@@ -170,7 +173,7 @@ SELECT count(*) FROM t
       },
       report: (l) => lines.push(l),
     })
-    expect(counts).toEqual({ passed: 0, failed: 2, skipped: 0 })
+    expect(counts).toEqual({ passed: 0, failed: 2, skipped: 0, condition: 0, unsupported: 0, notRun: 0 })
     expect(lines[0]).toMatch(/runner crashed: Error: boom/)
   })
 
@@ -355,5 +358,339 @@ describe('the SQLite corpus on SQLite itself', () => {
     expect(lines.slice(0, 10)).toEqual([])
     expect(counts.failed).toBe(0)
     expect(counts.passed).toBeGreaterThan(1000)
+  })
+})
+
+describe('skip reasons and --summary', () => {
+  const SKIPS = `
+statement ok
+CREATE TABLE t (a INTEGER)
+
+skipif postgresql
+statement ok
+NOT SQL
+
+onlyif mysql
+query I
+NOT SQL EITHER
+----
+1
+
+system ok
+echo hi
+
+let $x
+SELECT 1
+
+frobnicate the widgets
+
+onlyif mysql
+system ok
+echo conditioned away first
+
+onlyif mysql
+halt
+
+query I
+SELECT count(*) FROM t
+----
+0
+
+skipif mysql
+halt
+
+statement ok
+NOT RUN
+
+query I
+NOT RUN EITHER
+----
+1
+`
+
+  it('counts skips by reason: condition (skipif/onlyif/halt) and unsupported (system, let, unknown)', async () => {
+    const { all, lines } = await run(SKIPS)
+    expect(lines).toEqual([])
+    expect(all).toEqual({ passed: 2, failed: 0, skipped: 8, condition: 5, unsupported: 3, notRun: 0 })
+  })
+
+  it('counts records after --fail-fast stops a file as not run', async () => {
+    const { all } = await run('query I\nSELECT 1\n----\n2\n\nquery I\nSELECT 1\n----\n1\n\nonlyif mysql\nquery I\nSELECT 1\n----\n1\n', 'batch', { failFast: true })
+    expect(all).toEqual({ passed: 0, failed: 1, skipped: 2, condition: 0, unsupported: 0, notRun: 2 })
+  })
+
+  it('prints one line per file, a total line, and keeps the classic last line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'slt-sum-'))
+    writeFileSync(join(dir, 'a.slt'), SKIPS)
+    writeFileSync(join(dir, 'b.test'), 'query I\nSELECT 1\n----\n2\n\nsystem ok\nls\n')
+    const out: string[] = []
+    const code = await runSltCli(['--summary', '--mode', 'both', dir], { out: (l) => out.push(l), err: (l) => out.push(l), openEngine: () => new SqliteEngine() })
+    expect(code).toBe(1)
+    const fileLines = out.filter((l) => /: \d+ passed/.test(l) && !l.startsWith('total:'))
+    expect(fileLines.length).toBe(2)
+    expect(fileLines[0]).toMatch(new RegExp(`^${join(dir, 'a.slt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 2 passed, 0 failed, 8 skipped \\(5 by condition, 3 unsupported\\), \\d+\\.\\d\\d s$`))
+    expect(fileLines[1]).toMatch(/b\.test: 0 passed, 1 failed, 1 skipped \(0 by condition, 1 unsupported\), \d+\.\d\d s$/)
+    expect(out[out.length - 2]).toMatch(/^total: 2 passed, 1 failed, 9 skipped \(5 by condition, 4 unsupported\), \d+\.\d\d s, \d+ records\/s \(mode both\)$/)
+    expect(out[out.length - 1]).toBe('2 passed, 1 failed, 9 skipped')
+    // per-file lines come after that file's failures
+    expect(out.findIndex((l) => l.includes('b.test:1:'))).toBeLessThan(out.indexOf(fileLines[1]!))
+    // without --summary: no summary lines
+    const plain: string[] = []
+    await runSltCli([dir], { out: (l) => plain.push(l), err: (l) => plain.push(l), openEngine: () => new SqliteEngine() })
+    expect(plain.filter((l) => / s$|^total:/.test(l))).toEqual([])
+    expect(plain[plain.length - 1]).toBe('2 passed, 1 failed, 9 skipped')
+  })
+})
+
+/**
+ * A SQLite stand-in whose materialized views are real snapshots, refreshed after every
+ * statement and after insert()/delete() — except the kind of change it is told to ignore,
+ * which makes it a broken engine (its views stop reflecting deletes or inserts).
+ */
+class SnapshotEngine implements SltEngine {
+  readonly inner = new SqliteEngine()
+  readonly calls: { op: 'insert' | 'delete'; table: string; rows: ResultValue[][] }[] = []
+  readonly #snap = new Map<string, QueryResult>()
+  readonly #ignore: 'delete' | 'insert' | 'none'
+
+  constructor(ignore: 'delete' | 'insert' | 'none') {
+    this.#ignore = ignore
+  }
+
+  get inTransaction(): boolean {
+    return this.inner.inTransaction
+  }
+
+  #refresh(): void {
+    for (const name of this.#snap.keys()) this.#snap.set(name, this.inner.query(`SELECT * FROM ${name}`))
+  }
+
+  execute(sql: string): readonly StatementResult[] {
+    const res = this.inner.execute(sql)
+    const created = /^\s*CREATE\s+MATERIALIZED\s+VIEW\s+(\w+)/i.exec(sql)
+    if (created !== null) this.#snap.set(created[1]!.toLowerCase(), { columns: [], rows: [] })
+    const dropped = /^\s*DROP\s+MATERIALIZED\s+VIEW\s+(\w+)/i.exec(sql)
+    if (dropped !== null) this.#snap.delete(dropped[1]!.toLowerCase())
+    this.#refresh()
+    return res
+  }
+
+  query(sql: string): QueryResult {
+    const m = /^\s*SELECT \* FROM (\w+)\s*$/i.exec(sql)
+    const snap = m === null ? undefined : this.#snap.get(m[1]!.toLowerCase())
+    return snap ?? this.inner.query(sql)
+  }
+
+  insert(table: string, rows: readonly (readonly ResultValue[])[]): number {
+    this.calls.push({ op: 'insert', table, rows: rows.map((r) => [...r]) })
+    const n = this.inner.insert(table, rows)
+    if (this.#ignore !== 'insert') this.#refresh()
+    return n
+  }
+
+  delete(table: string, rows: readonly (readonly ResultValue[])[]): number {
+    this.calls.push({ op: 'delete', table, rows: rows.map((r) => [...r]) })
+    const n = this.inner.delete(table, rows)
+    if (this.#ignore !== 'delete') this.#refresh()
+    return n
+  }
+
+  subscribe(view: string, callback: (batch: ChangeBatch) => void, options?: SubscribeOptions): () => void {
+    return this.inner.subscribe(view, callback, options)
+  }
+
+  relations(): readonly RelationInfo[] {
+    return this.inner.relations()
+  }
+
+  close(): void {
+    this.inner.close()
+  }
+}
+
+const CHURN = `
+statement ok
+CREATE TABLE t (a INTEGER, b TEXT)
+
+statement ok
+CREATE TABLE u (a INTEGER, c INTEGER)
+
+statement ok
+CREATE TABLE other (z INTEGER)
+
+statement ok
+INSERT INTO t VALUES (1, 'x'), (2, 'y'), (2, 'y'), (3, NULL), (4, 'w'), (5, 'v')
+
+statement ok
+INSERT INTO u VALUES (1, 10), (2, 20), (3, 30), (3, 30)
+
+statement ok
+INSERT INTO other VALUES (7), (8)
+
+statement ok
+CREATE VIEW tv AS SELECT a, b FROM "t" WHERE a > 1
+
+query IT rowsort
+SELECT a, b FROM t
+----
+1 x
+2 y
+2 y
+3 NULL
+4 w
+5 v
+
+query II rowsort
+SELECT count(*), sum(c) FROM t JOIN u ON t.a = u.a -- other is not read
+----
+5 110
+
+query IT rowsort
+SELECT * FROM tv WHERE b <> 'nothing' /* mentions other */
+----
+2 y
+2 y
+4 w
+5 v
+
+query I nosort
+SELECT a FROM t ORDER BY a DESC
+----
+6 values hashing to ${createHash('md5').update('5\n4\n3\n2\n2\n1\n').digest('hex')}
+
+query III rowsort
+SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM u), (SELECT count(*) FROM other)
+----
+6 4 2
+`
+
+async function runChurn(engine: SnapshotEngine, seed?: number, mode: RunMode = 'ivm', text = CHURN) {
+  const lines: string[] = []
+  const all = await runRecords('c.slt', parseSlt(text, 'c.slt'), {
+    mode,
+    openEngine: () => engine,
+    report: (l) => lines.push(l),
+    churn: true,
+    ...(seed === undefined ? {} : { churnSeed: seed }),
+  })
+  return { all, lines }
+}
+
+describe('--churn', () => {
+  it('finds identifiers outside strings and comments', () => {
+    expect([...sqlIdentifiers(`SELECT "My""T".x, 'no''t' FROM T1 -- other\n JOIN "u" /* v */ ON 1e5 = 2`)].sort()).toEqual(['My"T', 'from', 'join', 'on', 'select', 't1', 'u', 'x'].sort())
+  })
+
+  it('passes on a correct engine, deletes a random half of each table read, and restores the rows', async () => {
+    for (const mode of ['ivm', 'both'] as const) {
+      const engine = new SnapshotEngine('none')
+      const { all, lines } = await runChurn(engine, undefined, mode)
+      expect(lines).toEqual([])
+      expect(all).toMatchObject({ passed: 12, failed: 0, skipped: 0 })
+      const deletes = engine.calls.filter((c) => c.op === 'delete')
+      const inserts = engine.calls.filter((c) => c.op === 'insert')
+      // q1: t; q2: t and u (not other); q3: t through the view tv; q4: t; q5: t, u, other
+      expect(deletes.map((c) => c.table)).toEqual(['t', 't', 'u', 't', 't', 'other', 't', 'u'])
+      expect(deletes.map((c) => c.rows.length)).toEqual([3, 3, 2, 3, 3, 1, 3, 2])
+      // every deleted row is re-inserted, as deleted
+      expect(inserts).toEqual(deletes.map((c) => ({ ...c, op: 'insert' })))
+    }
+  })
+
+  it('passes a quoted mixed-case table name to insert/delete in double quotes', async () => {
+    const engine = new SnapshotEngine('none')
+    const { all, lines } = await runChurn(engine, undefined, 'ivm', 'statement ok\nCREATE TABLE "Up" (x INTEGER)\n\nstatement ok\nINSERT INTO "Up" VALUES (1), (2)\n\nquery I rowsort\nSELECT x FROM "Up"\n----\n1\n2\n')
+    expect(lines).toEqual([])
+    expect(all).toMatchObject({ passed: 3, failed: 0 })
+    expect(engine.calls.map((c) => `${c.op} ${c.table} ${c.rows.length}`)).toEqual(['delete "Up" 1', 'insert "Up" 1'])
+  })
+
+  it('is reproducible for a seed and varies with it', async () => {
+    const picks = async (seed?: number): Promise<string> => {
+      const engine = new SnapshotEngine('none')
+      await runChurn(engine, seed)
+      return JSON.stringify(engine.calls.filter((c) => c.op === 'delete'))
+    }
+    expect(await picks(7)).toBe(await picks(7))
+    expect(await picks()).toBe(await picks(DEFAULT_CHURN_SEED))
+    const seen = new Set<string>()
+    for (const seed of [1, 2, 3, 4]) seen.add(await picks(seed))
+    expect(seen.size).toBeGreaterThan(1)
+  })
+
+  it('detects an engine whose views stop reflecting deletes', async () => {
+    const engine = new SnapshotEngine('delete')
+    // Without --churn, this broken engine passes everything...
+    const plain: string[] = []
+    const ok = await runRecords('c.slt', parseSlt(CHURN, 'c.slt'), { mode: 'ivm', openEngine: () => new SnapshotEngine('delete'), report: (l) => plain.push(l) })
+    expect(plain).toEqual([])
+    expect(ok.failed).toBe(0)
+    // ... with --churn every query fails at the check after the delete.
+    const { all, lines } = await runChurn(engine, 99)
+    expect(all).toMatchObject({ passed: 7, failed: 5 })
+    const heads = lines.filter((l) => l.startsWith('c.slt:'))
+    expect(heads.length).toBe(5)
+    expect(heads[0]).toMatch(/^c\.slt:\d+: \[churn\] after deleting 3 of 6 rows of t: view differs from recompute \(seed 99; RIVULET_SEED=99 replays\)$/)
+    expect(lines).toContain('  view 6 rows, recompute 3 rows')
+    expect(heads[1]).toMatch(/after deleting 3 of 6 rows of t, 2 of 4 rows of u: view differs from recompute/)
+    // the rows came back: the last query sees the full tables in the ad hoc recompute
+    expect(engine.calls.filter((c) => c.op === 'insert').length).toBe(engine.calls.filter((c) => c.op === 'delete').length)
+  })
+
+  it('detects an engine whose views stop reflecting inserts (after the re-insert)', async () => {
+    const { all, lines } = await runChurn(new SnapshotEngine('insert'))
+    expect(all).toMatchObject({ passed: 7, failed: 5 })
+    expect(lines.filter((l) => l.startsWith('c.slt:'))[0]).toMatch(/\[churn\] after re-inserting 3 of 6 rows of t: view differs from recompute \(seed \d+;/)
+  })
+
+  it('skips records inside a transaction and queries that are not helper views', async () => {
+    const engine = new SnapshotEngine('delete')
+    const { all, lines } = await runChurn(
+      engine,
+      undefined,
+      'both',
+      `
+statement ok
+CREATE TABLE t (a INTEGER)
+
+statement ok
+INSERT INTO t VALUES (1), (2)
+
+statement ok
+BEGIN
+
+query I rowsort
+SELECT a FROM t
+----
+1
+2
+
+statement ok
+COMMIT
+
+query I rowsort
+SELECT a FROM t WHERE 'now' <> '' -- mentions the clock: not viewable
+----
+1
+2
+`,
+    )
+    expect(lines).toEqual([])
+    expect(all).toMatchObject({ passed: 6, failed: 0 })
+    expect(engine.calls).toEqual([])
+  })
+
+  it('needs --mode ivm or both, and an integer RIVULET_SEED', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'slt-churn-'))
+    writeFileSync(join(dir, 'a.test'), 'statement ok\nCREATE TABLE t (a INTEGER)\n\nstatement ok\nINSERT INTO t VALUES (1), (2)\n\nquery I rowsort\nSELECT a FROM t\n----\n1\n2\n')
+    const err: string[] = []
+    const io = { out: () => {}, err: (l: string) => err.push(l), openEngine: () => new SnapshotEngine('delete') }
+    expect(await runSltCli(['--churn', dir], io)).toBe(2)
+    expect(err[0]).toMatch(/--churn needs --mode ivm or --mode both/)
+    expect(await runSltCli(['--churn', '--mode', 'ivm', dir], { ...io, env: { RIVULET_SEED: 'abc' } })).toBe(2)
+    const out: string[] = []
+    expect(await runSltCli(['--churn', '--mode', 'ivm', dir], { ...io, out: (l) => out.push(l), env: { RIVULET_SEED: '123' } })).toBe(1)
+    expect(out[0]).toMatch(/a\.test:7: \[churn\] after deleting 1 of 2 rows of t: view differs from recompute \(seed 123; RIVULET_SEED=123 replays\)/)
+    expect(await runSltCli(['--mode', 'ivm', dir], { ...io, out: () => {} })).toBe(0)
   })
 })

@@ -34,6 +34,10 @@ function typeOf(decl: string | null): SqlTypeName {
   return 'text'
 }
 
+function bindable(v: ResultValue): number | string | null {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v
+}
+
 function rewrite(sql: string): string {
   return sql.replace(/\bMATERIALIZED\s+VIEW\b/gi, 'VIEW')
 }
@@ -138,13 +142,50 @@ export class SqliteEngine implements SltEngine {
   }
 
   relations(): RelationInfo[] {
-    const rows = this.db.prepare("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')").all() as { name: string; type: string }[]
+    const rows = this.db.prepare("SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view')").all() as { name: string; type: string; sql: string }[]
     return rows.map((r) => ({
       name: r.name,
       kind: r.type === 'view' ? 'view' : 'table',
       columns: this.query(`SELECT * FROM "${r.name}" LIMIT 0`).columns,
       primaryKey: [],
+      ...(r.type === 'view' ? { definition: r.sql.replace(/^[\s\S]*?\bAS\b/i, '') } : {}),
     }))
+  }
+
+  #columnNames(table: string): string[] {
+    // Like Engine.insert/delete: a name in double quotes is taken as is.
+    table = table.replace(/^"(.*)"$/, '$1')
+    return (this.db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((c) => c.name)
+  }
+
+  #afterChange(): void {
+    this.#tick++
+    if (!this.db.inTransaction) this.#publish()
+  }
+
+  /** Inserts rows given in column order (like Engine.insert). */
+  insert(table: string, rows: readonly (readonly ResultValue[])[]): number {
+    const cols = this.#columnNames(table)
+    if (cols.length === 0) throw new SqlError('42P01', `no such table: ${table}`)
+    table = table.replace(/^"(.*)"$/, '$1')
+    const stmt = this.db.prepare(`INSERT INTO "${table}" VALUES (${cols.map(() => '?').join(', ')})`)
+    let n = 0
+    for (const row of rows) n += stmt.run(...row.map(bindable)).changes
+    this.#afterChange()
+    return n
+  }
+
+  /** Deletes rows given in column order; one copy per row listed (tables here are bags). */
+  delete(table: string, rows: readonly (readonly ResultValue[])[]): number {
+    const cols = this.#columnNames(table)
+    if (cols.length === 0) throw new SqlError('42P01', `no such table: ${table}`)
+    table = table.replace(/^"(.*)"$/, '$1')
+    const match = cols.map((c) => `"${c}" IS ?`).join(' AND ')
+    const stmt = this.db.prepare(`DELETE FROM "${table}" WHERE rowid = (SELECT rowid FROM "${table}" WHERE ${match} LIMIT 1)`)
+    let n = 0
+    for (const row of rows) n += stmt.run(...row.map(bindable)).changes
+    this.#afterChange()
+    return n
   }
 
   close(): void {
