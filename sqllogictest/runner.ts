@@ -200,6 +200,12 @@ interface IvmView {
   readonly index: number
   readonly name: string
   readonly sql: string
+  /** The identifiers of the query (a superset of the relation names it reads). */
+  readonly names: ReadonlySet<string>
+  /** The last record before the query that may change what one of its names resolves to
+   *  (−1: none); the view is created right after it, so it is maintained through every data
+   *  statement from there to the query. */
+  settledAfter: number
   readonly ncols: number
   live: boolean
   /** Last creation error, when creation failed. */
@@ -267,6 +273,56 @@ export function sqlIdentifiers(sql: string): Set<string> {
     } else if (c >= '0' && c <= '9') {
       while (i < n && /[A-Za-z0-9_.]/.test(sql[i]!)) i++
     } else i++
+  }
+  return out
+}
+
+const NAME = String.raw`("(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)(?:\s*\.\s*("(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*))?`
+const CREATE_RELATION = new RegExp(String.raw`^create\s+(?:or\s+replace\s+)?(?:temp\s+|temporary\s+)?(?:materialized\s+)?(?:table|view|stream|source|sink)\s+(?:if\s+not\s+exists\s+)?${NAME}`, 'i')
+const DROP_RELATION = new RegExp(String.raw`^drop\s+(?:table|view|materialized\s+view|stream|source|sink)\s+(?:if\s+exists\s+)?([^;]*)$`, 'i')
+const ALTER_RELATION = new RegExp(String.raw`^alter\s+(?:table|view|materialized\s+view|stream)\s+(?:if\s+exists\s+)?${NAME}(?:.*\brename\s+to\s+${NAME})?`, 'is')
+// (DDL is refused inside transaction blocks, so ending one changes no names)
+const NO_NAME_CHANGE = /^(create\s+(?:unique\s+)?index\b|drop\s+index\b|create\s+trigger\b|drop\s+trigger\b|reindex\b|commit\b|end\b|rollback\b|abort\b)/i
+
+function identName(quotedOrBare: string): string {
+  return quotedOrBare.startsWith('"') ? quotedOrBare.slice(1, -1).replace(/""/g, '"') : quotedOrBare.toLowerCase()
+}
+
+/**
+ * The relation names a statement text may create, drop or alter (the last part of qualified
+ * names), or undefined when it may change what any name resolves to (CASCADE, COMMIT, ALTER
+ * forms we do not recognise, ...). Used to create a query's helper view as early as the names
+ * it reads are settled.
+ */
+export function changedNames(sql: string): Set<string> | undefined {
+  const out = new Set<string>()
+  const cuts = [-1, ...topLevelSemicolons(sql), sql.length]
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    const stmt = sql.slice(cuts[i]! + 1, cuts[i + 1]).replace(/--[^\n]*/g, ' ').trim()
+    if (stmt === '' || !NAME_CHANGE.test(stmt)) continue
+    if (NO_NAME_CHANGE.test(stmt)) continue
+    let m = CREATE_RELATION.exec(stmt)
+    if (m !== null) {
+      out.add(identName(m[2] ?? m[1]!))
+      continue
+    }
+    m = DROP_RELATION.exec(stmt)
+    if (m !== null) {
+      if (/\bcascade\b/i.test(m[1]!)) return undefined
+      for (const part of m[1]!.replace(/\brestrict\b/i, '').split(',')) {
+        const n = new RegExp(String.raw`^\s*${NAME}\s*$`).exec(part)
+        if (n === null) return undefined
+        out.add(identName(n[2] ?? n[1]!))
+      }
+      continue
+    }
+    m = ALTER_RELATION.exec(stmt)
+    if (m !== null) {
+      out.add(identName(m[2] ?? m[1]!))
+      if (m[3] !== undefined) out.add(identName(m[4] ?? m[3]))
+      continue
+    }
+    return undefined
   }
   return out
 }
@@ -406,18 +462,29 @@ class FileRun {
   async run(): Promise<Counts> {
     const records = this.#records
     // Pre-scan: views named in delta records, and the queries that become views in ivm mode.
+    const nameChanges: { readonly index: number; readonly names: ReadonlySet<string> | undefined }[] = []
     let halted = false
     for (let k = 0; k < records.length; k++) {
       const r = records[k]!
       if (!this.#applies(r)) continue
       if (r.kind === 'halt') halted = true
       if (halted) break
+      if (r.kind === 'statement' && NAME_CHANGE.test(r.sql)) nameChanges.push({ index: k, names: changedNames(r.sql) })
       if (r.kind !== 'query') continue
       if (r.delta !== undefined) this.#deltaNames.add(r.delta)
       else if (this.#ivm && r.error === undefined) {
         const sql = viewableQuery(r.sql)
         if (sql !== undefined) {
-          this.#views.set(k, { index: k, name: `__slt_q${k}`, sql, ncols: r.types.length, live: false, error: undefined })
+          const names = sqlIdentifiers(sql)
+          let settledAfter = -1
+          for (let j = nameChanges.length - 1; j >= 0; j--) {
+            const c = nameChanges[j]!
+            if (c.names === undefined || [...c.names].some((n) => names.has(n))) {
+              settledAfter = c.index
+              break
+            }
+          }
+          this.#views.set(k, { index: k, name: `__slt_q${k}`, sql, names, settledAfter, ncols: r.types.length, live: false, error: undefined })
         }
       }
     }
@@ -532,7 +599,7 @@ class FileRun {
   #runStatement(k: number, r: StatementRecord): void {
     const db = this.#engine
     const inTxBefore = db.inTransaction
-    if (this.#ivm && NEEDS_NO_VIEWS.test(r.sql)) this.#dropLiveViews()
+    if (this.#ivm && NEEDS_NO_VIEWS.test(r.sql)) this.#dropLiveViews(changedNames(r.sql))
     let out = this.#exec(r.sql)
     if (out.error !== undefined && r.expect.kind !== 'error' && this.#ivm && !inTxBefore && this.#anyLiveView() && !/^\s*(commit|end)\b/i.test(r.sql)) {
       // Maybe one of our helper views made the statement fail: retry without them.
@@ -919,11 +986,12 @@ class FileRun {
     v.error = err
   }
 
-  /** Tries to create the views of queries after record `after` that are not live yet. */
+  /** Tries to create the views of queries after record `after` that are not live yet and
+   *  whose names are settled (no later statement before the query may change them). */
   #createPendingViews(after: number): void {
     if (this.#engine.inTransaction) return
     for (const v of this.#views.values()) {
-      if (v.index <= after || v.live) continue
+      if (v.index <= after || v.live || v.settledAfter > after) continue
       if (v.error !== undefined && (v.error.code === undefined || !RETRYABLE.has(v.error.code))) continue
       this.#createView(v)
     }
@@ -941,10 +1009,12 @@ class FileRun {
     this.#views.delete(v.index)
   }
 
-  /** Drops every live helper view; they become pending again (with a retryable state). */
-  #dropLiveViews(): void {
+  /** Drops the live helper views that may read one of `names` (all of them when undefined);
+   *  they become pending again (with a retryable state). */
+  #dropLiveViews(names?: ReadonlySet<string>): void {
     for (const v of this.#views.values()) {
       if (!v.live) continue
+      if (names !== undefined && ![...names].some((n) => v.names.has(n))) continue
       try {
         this.#engine.execute(`DROP MATERIALIZED VIEW ${v.name}`)
       } catch {
