@@ -111,18 +111,21 @@ export class Circuit {
 
   #stepReached(): void {
     const order = this.#order
-    const heap: Operator[] = []
+    const heap = new WorkList()
     const queued = new Set<Operator>()
     const enqueueReaders = (op: Operator): void => {
-      for (const r of this.#consumers.get(op) ?? []) {
+      const readers = this.#consumers.get(op)
+      if (readers === undefined) return
+      for (let i = 0; i < readers.length; i++) {
+        const r = readers[i]!
         if (queued.has(r)) continue
         queued.add(r)
-        heapPush(heap, r, order)
+        heap.push(r, order.get(r)!)
       }
     }
     for (const s of this.#sources) if (s.out.rows.length !== 0) enqueueReaders(s)
-    while (heap.length > 0) {
-      const op = heapPop(heap, order)
+    while (heap.size > 0) {
+      const op = heap.pop()
       this.#run(op)
       if (op.out.rows.length !== 0) enqueueReaders(op)
     }
@@ -224,34 +227,55 @@ export class Circuit {
   }
 }
 
-function heapPush(heap: Operator[], op: Operator, order: ReadonlyMap<Operator, number>): void {
-  const key = order.get(op)!
-  let i = heap.push(op) - 1
-  while (i > 0) {
-    const parent = (i - 1) >> 1
-    if (order.get(heap[parent]!)! <= key) break
-    heap[i] = heap[parent]!
-    i = parent
-  }
-  heap[i] = op
-}
+/** A binary min-heap of operators by topological position (keys in a parallel array, so a
+ *  comparison is a number comparison). */
+class WorkList {
+  readonly #ops: Operator[] = []
+  readonly #keys: number[] = []
 
-function heapPop(heap: Operator[], order: ReadonlyMap<Operator, number>): Operator {
-  const top = heap[0]!
-  const last = heap.pop()!
-  if (heap.length > 0) {
-    const key = order.get(last)!
-    let i = 0
-    for (;;) {
-      const l = 2 * i + 1
-      if (l >= heap.length) break
-      const r = l + 1
-      const c = r < heap.length && order.get(heap[r]!)! < order.get(heap[l]!)! ? r : l
-      if (order.get(heap[c]!)! >= key) break
-      heap[i] = heap[c]!
-      i = c
-    }
-    heap[i] = last
+  get size(): number {
+    return this.#ops.length
   }
-  return top
+
+  push(op: Operator, key: number): void {
+    const ops = this.#ops
+    const keys = this.#keys
+    let i = ops.length
+    ops.push(op)
+    keys.push(key)
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (keys[parent]! <= key) break
+      ops[i] = ops[parent]!
+      keys[i] = keys[parent]!
+      i = parent
+    }
+    ops[i] = op
+    keys[i] = key
+  }
+
+  pop(): Operator {
+    const ops = this.#ops
+    const keys = this.#keys
+    const top = ops[0]!
+    const last = ops.pop()!
+    const key = keys.pop()!
+    const n = ops.length
+    if (n > 0) {
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        if (l >= n) break
+        const r = l + 1
+        const c = r < n && keys[r]! < keys[l]! ? r : l
+        if (keys[c]! >= key) break
+        ops[i] = ops[c]!
+        keys[i] = keys[c]!
+        i = c
+      }
+      ops[i] = last
+      keys[i] = key
+    }
+    return top
+  }
 }
