@@ -5,6 +5,7 @@
 import * as ivm from '../ivm/index.js'
 import type { Operator, Row } from '../ivm/index.js'
 import type { AggregateCall, DeltaPlan, SortKey, SqlType } from '../planner/index.js'
+import { createHash } from 'node:crypto'
 import { jsonReplacer } from '../planner/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
@@ -94,7 +95,7 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
     throw new RivuletError(SqlState.internalError, `internal error: cannot render ${(p as DeltaPlan).kind}`)
   }
   const arrangeShared = (p: Extract<DeltaPlan, { kind: 'arrange' }>): ivm.ArrangeOperator => {
-    const fp = JSON.stringify(p, jsonReplacer)
+    const fp = fingerprint(p)
     const existing = ctx.arrangements.get(fp)
     if (existing && ctx.circuit.has(existing)) {
       operators.set(p, existing)
@@ -107,6 +108,25 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
   }
   const output = go(plan)
   return { output, fresh, operators }
+}
+
+const FINGERPRINTS = new WeakMap<DeltaPlan, string>()
+
+/** A structural fingerprint of a delta plan: equal plans (same shape, expressions and
+ *  inputs) share one, so views can share arrangements. Children enter by their own
+ *  (memoized) fingerprint, so deep plans cost linear time, not a serialization per level. */
+function fingerprint(p: DeltaPlan): string {
+  let fp = FINGERPRINTS.get(p)
+  if (fp !== undefined) return fp
+  const shallow: Record<string, unknown> = { ...p }
+  if ('input' in p) shallow.input = fingerprint(p.input)
+  if ('left' in p) shallow.left = fingerprint(p.left)
+  if ('right' in p) shallow.right = fingerprint(p.right)
+  if ('inputs' in p) shallow.inputs = p.inputs.map(fingerprint)
+  const json = JSON.stringify(shallow, jsonReplacer)
+  fp = json.length <= 64 ? json : createHash('sha256').update(json).digest('base64')
+  FINGERPRINTS.set(p, fp)
+  return fp
 }
 
 /** (l, r) → [l[0..lw), r[0..rw)] as straight-line code. */

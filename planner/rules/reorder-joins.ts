@@ -11,7 +11,7 @@
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col } from '../expr/scalar.js'
 import type { LogicalPlan } from '../logical/plan.js'
-import { conjoin, conjuncts, hasSubquery, referencedColumns, remapColumns, transformDown } from '../logical/tree.js'
+import { conjoin, conjuncts, hasSubquery, jsonReplacer, referencedColumns, remapColumns, sameExpr, transformDown } from '../logical/tree.js'
 import type { Rule } from './rule.js'
 
 export const reorderJoins: Rule = {
@@ -134,13 +134,26 @@ function reorder(p: LogicalPlan): LogicalPlan | undefined {
   return { kind: 'project', input: tree, exprs: restore, columns: p.columns }
 }
 
-/** True when `a` is already a left-deep inner join tree with every conjunct at its lowest join. */
+/** True when `a` is already a left-deep inner join tree with every conjunct at its lowest join
+ *  (compared structurally, ignoring output columns: walking beats serializing deep trees). */
 function sameShape(a: LogicalPlan, b: LogicalPlan): boolean {
-  return JSON.stringify(stripColumns(a)) === JSON.stringify(stripColumns(b))
+  if (a === b) return true
+  if (a.kind === 'join') return b.kind === 'join' && sameShape(a.left, b.left) && sameShape(a.right, b.right) && sameCondition(a.condition, b.condition)
+  if (a.kind === 'filter') return b.kind === 'filter' && sameShape(a.input, b.input) && sameExpr(a.predicate, b.predicate)
+  if (b.kind === 'join' || b.kind === 'filter') return false
+  if (a.kind === 'scan' || b.kind === 'scan') return a.kind === 'scan' && b.kind === 'scan' && a.relation === b.relation
+  return jsonLength(a) === jsonLength(b)
 }
 
-function stripColumns(p: LogicalPlan): unknown {
-  if (p.kind === 'join') return ['join', stripColumns(p.left), stripColumns(p.right), p.condition ?? null]
-  if (p.kind === 'filter') return ['filter', stripColumns(p.input), p.predicate]
-  return ['leaf', p.kind === 'scan' ? p.relation : JSON.stringify(p).length]
+function sameCondition(a: ScalarExpr | undefined, b: ScalarExpr | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : sameExpr(a, b)
+}
+
+const JSON_LENGTH = new WeakMap<LogicalPlan, number>()
+
+/** Size of a leaf's serialization (leaves other than scans are told apart by it). */
+function jsonLength(p: LogicalPlan): number {
+  let n = JSON_LENGTH.get(p)
+  if (n === undefined) JSON_LENGTH.set(p, (n = JSON.stringify(p, jsonReplacer).length))
+  return n
 }
