@@ -172,16 +172,16 @@ export class Engine {
         if (t.store.keyOf) {
           // a key listed twice is still one row to delete
           const k = t.store.keyOf(row)
-          const existing = t.store.get(k)
+          const existing = t.store.rows.get(k)
           if (existing && !seen.has(k)) {
             seen.add(k)
             delta.push(existing, -1)
           }
-        } else if (t.store.has(ivm.rowKey(row))) delta.push(row, -1)
+        } else if (t.store.rows.has(ivm.rowKey(row))) delta.push(row, -1)
       }
       const c = delta.consolidate()
       // a bag row deleted more often than it exists is deleted as often as it exists
-      if (!t.store.keyOf) for (let i = 0; i < c.rows.length; i++) c.weights[i] = -Math.min(-c.weights[i]!, t.store.countOf(ivm.rowKey(c.rows[i]!)))
+      if (!t.store.keyOf) for (let i = 0; i < c.rows.length; i++) c.weights[i] = -Math.min(-c.weights[i]!, t.store.counts.get(ivm.rowKey(c.rows[i]!)) ?? 0)
       this.#applyDelta(t, c)
       return -c.weights.reduce((a, b) => a + b, 0)
     })
@@ -370,7 +370,7 @@ export class Engine {
     const notNull = columns.map((_, i) => s.columns[i]!.notNull || primaryKey.includes(i))
     const scope = new Scope([])
     const defaults = s.columns.map((c, i) => (c.default ? coerce(bindExpr(c.default, this.#exprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span) : undefined))
-    const store = new TableStore(primaryKey, columns.length)
+    const store = new TableStore(primaryKey)
     const input = this.#circuit.add(new ivm.InputOperator(() => store.snapshot()))
     this.#circuit.retain(input)
     const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input }
@@ -666,7 +666,7 @@ export class Engine {
     }
     const delta = new ivm.ZSet()
     for (const [k, row] of latest) {
-      const old = t.store.get(k)
+      const old = t.store.rows.get(k)
       if (old) delta.push(old, -1)
       delta.push(row, 1)
     }
@@ -682,7 +682,7 @@ export class Engine {
     const update = this.#upsertFunction(t, rows, policy)
     /** Keys this statement wrote: their row, or null for a key an update moved away from. */
     const written = new Map<ivm.RowKey, Row | null>()
-    const current = (k: ivm.RowKey): Row | undefined => (written.has(k) ? (written.get(k) ?? undefined) : t.store.get(k))
+    const current = (k: ivm.RowKey): Row | undefined => (written.has(k) ? (written.get(k) ?? undefined) : t.store.rows.get(k))
     let n = 0
     for (const row of rows) {
       this.#checkNotNull(t, row)
@@ -711,7 +711,7 @@ export class Engine {
     }
     const delta = new ivm.ZSet()
     for (const [k, row] of written) {
-      const old = t.store.get(k)
+      const old = t.store.rows.get(k)
       if (old) delta.push(old, -1)
       if (row) delta.push(row, 1)
     }
@@ -744,7 +744,7 @@ export class Engine {
     const pairs: Row[] = []
     const seen = new Set<ivm.RowKey>()
     for (const row of rows) {
-      const stored = t.store.get(keyOf(row))
+      const stored = t.store.rows.get(keyOf(row))
       if (!stored) continue
       const pair = [...stored, ...row]
       const pk = ivm.rowKey(pair)
@@ -783,7 +783,7 @@ export class Engine {
       const batch = new Set<ivm.RowKey>()
       for (const row of rows) {
         const k = t.store.keyOf(row)
-        if (t.store.has(k) || batch.has(k)) {
+        if (t.store.rows.has(k) || batch.has(k)) {
           if (skipConflicts) continue
           const pk = t.primaryKey.map((i) => t.columns[i]!.name).join(', ')
           const vals = t.primaryKey.map((i) => String(toResultValue(row[i], t.columns[i]!.type))).join(', ')
@@ -844,12 +844,12 @@ export class Engine {
     }
     const c = delta.consolidate()
     if (t.store.keyOf) {
-      // the table after the update must still have unique keys (only keys the update touches
-      // can change: each starts from its stored count)
+      // the table after the update must still have unique keys
       const after = new Map<ivm.RowKey, number>()
+      for (const k of t.store.rows.keys()) after.set(k, 1)
       for (let i = 0; i < c.rows.length; i++) {
         const k = t.store.keyOf(c.rows[i]!)
-        after.set(k, (after.get(k) ?? t.store.countOf(k)) + c.weights[i]!)
+        after.set(k, (after.get(k) ?? 0) + c.weights[i]!)
       }
       for (let i = 0; i < c.rows.length; i++) {
         const k = t.store.keyOf(c.rows[i]!)
