@@ -17,6 +17,8 @@ export type RowFn = (row: Row) => unknown
 interface Gen {
   temps: number
   consts: unknown[]
+  /** How a column reference reads its value (default `row[i]`). */
+  column?: (index: number) => string
 }
 
 const CMP: Record<string, string> = { eq: '===', ne: '!==', lt: '<', le: '<=', gt: '>', ge: '>=' }
@@ -64,7 +66,7 @@ function constant(g: Gen, v: unknown): string {
 function gen(e: ScalarExpr, g: Gen): string {
   switch (e.kind) {
     case 'column':
-      return `row[${e.index}]`
+      return g.column ? g.column(e.index) : `row[${e.index}]`
     case 'literal':
       return constant(g, e.value)
     case 'outerColumn':
@@ -222,6 +224,18 @@ export function compileProjection(exprs: readonly ScalarExpr[]): (row: Row) => R
   const g: Gen = { temps: 0, consts: [] }
   const parts = exprs.map((e) => gen(e, g))
   return build(`[${parts.join(', ')}]`, g) as (row: Row) => Row
+}
+
+/** Compiles a projection over the concatenation of two rows, `l` (its first `leftWidth`
+ *  columns) then `r`, without building the concatenated row: a join followed by a
+ *  projection allocates only the projected row. */
+export function compileJoinProjection(exprs: readonly ScalarExpr[], leftWidth: number): (l: Row, r: Row) => Row {
+  const g: Gen = { temps: 0, consts: [], column: (i) => (i < leftWidth ? `l[${i}]` : `r[${i - leftWidth}]`) }
+  const body = `[${exprs.map((e) => gen(e, g)).join(', ')}]`
+  const decl = g.temps > 0 ? `let ${Array.from({ length: g.temps }, (_, i) => `t${i}`).join(', ')};` : ''
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const factory = new Function('RT', 'K', `"use strict"; return function compiled(l, r) { ${decl} return ${body}; };`) as (rt: typeof RT, k: unknown[]) => (l: Row, r: Row) => Row
+  return factory(RT, g.consts)
 }
 
 /** Evaluates a constant expression (no column references). */

@@ -8,7 +8,7 @@ import type { AggregateCall, DeltaPlan, SortKey, SqlType } from '../planner/inde
 import { createHash } from 'node:crypto'
 import { jsonReplacer } from '../planner/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
-import { compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
+import { compileJoinProjection, compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
 import { compareFn } from './values.js'
 
 export interface RenderContext {
@@ -50,6 +50,14 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
         return add(new ivm.ConstantOperator(z))
       }
       case 'mfp': {
+        // an inner join whose only reader is a plain projection computes the projected row
+        // directly from the two sides (no concatenated row per match)
+        const j = p.input
+        if (j.kind === 'join' && j.joinType === 'inner' && p.predicate === undefined && p.projection !== undefined && !operators.has(j)) {
+          const op = add(new ivm.JoinOperator(arrangeShared(j.left), arrangeShared(j.right), compileJoinProjection(p.projection, j.leftWidth)))
+          operators.set(j, op)
+          return op
+        }
         const input = go(p.input)
         return add(new ivm.MapFilterOperator(input, p.predicate ? compilePredicate(p.predicate) : undefined, p.projection ? compileProjection(p.projection) : undefined))
       }
