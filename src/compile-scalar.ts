@@ -201,9 +201,14 @@ function baseOp(id: string): string {
 
 /** Overload ids that are called even with NULL arguments. */
 function build(body: string, g: Gen): (row: Row) => unknown {
+  return buildWith<(row: Row) => unknown>('row', body, g)
+}
+
+/** Builds `function compiled(<params>) { return <body> }` over the run-time helpers. */
+function buildWith<F>(params: string, body: string, g: Gen): F {
   const decl = g.temps > 0 ? `let ${Array.from({ length: g.temps }, (_, i) => `t${i}`).join(', ')};` : ''
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const factory = new Function('RT', 'K', `"use strict"; return function compiled(row) { ${decl} return ${body}; };`) as (rt: typeof RT, k: unknown[]) => (row: Row) => unknown
+  const factory = new Function('RT', 'K', `"use strict"; return function compiled(${params}) { ${decl} return ${body}; };`) as (rt: typeof RT, k: unknown[]) => F
   return factory(RT, g.consts)
 }
 
@@ -231,11 +236,7 @@ export function compileProjection(exprs: readonly ScalarExpr[]): (row: Row) => R
  *  projection allocates only the projected row. */
 export function compileJoinProjection(exprs: readonly ScalarExpr[], leftWidth: number): (l: Row, r: Row) => Row {
   const g: Gen = { temps: 0, consts: [], column: (i) => (i < leftWidth ? `l[${i}]` : `r[${i - leftWidth}]`) }
-  const body = `[${exprs.map((e) => gen(e, g)).join(', ')}]`
-  const decl = g.temps > 0 ? `let ${Array.from({ length: g.temps }, (_, i) => `t${i}`).join(', ')};` : ''
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const factory = new Function('RT', 'K', `"use strict"; return function compiled(l, r) { ${decl} return ${body}; };`) as (rt: typeof RT, k: unknown[]) => (l: Row, r: Row) => Row
-  return factory(RT, g.consts)
+  return buildWith<(l: Row, r: Row) => Row>('l, r', `[${exprs.map((e) => gen(e, g)).join(', ')}]`, g)
 }
 
 /** Evaluates a constant expression (no column references). */
