@@ -32,6 +32,9 @@ export interface Operator {
   /** Operators whose state is the integral of their output (inputs, arrangements,
    *  materialized outputs) return it, so a reader attached later can be backfilled. */
   snapshot?(): ZSet
+  /** Called by the circuit at the end of a tick after the watermarks moved; may free state
+   *  (and, for some operators, emit output). */
+  advance?(): void
 }
 
 let nextOperatorId = 1
