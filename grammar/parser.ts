@@ -105,6 +105,9 @@ function canStartAlias(t: IToken): boolean {
   return isIdentLike(t) && !notBareAlias.some((c) => is(t, c))
 }
 /** Lower-cased image. Tolerates the dummy result OR returns while recording the grammar. */
+/** Interval units in the plural, accepted as Flink writes them (`INTERVAL '10' MINUTES`). */
+const PLURAL_UNITS = new Set(['years', 'months', 'days', 'hours', 'minutes', 'seconds'])
+
 function word(t: IToken): string {
   const image: unknown = t.image
   return typeof image === 'string' ? image.toLowerCase() : ''
@@ -1147,8 +1150,12 @@ export class SqlParser extends EmbeddedActionsParser {
     ])
     let unit: string | undefined
     let toUnit: string | undefined
-    this.option(0, () => {
-      unit = this.subrule(0, this.intervalUnit)
+    this.option(0, {
+      // a plural unit (Flink's `INTERVAL '10' MINUTES`) is a plain identifier otherwise
+      GATE: () => !is(this.LA(1), T.Identifier) || PLURAL_UNITS.has(word(this.LA(1))),
+      DEF: () => {
+        unit = this.subrule(0, this.intervalUnit)
+      },
     })
     this.option(1, {
       GATE: () => unit !== undefined,
@@ -1169,8 +1176,9 @@ export class SqlParser extends EmbeddedActionsParser {
         { ALT: () => this.consume(3, T.HOUR) },
         { ALT: () => this.consume(4, T.MINUTE) },
         { ALT: () => this.consume(5, T.SECOND) },
+        { GATE: () => PLURAL_UNITS.has(word(this.LA(1))), ALT: () => this.consume(6, T.Identifier) },
       ]),
-    ),
+    ).replace(/s$/, ''),
   )
 
   /** `a`, `t.a`, `t.*`, `f(…)`, `s.f(…)`. */

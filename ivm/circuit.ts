@@ -16,6 +16,8 @@ export class Circuit {
   #nextOrder = 0
   #consumers = new Map<Operator, Operator[]>()
   #sources = new Set<Operator>()
+  /** Operators with `advance()` (watermark-driven), for the end-of-tick pass. */
+  #advancing = new Set<Operator>()
   /** The operators in order, rebuilt lazily after adds and removals (small circuits only). */
   #list: Operator[] | null = null
   /** Operators stepped since the last commit: only their journals can hold anything. */
@@ -38,6 +40,7 @@ export class Circuit {
     this.#order.set(op, this.#nextOrder++)
     this.#consumers.set(op, [])
     if (op.inputs.length === 0) this.#sources.add(op)
+    if (op.advance !== undefined) this.#advancing.add(op)
     for (const i of op.inputs) {
       this.#refs.set(i, this.#refs.get(i)! + 1)
       const readers = this.#consumers.get(i)!
@@ -66,6 +69,7 @@ export class Circuit {
     this.#order.delete(op)
     this.#consumers.delete(op)
     this.#sources.delete(op)
+    this.#advancing.delete(op)
     this.#list = null
     for (const i of op.inputs) {
       const readers = this.#consumers.get(i)
@@ -128,6 +132,41 @@ export class Circuit {
       const op = heap.pop()
       this.#run(op)
       if (op.out.rows.length !== 0) enqueueReaders(op)
+    }
+  }
+
+  /** End of a tick, after the watermarks moved: calls `advance()` on every operator that has
+   *  one (or on those in `only`), in topological order, and propagates what they emit like a
+   *  step — an operator reached by such output steps first, then advances, so a chain of
+   *  EMIT ON WINDOW CLOSE views settles in one pass. */
+  advance(only?: readonly Operator[]): void {
+    const order = this.#order
+    const heap = new WorkList()
+    const queued = new Set<Operator>()
+    const enqueue = (op: Operator): void => {
+      if (queued.has(op) || !order.has(op)) return
+      queued.add(op)
+      heap.push(op, order.get(op)!)
+    }
+    if (only !== undefined) {
+      for (const op of only) if (op.advance !== undefined) enqueue(op)
+    } else for (const op of this.#advancing) enqueue(op)
+    while (heap.size > 0) {
+      const op = heap.pop()
+      let fed = false
+      for (const i of op.inputs) if (i.out.rows.length !== 0) fed = true
+      if (fed) this.#run(op)
+      if (op.advance !== undefined) {
+        if (!fed) {
+          this.#stepped.add(op)
+          this.#emitted.push(op)
+        }
+        op.advance()
+      }
+      if (op.out.rows.length !== 0) {
+        const readers = this.#consumers.get(op)
+        if (readers !== undefined) for (const r of readers) enqueue(r)
+      }
     }
   }
 
@@ -208,6 +247,16 @@ export class Circuit {
       }
     } finally {
       clear()
+    }
+  }
+
+  /** Commits only `ops` (fresh operators after an advance during backfill), leaving the
+   *  open tick's other journals alone. */
+  commitOnly(ops: readonly Operator[]): void {
+    for (const op of ops) {
+      if (!this.#stepped.has(op)) continue
+      op.commit()
+      this.#stepped.delete(op)
     }
   }
 

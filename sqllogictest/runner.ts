@@ -78,6 +78,9 @@ export function addCounts(total: Counts, c: Counts): void {
 
 /** Churn seed when none is given (RIVULET_SEED unset). */
 export const DEFAULT_CHURN_SEED = 20240611
+/** Churn in the file's own engine while at most this many other live helper views read the
+ *  churned tables; beyond it, in a sandbox engine (each churn would otherwise update them all). */
+export const CHURN_IN_PLACE_MAX_VIEWS = 32
 
 /** Names the runner answers to in `skipif`/`onlyif`. */
 export const ENGINE_NAMES: readonly string[] = ['postgresql', 'rivulet']
@@ -811,23 +814,30 @@ class FileRun {
   // -------------------------------------------------------------------------------------------
   // churn (README: "Churn")
 
-  /** Tables (kind 'table') that `sql` reads, directly or through views. */
-  #baseTables(sql: string): string[] {
+  /** Tables (kind 'table') that `sql` reads, directly or through views; and every relation
+   *  it reads in an order that puts each after what it reads (for a sandbox copy). */
+  #baseTables(sql: string): { tables: string[]; order: RelationInfo[] } {
     const byName = new Map<string, RelationInfo>()
     for (const rel of this.#engine.relations()) byName.set(rel.name, rel)
     const tables: string[] = []
+    const order: RelationInfo[] = []
     const seen = new Set<string>()
     const visit = (text: string): void => {
       for (const id of sqlIdentifiers(text)) {
         const rel = byName.get(id)
-        if (rel === undefined || seen.has(rel.name)) continue
+        if (rel === undefined || seen.has(rel.name) || rel.name.startsWith('__slt_q')) continue
         seen.add(rel.name)
-        if (rel.kind === 'table') tables.push(rel.name)
-        else if ((rel.kind === 'view' || rel.kind === 'materialized view') && rel.definition !== undefined) visit(rel.definition)
+        if (rel.kind === 'table') {
+          tables.push(rel.name)
+          order.push(rel)
+        } else if ((rel.kind === 'view' || rel.kind === 'materialized view') && rel.definition !== undefined) {
+          visit(rel.definition)
+          order.push(rel)
+        }
       }
     }
     visit(sql)
-    return tables.sort()
+    return { tables: tables.sort(), order }
   }
 
   /** Rendered rows of a result (one string per row), sorted; in the given float format. */
@@ -854,22 +864,56 @@ class FileRun {
     return [`  view ${a.length} rows, recompute ${b.length} rows`, ...shown('only in the view', fmt(onlyA)), ...shown('only in the recompute', fmt(onlyB))]
   }
 
-  /** After a query matched through `view`: delete a random half of its tables' rows, check, re-insert, check. */
+  /** After a query matched through `view`: delete a random half of its tables' rows, check,
+   *  re-insert, check. In the file's engine, unless many other live helper views read those
+   *  tables: then in a sandbox engine holding a copy of just what the query reads (README). */
   #churn(k: number, r: QueryRecord, view: IvmView, sort: SortMode): ChurnFailure | undefined {
-    const db = this.#engine
-    if (db.inTransaction) return undefined
+    const main = this.#engine
+    if (main.inTransaction) return undefined
     const seed = this.#opts.churnSeed ?? DEFAULT_CHURN_SEED
     const where = (step: string, what: string, details: string[] = []): ChurnFailure => ({
       what: `${step}: ${what} (seed ${seed}; RIVULET_SEED=${seed} replays)`,
       details,
     })
-    let tables: string[]
+    let reads: { tables: string[]; order: RelationInfo[] }
     try {
-      tables = this.#baseTables(view.sql)
+      reads = this.#baseTables(view.sql)
     } catch (e) {
       return where('finding tables', describeError(toSqlError(e)))
     }
+    const tables = reads.tables
     if (tables.length === 0) return undefined
+    let others = 0
+    const read = reads.order.map((rel) => rel.name)
+    for (const v of this.#views.values()) if (v.live && v !== view && read.some((name) => v.names.has(name))) others++
+    if (others <= CHURN_IN_PLACE_MAX_VIEWS) return this.#churnIn(main, k, r, view.name, view.sql, tables, sort, where)
+    let sandbox: SltEngine | undefined
+    try {
+      sandbox = this.#opts.openEngine()
+      for (const rel of reads.order) {
+        if (rel.kind === 'table') {
+          const cols = rel.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`)
+          if (rel.primaryKey.length > 0) cols.push(`PRIMARY KEY (${rel.primaryKey.map(quoteIdent).join(', ')})`)
+          sandbox.execute(`CREATE TABLE ${quoteIdent(rel.name)} (${cols.join(', ')})`)
+          const rows = main.query(`SELECT * FROM ${quoteIdent(rel.name)}`).rows
+          if (rows.length > 0) sandbox.insert(apiName(rel.name), rows)
+        } else sandbox.execute(`CREATE ${rel.kind === 'view' ? 'VIEW' : 'MATERIALIZED VIEW'} ${quoteIdent(rel.name)} AS ${rel.definition!}`)
+      }
+      const cols = this.#viewColumnList && view.ncols > 0 ? ` (${Array.from({ length: view.ncols }, (_, i) => `c${i + 1}`).join(', ')})` : ''
+      sandbox.execute(`CREATE MATERIALIZED VIEW ${view.name}${cols} AS ${view.sql}`)
+    } catch (e) {
+      sandbox?.close()
+      return where('copying what the query reads into a sandbox engine', describeError(toSqlError(e)))
+    }
+    try {
+      return this.#churnIn(sandbox, k, r, view.name, view.sql, tables, sort, where)
+    } finally {
+      sandbox.close()
+    }
+  }
+
+  #churnIn(db: SltEngine, k: number, r: QueryRecord, viewName: string, viewSql: string, tables: readonly string[], sort: SortMode, where: (step: string, what: string, details?: string[]) => ChurnFailure): ChurnFailure | undefined {
+    const seed = this.#opts.churnSeed ?? DEFAULT_CHURN_SEED
     const rand = mulberry32(mixSeed(seed, k))
     const picks: { table: string; rows: ResultValue[][]; of: number }[] = []
     for (const t of tables) {
@@ -893,9 +937,9 @@ class FileRun {
     const what = picks.map((p) => `${p.rows.length} of ${p.of} rows of ${p.table}`).join(', ')
     const read = (): { view?: QueryResult; recompute?: QueryResult; error?: string } => {
       try {
-        const v = db.query(`SELECT * FROM ${view.name}`)
+        const v = db.query(`SELECT * FROM ${viewName}`)
         try {
-          return { view: v, recompute: db.query(view.sql) }
+          return { view: v, recompute: db.query(viewSql) }
         } catch (e) {
           return { error: `recompute failed: ${describeError(toSqlError(e))}` }
         }

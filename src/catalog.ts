@@ -3,7 +3,10 @@
 
 import * as ivm from '../ivm/index.js'
 import type { Row } from '../ivm/index.js'
-import type { Catalog, CatalogRelation, CatalogRelationKind, Column, DeltaPlan } from '../planner/index.js'
+import type { Catalog, CatalogRelation, CatalogRelationKind, Column, ColumnWatermark, DeltaPlan, ScalarExpr } from '../planner/index.js'
+import { visitExpr } from '../planner/index.js'
+import { evaluateConstant } from './compile-scalar.js'
+import { Interval } from './values.js'
 import type { ChangeBatch } from './types.js'
 
 /** Stored rows of a table. Primary-keyed tables map key → row; bags map row → count. */
@@ -110,8 +113,25 @@ export class TableStore {
 
 }
 
+/** A stream's event time (SPEC §2): `WATERMARK FOR column AS expr`. */
+export interface StreamWatermark {
+  readonly column: number
+  /** The watermark candidate of a row (`expr`, e.g. ts - 5 s). */
+  readonly candidate: (row: Row) => unknown
+  /** The watermark, committed: moves at the end of a tick, never backwards. */
+  current: number
+  /** Largest candidate of the rows accepted in the open tick. */
+  pending: number
+  /** Late events ever counted (committed), and in the open tick. */
+  late: number
+  pendingLate: number
+  /** `WITH (late_events_kept = N)`: rows kept in rivulet_late_events for this stream. */
+  readonly keep: number | undefined
+}
+
 export interface TableEntry {
-  readonly kind: 'table' | 'stream'
+  /** 'system': rivulet_late_events (read-only to users, written by the engine). */
+  readonly kind: 'table' | 'stream' | 'system'
   readonly name: string
   readonly columns: readonly Column[]
   readonly primaryKey: readonly number[]
@@ -119,6 +139,7 @@ export interface TableEntry {
   readonly defaults: readonly (import('../planner/index.js').ScalarExpr | undefined)[]
   readonly store: TableStore
   readonly input: ivm.InputOperator
+  readonly watermark?: StreamWatermark
 }
 
 export interface Subscriber {
@@ -139,9 +160,18 @@ export interface ViewEntry {
   readonly subscribers: Set<Subscriber>
   /** Changes of the open tick, delivered to subscribers at commit. */
   pending: ivm.ZSet
+  /** Output columns a watermark bounds (for views reading this one). */
+  readonly watermarks: readonly ColumnWatermark[]
 }
 
 export type Entry = TableEntry | ViewEntry
+
+/** The columns of a relation a watermark bounds: a stream's event time; a view's, as
+ *  derived when it was created. */
+export function watermarksOf(e: Entry): readonly ColumnWatermark[] {
+  if (isView(e)) return e.watermarks
+  return e.watermark ? [{ column: e.watermark.column, sources: [e.name], strict: false }] : []
+}
 
 export function isView(e: Entry): e is ViewEntry {
   return e.kind === 'view' || e.kind === 'materialized view'
@@ -180,7 +210,18 @@ export class EngineCatalog implements Catalog {
   getRelation(name: string): CatalogRelation | undefined {
     const e = this.entries.get(name)
     if (!e) return undefined
-    return { name: e.name, kind: e.kind as CatalogRelationKind, columns: e.columns, primaryKey: e.kind === 'table' || e.kind === 'stream' ? e.primaryKey : [] }
+    return { name: e.name, kind: e.kind as CatalogRelationKind, columns: e.columns, primaryKey: isView(e) ? [] : e.primaryKey, watermarks: watermarksOf(e) }
+  }
+
+  intervalMicros(e: ScalarExpr): number | undefined {
+    let constant = true
+    visitExpr(e, (x) => {
+      if (x.kind === 'column' || x.kind === 'outerColumn' || x.kind === 'subquery') constant = false
+    })
+    if (!constant) return undefined
+    const v = evaluateConstant(e)
+    if (!(v instanceof Interval) || v.months !== 0) return undefined
+    return v.days * 86_400_000_000 + v.micros
   }
 
   dependents(name: string): ViewEntry[] {

@@ -20,7 +20,9 @@ import {
   explainLogical,
   jsonReplacer,
   lower,
+  lowerEmitOnWindowClose,
   optimize,
+  watermarkColumns,
   typeDisplayName,
   typeFromName,
   visitExpr,
@@ -32,7 +34,7 @@ import {
   type SortKey,
   type SqlType,
 } from '../planner/index.js'
-import { EngineCatalog, TableStore, isView, type Entry, type TableEntry, type ViewEntry } from './catalog.js'
+import { EngineCatalog, TableStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
 import { compileProjection, compileScalar, evaluateConstant, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
@@ -79,6 +81,10 @@ export class Engine {
   readonly #indexes = new Map<string, string>()
   /** Trigger name → trigger (dropped with their table). */
   readonly #triggers = new Map<string, TriggerEntry>()
+  /** Streams that received rows (or late events) in the open tick. */
+  readonly #streamsTouched = new Set<TableEntry>()
+  /** rivulet_late_events (SPEC §2): late events, queryable and usable in views. */
+  readonly #lateEvents: TableEntry
 
   static open(options: EngineOptions = {}): Engine {
     return new Engine(options)
@@ -86,6 +92,37 @@ export class Engine {
 
   constructor(options: EngineOptions = {}) {
     if (options.dir !== undefined) throw new RivuletError(SqlState.featureNotSupported, 'durable mode (--data DIR) arrives with the durability issue; run in memory for now')
+    const columns: Column[] = [
+      { name: 'stream', type: 'text' },
+      { name: 'seq', type: 'bigint' },
+      { name: 'event_time', type: 'timestamp' },
+      { name: 'watermark', type: 'timestamp' },
+      { name: 'tick', type: 'bigint' },
+      { name: 'row', type: 'text' },
+    ]
+    const store = new TableStore([])
+    const input = this.#circuit.add(new ivm.InputOperator(() => store.snapshot()))
+    this.#circuit.retain(input)
+    this.#lateEvents = { kind: 'system', name: LATE_EVENTS, columns, primaryKey: [], notNull: columns.map(() => false), defaults: columns.map(() => undefined), store, input }
+    this.#catalog.add(this.#lateEvents)
+  }
+
+  /** The watermark of a stream (SPEC §2) as a timestamp text, or null before its first event
+   *  (or for a stream without WATERMARK). */
+  watermark(stream: string): string | null {
+    this.#checkOpen()
+    const e = this.#catalog.entries.get(foldName(stream))
+    if (!e || isView(e) || e.kind !== 'stream') throw new RivuletError(SqlState.undefinedTable, `stream "${stream}" does not exist`)
+    const w = e.watermark
+    return w === undefined || w.current === -Infinity ? null : (toResultValue(w.current, 'timestamp') as string)
+  }
+
+  /** How many late events a stream has counted (SPEC §2), including those no longer kept. */
+  lateEvents(stream: string): number {
+    this.#checkOpen()
+    const e = this.#catalog.entries.get(foldName(stream))
+    if (!e || isView(e) || e.kind !== 'stream') throw new RivuletError(SqlState.undefinedTable, `stream "${stream}" does not exist`)
+    return e.watermark?.late ?? 0
   }
 
   get inTransaction(): boolean {
@@ -190,6 +227,8 @@ export class Engine {
   relations(): RelationInfo[] {
     const out: RelationInfo[] = []
     for (const e of this.#catalog.entries.values()) {
+      // system relations (rivulet_late_events) are read by name, not listed
+      if (e.kind === 'system') continue
       out.push({
         name: e.name,
         kind: e.kind,
@@ -299,7 +338,16 @@ export class Engine {
   }
 
   #commitTick(): void {
+    this.#advanceWatermarks()
     this.#circuit.commit()
+    for (const t of this.#streamsTouched) {
+      const w = t.watermark!
+      if (w.pending > w.current) w.current = w.pending
+      w.pending = -Infinity
+      w.late += w.pendingLate
+      w.pendingLate = 0
+    }
+    this.#streamsTouched.clear()
     for (const t of this.#touched) t.commit()
     const hadChanges = this.#touched.size > 0
     this.#touched.clear()
@@ -320,7 +368,49 @@ export class Engine {
     this.#touched.clear()
   }
 
+  /** End of a tick: streams whose watermark moves let watermark-driven operators emit
+   *  (EMIT ON WINDOW CLOSE) and free state, within this tick. The new watermarks are visible
+   *  to them already; the tick still rolls back as a whole if this fails. */
+  #advanceWatermarks(): void {
+    let moved = false
+    for (const t of this.#streamsTouched) if (t.watermark!.pending > t.watermark!.current) moved = true
+    if (!moved) return
+    this.#watermarkPreview = true
+    try {
+      this.#circuit.advance()
+      for (const e of this.#catalog.subscribed) if (e.sink.out.length > 0) e.pending.append(e.sink.out)
+    } catch (e) {
+      this.#rollbackTick()
+      if (this.#inTransaction) this.#aborted = true
+      throw e
+    } finally {
+      this.#watermarkPreview = false
+      this.#circuit.endStep()
+    }
+  }
+
+  /** True while #advanceWatermarks runs: watermarks read as they will be after the tick. */
+  #watermarkPreview = false
+
+  /** The watermark operators see: the minimum over `sources`. */
+  #watermarkOf(sources: readonly string[]): number {
+    let min = Infinity
+    for (const name of sources) {
+      const e = this.#catalog.entries.get(name)
+      const w = e && !isView(e) ? e.watermark : undefined
+      if (w === undefined) return -Infinity
+      const v = this.#watermarkPreview && w.pending > w.current ? w.pending : w.current
+      if (v < min) min = v
+    }
+    return min
+  }
+
   #rollbackTick(): void {
+    for (const t of this.#streamsTouched) {
+      t.watermark!.pending = -Infinity
+      t.watermark!.pendingLate = 0
+    }
+    this.#streamsTouched.clear()
     this.#circuit.rollback()
     for (const t of this.#touched) t.rollback()
     this.#touched.clear()
@@ -370,12 +460,104 @@ export class Engine {
     const notNull = columns.map((_, i) => s.columns[i]!.notNull || primaryKey.includes(i))
     const scope = new Scope([])
     const defaults = s.columns.map((c, i) => (c.default ? coerce(bindExpr(c.default, this.#exprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span) : undefined))
+    const watermark = this.#streamOptions(s, stream, columns, notNull, ctx)
     const store = new TableStore(primaryKey)
     const input = this.#circuit.add(new ivm.InputOperator(() => store.snapshot()))
     this.#circuit.retain(input)
-    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input }
+    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, ...(watermark ? { watermark } : {}) }
     this.#catalog.add(entry)
     return { command: s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
+  }
+
+  /** A stream's WATERMARK clause and WITH options (SPEC §2). Marks the event-time column NOT
+   *  NULL (an event without a time cannot be placed in a window or judged late). */
+  #streamOptions(s: ast.CreateTableStmt, stream: boolean, columns: readonly Column[], notNull: boolean[], ctx: StatementContext): StreamWatermark | undefined {
+    let keep: number | undefined
+    for (const o of s.with) {
+      if (o.name === 'late_events_kept' && stream) {
+        const v = o.value && o.value.kind === 'literal' && o.value.value.type !== 'null' ? Number((o.value.value as { text?: unknown }).text) : NaN
+        if (!Number.isInteger(v) || v < 0) throw new RivuletError(SqlState.invalidParameterValue, 'late_events_kept must be a non-negative integer (how many late events of this stream rivulet_late_events keeps)', positionAt(ctx.text, o.span.start))
+        keep = v
+      } else if (o.name === 'retention' && stream) throw new RivuletError(SqlState.featureNotSupported, 'stream retention is not supported yet: a stream keeps all its history', positionAt(ctx.text, o.span.start))
+      else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream ? ' (known: late_events_kept)' : ''}`, positionAt(ctx.text, o.span.start))
+    }
+    const def = s.watermark
+    if (!def) {
+      if (keep !== undefined) throw new RivuletError(SqlState.invalidParameterValue, 'late_events_kept needs a WATERMARK FOR clause (without a watermark no event is late)', positionAt(ctx.text, s.span.start))
+      return undefined
+    }
+    if (!stream) throw new RivuletError(SqlState.featureNotSupported, 'WATERMARK on a mutable table (a versioned table for temporal joins) is not supported yet; declare a stream (CREATE STREAM or CREATE TABLE ... APPEND ONLY)', positionAt(ctx.text, def.span.start))
+    const column = columns.findIndex((c) => c.name === def.column)
+    if (column < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${def.column}" named in WATERMARK FOR does not exist`, positionAt(ctx.text, def.span.start))
+    if (columns[column]!.type !== 'timestamp') throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK FOR column "${def.column}" must be of type timestamp, not ${typeDisplayName(columns[column]!.type)}`, positionAt(ctx.text, def.span.start))
+    const scope = new Scope(columns.map((c) => ({ table: undefined, name: c.name, type: c.type, hidden: false })))
+    const bound = bindExpr(def.expr, this.#exprCtx(scope, ctx, 'WATERMARK'))
+    let other = false
+    visitExpr(bound, (x) => {
+      if ((x.kind === 'column' && x.index !== column) || x.kind === 'subquery') other = true
+    })
+    if (other || bound.type !== 'timestamp') throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK expression must be a timestamp computed from "${def.column}" alone, such as ${def.column} - INTERVAL '5' SECOND`, positionAt(ctx.text, def.expr.span.start))
+    notNull[column] = true
+    return { column, candidate: compileScalar(bound), current: -Infinity, pending: -Infinity, late: 0, pendingLate: 0, keep }
+  }
+
+  /** Splits rows arriving at a stream into those applied and the late ones (event time below
+   *  the watermark at the start of the tick), which are recorded in rivulet_late_events. The
+   *  accepted rows raise the stream's pending watermark. */
+  #acceptOnTime(t: TableEntry, rows: readonly Row[]): readonly Row[] {
+    const w = t.watermark
+    if (w === undefined || rows.length === 0) return rows
+    this.#streamsTouched.add(t)
+    const onTime: Row[] = []
+    let late: Row[] | undefined
+    for (const row of rows) {
+      const ts = row[w.column] as number
+      if (ts < w.current) (late ??= []).push(row)
+      else {
+        onTime.push(row)
+        const c = w.candidate(row)
+        if (typeof c === 'number' && c > w.pending) w.pending = c
+      }
+    }
+    if (late !== undefined) this.#recordLate(t, w, late)
+    return onTime
+  }
+
+  #recordLate(t: TableEntry, w: StreamWatermark, rows: readonly Row[]): void {
+    const delta = new ivm.ZSet()
+    const tick = this.#tick + 1
+    for (const row of rows) {
+      const seq = w.late + w.pendingLate + 1
+      w.pendingLate++
+      if (w.keep === 0) continue
+      delta.push([t.name, seq, row[w.column], w.current, tick, recordText(row, t.columns)], 1)
+    }
+    if (w.keep !== undefined) {
+      // keep the newest `keep` of this stream: drop the oldest beyond it
+      const all: Row[] = []
+      for (const r of this.#lateEvents.store.snapshot().rows) if (r[0] === t.name) all.push(r)
+      const excess = all.length + delta.length - w.keep
+      if (excess > 0) {
+        all.sort((a, b) => (a[1] as number) - (b[1] as number))
+        for (let i = 0; i < excess && i < all.length; i++) delta.push(all[i]!, -1)
+        // rows of this very batch beyond the bound never enter
+        if (excess > all.length) {
+          const drop = excess - all.length
+          const kept = new ivm.ZSet()
+          let skipped = 0
+          for (let i = 0; i < delta.length; i++) {
+            if (delta.weights[i]! > 0 && skipped < drop) {
+              skipped++
+              continue
+            }
+            kept.push(delta.rows[i]!, delta.weights[i]!)
+          }
+          this.#applyDelta(this.#lateEvents, kept.consolidate())
+          return
+        }
+      }
+    }
+    this.#applyDelta(this.#lateEvents, delta.consolidate())
   }
 
   #createView(s: ast.CreateViewStmt, ctx: StatementContext): StatementResult {
@@ -396,14 +578,24 @@ export class Engine {
       if (seen.has(c.name)) throw new RivuletError(SqlState.duplicateColumn, `column "${c.name}" specified more than once`, positionAt(ctx.text, s.query.span.start))
       seen.add(c.name)
     }
-    const plan = lower(optimize(logical))
+    const optimized = optimize(logical)
+    const lowerOptions = { watermarks: this.#relationWatermarks }
+    const plan = s.query.emitOnWindowClose ? this.#lowerAt(() => lowerEmitOnWindowClose(optimized, lowerOptions), ctx, s.query.span.start) : lower(optimized, lowerOptions)
+    // an EMIT ON WINDOW CLOSE view changes only when windows close: no column of it is a
+    // watermark-bounded input to others beyond the one it waits on
+    const watermarks = watermarkColumns(optimized, this.#relationWatermarks)
     const { output, fresh, operators } = render(plan, this.#renderContext())
     const sink = this.#circuit.add(new ivm.IntegrateOperator(output))
     fresh.push(sink)
     this.#circuit.retain(sink)
     try {
       this.#circuit.backfill(fresh)
+      // windows already closed at creation are emitted now (EMIT ON WINDOW CLOSE)
+      this.#circuit.advance(fresh)
+      this.#circuit.endStep()
+      this.#circuit.commitOnly(fresh)
     } catch (e) {
+      this.#circuit.endStep()
       this.#circuit.release(sink)
       throw e
     }
@@ -418,6 +610,7 @@ export class Engine {
       dependsOn: scannedRelations(logical),
       subscribers: new Set(),
       pending: new ivm.ZSet(),
+      watermarks,
     }
     this.#catalog.add(entry)
     return { command: tag, rowCount: 0 }
@@ -773,12 +966,20 @@ export class Engine {
    *  would replace a stream's row is refused. */
   #applyUpsert(t: TableEntry, delta: ivm.ZSet, what: string): void {
     if (t.kind === 'stream' && delta.weights.some((w) => w < 0)) this.#refuseStream(t, `${what} replacing a row`)
+    if (t.watermark) {
+      const onTime = new Set(this.#acceptOnTime(t, delta.rows))
+      const kept = new ivm.ZSet()
+      for (let i = 0; i < delta.length; i++) if (onTime.has(delta.rows[i]!)) kept.push(delta.rows[i]!, delta.weights[i]!)
+      this.#applyDelta(t, kept)
+      return
+    }
     this.#applyDelta(t, delta)
   }
 
-  #insertRows(t: TableEntry, rows: readonly Row[], _ctx: StatementContext, skipConflicts = false): number {
+  #insertRows(t: TableEntry, all: readonly Row[], _ctx: StatementContext, skipConflicts = false): number {
     const delta = new ivm.ZSet()
-    for (const row of rows) this.#checkNotNull(t, row)
+    for (const row of all) this.#checkNotNull(t, row)
+    const rows = this.#acceptOnTime(t, all)
     if (t.store.keyOf) {
       const batch = new Set<ivm.RowKey>()
       for (const row of rows) {
@@ -896,14 +1097,16 @@ export class Engine {
 
   #select(q: ast.Query, ctx: StatementContext): StatementResult {
     const { plan, columns } = this.#bindQuery(q, ctx)
-    const { rows } = this.#evaluateOrdered(plan)
+    // an EMIT ON WINDOW CLOSE that no watermark can serve is refused at the query's position
+    if (q.emitOnWindowClose) this.#lowerAt(() => lowerEmitOnWindowClose(optimize(plan), { watermarks: this.#relationWatermarks }), ctx, q.span.start)
+    const { rows } = this.#evaluateOrdered(plan, q.emitOnWindowClose)
     const out = rows.map((r) => r.map((v, i) => toResultValue(v, columns[i]!.type)))
     return { command: `SELECT ${out.length}`, rowCount: out.length, columns: columnInfo(columns), rows: out }
   }
 
   /** Evaluates a plan with the dataflow operators; rows in presentation order when the plan
    *  ends in ORDER BY. */
-  #evaluateOrdered(plan: LogicalPlan): { rows: Row[] } {
+  #evaluateOrdered(plan: LogicalPlan, emitOnWindowClose = false): { rows: Row[] } {
     // Peel the presentation order: [project of leading columns] over sort/topK.
     let proj: number | undefined
     let inner = plan
@@ -912,7 +1115,7 @@ export class Engine {
       inner = inner.input
     }
     const order: readonly SortKey[] = inner.kind === 'sort' || (inner.kind === 'topK' && inner.partitionBy.length === 0 && !inner.rowNumber) ? inner.orderBy : []
-    const result = this.#evaluate(inner.kind === 'sort' ? inner.input : inner)
+    const result = this.#evaluate(inner.kind === 'sort' ? inner.input : inner, emitOnWindowClose)
     const rows: Row[] = []
     for (let i = 0; i < result.rows.length; i++) for (let w = result.weights[i]!; w > 0; w--) rows.push(result.rows[i]!)
     if (order.length > 0) rows.sort(rowComparator(order))
@@ -920,17 +1123,24 @@ export class Engine {
   }
 
   /** Renders `plan` into the circuit, backfills it, reads the result and releases it. */
-  #evaluate(plan: LogicalPlan): ivm.ZSet {
+  #evaluate(plan: LogicalPlan, emitOnWindowClose = false): ivm.ZSet {
     const optimized = optimize(plan)
     const point = this.#pointRead(optimized)
     if (point) return point
-    const delta = lower(optimized)
+    const lowerOptions = { watermarks: this.#relationWatermarks }
+    const delta = emitOnWindowClose ? lowerEmitOnWindowClose(optimized, lowerOptions) : lower(optimized, lowerOptions)
     const { output, fresh } = render(delta, this.#renderContext())
     const sink = this.#circuit.add(new ivm.IntegrateOperator(output))
     fresh.push(sink)
     this.#circuit.retain(sink)
     try {
       this.#circuit.backfill(fresh)
+      // EMIT ON WINDOW CLOSE read ad hoc: the windows closed at the current watermark
+      if (emitOnWindowClose) {
+        this.#circuit.advance(fresh)
+        this.#circuit.endStep()
+        this.#circuit.commitOnly(fresh)
+      }
       return sink.contents()
     } finally {
       this.#circuit.release(sink)
@@ -1038,7 +1248,11 @@ export class Engine {
         const trace: OptimizeTrace[] = []
         const opt = optimize(plan, undefined, s.verbose ? trace : undefined)
         text = s.verbose ? [explainLogical(plan), ...trace.map((t) => `-- after ${t.rule}\n${t.plan}`)].join('\n') : explainLogical(opt)
-      } else text = explainDelta(lower(optimize(plan)))
+      } else {
+        const optimized = optimize(plan)
+        const lowerOptions = { watermarks: this.#relationWatermarks }
+        text = explainDelta(this.#lowerAt(() => (query.emitOnWindowClose ? lowerEmitOnWindowClose(optimized, lowerOptions) : lower(optimized, lowerOptions)), ctx, query.span.start))
+      }
     }
     const rows = text.split('\n').map((l) => [l] as ResultValue[])
     return { command: `EXPLAIN`, rowCount: rows.length, columns: [{ name: 'QUERY PLAN', type: 'text' }], rows }
@@ -1093,6 +1307,22 @@ export class Engine {
         if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${relation}" does not exist`)
         return isView(e) ? e.sink : e.input
       },
+      watermark: (sources: readonly string[]) => this.#watermarkOf(sources),
+    }
+  }
+
+  readonly #relationWatermarks = (relation: string) => {
+    const e = this.#catalog.entries.get(relation)
+    return e ? watermarksOf(e) : []
+  }
+
+  /** Runs a lowering step, giving its error the statement's position. */
+  #lowerAt<T>(f: () => T, ctx: StatementContext, at: number): T {
+    try {
+      return f()
+    } catch (e) {
+      if (e instanceof RivuletError && !e.position) throw new RivuletError(e.code, e.message, positionAt(ctx.text, at))
+      throw e
     }
   }
 
@@ -1185,6 +1415,20 @@ function findRaise(node: unknown): ast.FuncCall | undefined {
 
 function lastPart(n: ast.Name): string {
   return n.parts[n.parts.length - 1]!
+}
+
+/** The system relation of late events (SPEC §2). */
+const LATE_EVENTS = 'rivulet_late_events'
+
+/** A row as Postgres prints a record: `(1,abc,"2024-01-01 00:00:00",)` (NULL is empty; a
+ *  value with a comma, quote, parenthesis, backslash or space is double-quoted). */
+function recordText(row: Row, columns: readonly Column[]): string {
+  const parts = row.map((v, i) => {
+    if (v === null) return ''
+    const text = String(toResultValue(v, columns[i]!.type))
+    return text === '' || /[",()\\\s]/.test(text) ? `"${text.replace(/["\\]/g, (c) => c + c)}"` : text
+  })
+  return `(${parts.join(',')})`
 }
 
 function foldName(name: string): string {

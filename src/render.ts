@@ -17,6 +17,8 @@ export interface RenderContext {
   readonly source: (relation: string) => Operator
   /** Shared arrangements by fingerprint. */
   readonly arrangements: Map<string, ivm.ArrangeOperator>
+  /** The current watermark of a set of streams (their minimum; -Infinity before any event). */
+  readonly watermark: (sources: readonly string[]) => number
 }
 
 export interface Rendered {
@@ -85,8 +87,62 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
       case 'reduce': {
         const input = go(p.input)
         const specs = p.aggregates.map((a) => aggregateSpec(a))
-        return add(new ivm.ReduceOperator(input, p.key, specs, { emitEmptyGroup: p.emitEmptyGroup }))
+        const expire = p.freeBy ? { keyIndex: p.freeBy.column, isFinal: finality(p.freeBy) } : undefined
+        return add(new ivm.ReduceOperator(input, p.key, specs, { emitEmptyGroup: p.emitEmptyGroup, ...(expire ? { expire } : {}) }))
       }
+      case 'window': {
+        const input = go(p.input)
+        const t = p.timeColumn
+        const spec = p.spec
+        switch (spec.kind) {
+          case 'tumble': {
+            const { size, offset } = spec
+            return add(
+              new ivm.MapFilterOperator(
+                input,
+                (row: Row) => row[t] !== null,
+                (row: Row) => {
+                  const start = Math.floor(((row[t] as number) - offset) / size) * size + offset
+                  const out = row.slice()
+                  out.push(start, start + size)
+                  return out
+                },
+              ),
+            )
+          }
+          case 'hop': {
+            const { slide, size, offset } = spec
+            return add(
+              new ivm.FlatMapOperator(input, (row, emit) => {
+                const ts = row[t]
+                if (ts === null) return
+                const last = Math.floor(((ts as number) - offset) / slide) * slide + offset
+                let first = last
+                while (first - slide + size > (ts as number)) first -= slide
+                for (let start = first; start <= last; start += slide) {
+                  const out = row.slice()
+                  out.push(start, start + size)
+                  emit(out)
+                }
+              }),
+            )
+          }
+          case 'session': {
+            const freeBy = p.freeBy
+            return add(
+              new ivm.SessionWindowOperator(input, {
+                partitionBy: spec.partitionBy,
+                timeColumn: t,
+                gap: spec.gap,
+                ...(freeBy ? { watermark: () => ctx.watermark(freeBy.sources) } : {}),
+              }),
+            )
+          }
+        }
+        break
+      }
+      case 'emitOnClose':
+        return add(new ivm.EmitOnCloseOperator(go(p.input), { column: p.column, isFinal: finality(p) }))
       case 'distinct':
         return add(new ivm.DistinctOperator(go(p.input)))
       case 'threshold':
@@ -101,6 +157,11 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
       }
     }
     throw new RivuletError(SqlState.internalError, `internal error: cannot render ${(p as DeltaPlan).kind}`)
+  }
+  /** Is a value of a watermark-bounded column final at the current watermark? */
+  const finality = (w: { readonly sources: readonly string[]; readonly strict: boolean }): ((v: unknown) => boolean) => {
+    const sources = w.sources
+    return w.strict ? (v) => v !== null && (v as number) <= ctx.watermark(sources) : (v) => v !== null && (v as number) < ctx.watermark(sources)
   }
   const arrangeShared = (p: Extract<DeltaPlan, { kind: 'arrange' }>): ivm.ArrangeOperator => {
     const fp = fingerprint(p)

@@ -18,3 +18,4 @@ export { IntegrateOperator, MaterializedIndex, integrate, materialize, type Inte
 export { OutputOperator, InspectOperator, output, inspect } from './output.js'
 export { TopKOperator, topK, CHUNK_MAX, type TopKOptions } from './top-k.js'
 export { SessionWindowOperator, sessionWindow, type SessionWindowOptions } from './session-window.js'
+export { EmitOnCloseOperator, emitOnClose, type EmitOnCloseOptions } from './emit-on-close.js'

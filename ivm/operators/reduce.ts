@@ -12,6 +12,8 @@
 // State kept: Map<groupKey, Group{count, accumulators, last output row}>; the first two
 //             accumulators are fields of the group (one object per group plus what the
 //             aggregators allocate); accumulators are plain data owned by the aggregators.
+//             With `expire`, bounded: `advance()` (end of tick) drops every group whose key
+//             a watermark has made final (no change can reach it any more).
 // Linear:     no (unless every aggregate is, which is not exploited).
 // Retracts:   yes.
 //
@@ -35,6 +37,10 @@ export interface AggregateSpec {
 export interface ReduceOptions {
   /** Global aggregate (no key columns): the row exists even when the input is empty. */
   emitEmptyGroup?: boolean
+  /** Groups that can never change again (a watermark passed their key value at `keyIndex`,
+   *  a position in the key columns) are dropped from state by `advance()`; their output row
+   *  stays emitted. `isFinal` reads the current watermark. */
+  expire?: { readonly keyIndex: number; readonly isFinal: (keyValue: unknown) => boolean }
 }
 
 /** Marks a value excluded by an aggregate's filter. */
@@ -71,6 +77,9 @@ export class ReduceOperator extends BaseOperator {
   /** For each touched group, a row of this step (its key values). */
   #touchedRows: Row[] = []
   readonly #results: unknown[]
+  readonly #expire: ReduceOptions['expire']
+  /** Groups dropped by `advance()` since the last commit (restored by rollback). */
+  #expired: [RowKey, Group][] = []
 
   constructor(input: Operator, keyColumns: readonly number[], aggregates: readonly AggregateSpec[], options: ReduceOptions = {}) {
     super([input])
@@ -80,6 +89,19 @@ export class ReduceOperator extends BaseOperator {
     if (this.emitEmptyGroup && this.keyColumns.length !== 0) throw new Error('internal: emitEmptyGroup needs zero key columns')
     this.#keyOf = keyFunction(this.keyColumns)
     this.#results = new Array<unknown>(aggregates.length)
+    this.#expire = options.expire
+  }
+
+  /** Drops the groups a watermark has made final (see ReduceOptions.expire). */
+  advance(): void {
+    const expire = this.#expire
+    if (expire === undefined) return
+    for (const [key, g] of this.#groups) {
+      const v = g.out !== null ? g.out[expire.keyIndex] : undefined
+      if (g.out === null || !expire.isFinal(v)) continue
+      this.#groups.delete(key)
+      this.#expired.push([key, g])
+    }
   }
 
   step(): void {
@@ -231,9 +253,13 @@ export class ReduceOperator extends BaseOperator {
 
   override commit(): void {
     this.#journal.commit()
+    if (this.#expired.length !== 0) this.#expired = []
   }
 
   override rollback(): void {
+    // groups expired at the end of the tick come back first; then the tick's input is undone
+    for (const [key, g] of this.#expired) this.#groups.set(key, g)
+    this.#expired = []
     const global = this.emitEmptyGroup ? this.#groups.get('') : undefined
     this.#journal.undo((d) => {
       if (d === null) {
@@ -259,7 +285,7 @@ export class ReduceOperator extends BaseOperator {
 
   override describeState(): string {
     const names = this.aggregates.map((a) => a.aggregator.name).join(', ')
-    return `groups keyed by [${this.keyColumns.map((c) => '#' + c).join(', ')}]: ${this.#groups.size} groups (${names})`
+    return `groups keyed by [${this.keyColumns.map((c) => '#' + c).join(', ')}]: ${this.#groups.size} groups (${names})${this.#expire ? `; freed once key #${this.#expire.keyIndex} is final` : ''}`
   }
 }
 

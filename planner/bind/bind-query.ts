@@ -5,7 +5,7 @@ import type * as ast from '../../grammar/index.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit } from '../expr/scalar.js'
 import { commonSupertype } from '../expr/functions.js'
-import type { AggregateCall, Column, JoinType, LogicalPlan, SortKey } from '../logical/plan.js'
+import type { AggregateCall, Column, JoinType, LogicalPlan, SortKey, WindowSpec } from '../logical/plan.js'
 import { exprChildren, mapChildren, mapExpr, mapOuterRefs, sameExpr, visitExpr } from '../logical/tree.js'
 import { typeDisplayName, type SqlType } from '../types.js'
 import type { Catalog } from '../catalog.js'
@@ -386,15 +386,7 @@ export class QueryBinder {
         if (ref.asOf) throw unsupported(this.#err, 'FOR SYSTEM_TIME AS OF (temporal joins arrive with the stream-join issue)', ref.span)
         const name = ref.name.parts[ref.name.parts.length - 1]!
         const alias = ref.alias?.name ?? name
-        const cte = ref.name.parts.length === 1 ? ctes.get(name) : undefined
-        let bound: BoundQuery
-        if (cte) bound = cte
-        else {
-          const rel = this.#catalog.getRelation(name)
-          if (!rel) throw planError(this.#err, SqlState.undefinedTable, `relation "${ref.name.parts.join('.')}" does not exist`, ref.name.span)
-          const plan: LogicalPlan = { kind: 'scan', relation: rel.name, columns: rel.columns }
-          bound = { plan, columns: rel.columns }
-        }
+        let bound = this.#relation(ref.name, ctes)
         if (ref.alias && ref.alias.columns.length > 0) bound = renameColumns(bound, ref.alias.columns, this.#err, ref.span)
         return { plan: bound.plan, scope: new Scope(bound.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })), outer) }
       }
@@ -411,10 +403,98 @@ export class QueryBinder {
         return { plan: b.plan, scope: new Scope(b.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })), outer) }
       }
       case 'function':
-        throw unsupported(this.#err, `table function ${ref.name.join('.')} (windows arrive with the event-time issue)`, ref.span)
+        return this.#bindWindow(ref, outer, ctes)
       case 'join':
         return this.#bindJoin(ref, outer, ctes)
     }
+  }
+
+  /** TUMBLE / HOP / SESSION in FROM (SPEC §3.1), in the Flink form `TUMBLE(TABLE t,
+   *  DESCRIPTOR(ts), size [, offset])` and the short form `TUMBLE(t, ts, size [, offset])`,
+   *  where `t` may also be a CTE or a parenthesized subquery. */
+  #bindWindow(ref: ast.FunctionTableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {
+    const fn = ref.name[ref.name.length - 1]!
+    if (ref.name.length > 1 || (fn !== 'tumble' && fn !== 'hop' && fn !== 'session')) throw planError(this.#err, SqlState.undefinedFunction, `table function ${ref.name.join('.')} does not exist (FROM accepts the window functions TUMBLE, HOP and SESSION)`, ref.span)
+    const upper = fn.toUpperCase()
+    const usage = fn === 'tumble' ? 'TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])' : fn === 'hop' ? 'HOP(TABLE t, DESCRIPTOR(ts), slide, size [, offset])' : 'SESSION(TABLE t [PARTITION BY k, …], DESCRIPTOR(ts), gap)'
+    const [source, time, ...rest] = ref.args
+    if (source === undefined || time === undefined) throw planError(this.#err, SqlState.undefinedFunction, `${upper} needs a relation, a time column and ${fn === 'session' ? 'a gap' : 'a size'}: ${usage}`, ref.span)
+    // the input relation
+    let input: BoundQuery
+    let inputName: string | undefined
+    let partitionBy: readonly ast.Expr[] = []
+    if (source.kind === 'table') {
+      input = this.#relation(source.name, ctes)
+      inputName = source.name.parts[source.name.parts.length - 1]
+      partitionBy = source.partitionBy
+    } else if (source.kind === 'expr' && source.expr.kind === 'column') {
+      input = this.#relation({ parts: source.expr.parts, span: source.expr.span }, ctes)
+      inputName = source.expr.parts[source.expr.parts.length - 1]
+    } else if (source.kind === 'expr' && source.expr.kind === 'subquery') {
+      input = this.bindQuery(source.expr.query, outer, ctes)
+    } else throw planError(this.#err, SqlState.datatypeMismatch, `the first argument of ${upper} must be a table, view, stream or subquery: ${usage}`, source.kind === 'expr' ? source.expr.span : source.span)
+    if (partitionBy.length > 0 && fn !== 'session') throw planError(this.#err, SqlState.syntaxError, `PARTITION BY is only allowed in SESSION`, ref.span)
+    const inputScope = new Scope(input.columns.map((c) => ({ table: inputName, name: c.name, type: c.type, hidden: false })), outer)
+    // the time column
+    let timeName: string
+    let timeSpan: ast.Span
+    if (time.kind === 'descriptor') {
+      if (time.columns.length !== 1) throw planError(this.#err, SqlState.syntaxError, `DESCRIPTOR of ${upper} must name exactly one time column`, time.span)
+      timeName = time.columns[0]!
+      timeSpan = time.span
+    } else if (time.kind === 'expr' && time.expr.kind === 'column' && time.expr.parts.length === 1) {
+      timeName = time.expr.parts[0]!
+      timeSpan = time.expr.span
+    } else throw planError(this.#err, SqlState.syntaxError, `the second argument of ${upper} must be the time column (DESCRIPTOR(ts) or ts): ${usage}`, time.kind === 'expr' ? time.expr.span : time.span)
+    const found = inputScope.resolveLocal([timeName])
+    if (found.kind !== 'found') throw planError(this.#err, SqlState.undefinedColumn, `column "${timeName}" does not exist in the input of ${upper}`, timeSpan)
+    const timeType = input.columns[found.index]!.type
+    if (timeType !== 'timestamp') throw planError(this.#err, SqlState.datatypeMismatch, `the time column of ${upper} must be of type timestamp, but "${timeName}" is ${typeDisplayName(timeType)}`, timeSpan)
+    // the durations
+    const durations = rest.map((a, i) => {
+      const what = fn === 'tumble' ? ['size', 'offset'][i] : fn === 'hop' ? ['slide', 'size', 'offset'][i] : ['gap'][i]
+      if (what === undefined) throw planError(this.#err, SqlState.undefinedFunction, `too many arguments for ${upper}: ${usage}`, a.kind === 'expr' ? a.expr.span : a.span)
+      if (a.kind !== 'expr') throw planError(this.#err, SqlState.syntaxError, `the ${what} of ${upper} must be an interval: ${usage}`, a.span)
+      const bound = bindExpr(a.expr, this.#ctx(new Scope([]), upper))
+      const us = bound.type === 'interval' ? this.#catalog.intervalMicros?.(bound) : undefined
+      if (us === undefined) throw planError(this.#err, SqlState.invalidParameterValue, `the ${what} of ${upper} must be a constant interval of fixed length (days, hours, minutes, seconds; not months or years)`, a.expr.span)
+      if (what === 'offset' ? us < 0 : us <= 0) throw planError(this.#err, SqlState.invalidParameterValue, `the ${what} of ${upper} must be ${what === 'offset' ? 'zero or positive' : 'positive'}`, a.expr.span)
+      return us
+    })
+    const needed = fn === 'hop' ? 2 : 1
+    if (durations.length < needed) throw planError(this.#err, SqlState.undefinedFunction, `${upper} needs ${fn === 'hop' ? 'a slide and a size' : fn === 'session' ? 'a gap' : 'a size'}: ${usage}`, ref.span)
+    let spec: WindowSpec
+    if (fn === 'tumble') spec = { kind: 'tumble', size: durations[0]!, offset: durations[1] ?? 0 }
+    else if (fn === 'hop') {
+      spec = { kind: 'hop', slide: durations[0]!, size: durations[1]!, offset: durations[2] ?? 0 }
+      if (spec.size / spec.slide > 10000) throw planError(this.#err, SqlState.invalidParameterValue, `HOP size / slide is ${Math.ceil(spec.size / spec.slide)}: each row would fall in that many windows (at most 10000)`, ref.span)
+    } else {
+      const keys = partitionBy.map((e) => {
+        const k = bindExpr(e, this.#ctx(inputScope, 'PARTITION BY'))
+        if (k.kind !== 'column') throw unsupported(this.#err, 'SESSION PARTITION BY an expression (name columns)', e.span)
+        return k.index
+      })
+      spec = { kind: 'session', gap: durations[0]!, partitionBy: keys }
+    }
+    const columns: Column[] = [...input.columns, { name: 'window_start', type: timeType }, { name: 'window_end', type: timeType }]
+    let plan: LogicalPlan = { kind: 'window', input: input.plan, spec, timeColumn: found.index, columns }
+    let bound: BoundQuery = { plan, columns }
+    if (ref.alias && ref.alias.columns.length > 0) {
+      bound = renameColumns(bound, ref.alias.columns, this.#err, ref.span)
+      plan = bound.plan
+    }
+    const alias = ref.alias?.name ?? inputName
+    return { plan, scope: new Scope(bound.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })), outer) }
+  }
+
+  /** A named relation in FROM: a CTE or a catalog relation. */
+  #relation(name: ast.Name, ctes: Ctes): BoundQuery {
+    const last = name.parts[name.parts.length - 1]!
+    const cte = name.parts.length === 1 ? ctes.get(last) : undefined
+    if (cte) return cte
+    const rel = this.#catalog.getRelation(last)
+    if (!rel) throw planError(this.#err, SqlState.undefinedTable, `relation "${name.parts.join('.')}" does not exist`, name.span)
+    return { plan: { kind: 'scan', relation: rel.name, columns: rel.columns }, columns: rel.columns }
   }
 
   #bindJoin(ref: ast.JoinTableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {

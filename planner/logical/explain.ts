@@ -1,7 +1,7 @@
 // Deterministic indented printer for logical plans (EXPLAIN LOGICAL / OPTIMIZED, rule tests).
 
 import { printScalar } from '../expr/print.js'
-import type { LogicalPlan, SortKey } from './plan.js'
+import type { LogicalPlan, SortKey, WindowSpec } from './plan.js'
 import { children } from './tree.js'
 
 export function printSortKeys(keys: readonly SortKey[]): string {
@@ -32,7 +32,28 @@ function line(p: LogicalPlan): string {
       return `TopK${p.partitionBy.length ? ' partition=[' + p.partitionBy.map((i) => '#' + i).join(', ') + ']' : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.rowNumber ? ' row_number' : ''}`
     case 'sort':
       return `Sort ${printSortKeys(p.orderBy)}`
+    case 'window':
+      return `Window ${describeWindow(p.spec)} on #${p.timeColumn}`
   }
+}
+
+/** `tumble size=10s`, `hop slide=2s size=10s`, `session gap=30s partition=[#1]`. */
+export function describeWindow(w: WindowSpec): string {
+  switch (w.kind) {
+    case 'tumble':
+      return `tumble size=${duration(w.size)}${w.offset ? ' offset=' + duration(w.offset) : ''}`
+    case 'hop':
+      return `hop slide=${duration(w.slide)} size=${duration(w.size)}${w.offset ? ' offset=' + duration(w.offset) : ''}`
+    case 'session':
+      return `session gap=${duration(w.gap)}${w.partitionBy.length ? ' partition=[' + w.partitionBy.map((i) => '#' + i).join(', ') + ']' : ''}`
+  }
+}
+
+/** A duration in µs as the largest exact unit: 10s, 5min, 1h, 2d, 1500ms, 7us. */
+export function duration(us: number): string {
+  const units: [number, string][] = [[86_400_000_000, 'd'], [3_600_000_000, 'h'], [60_000_000, 'min'], [1_000_000, 's'], [1000, 'ms']]
+  for (const [n, u] of units) if (us !== 0 && us % n === 0) return `${us / n}${u}`
+  return `${us}us`
 }
 
 export function explainLogical(p: LogicalPlan, indent = 0): string {

@@ -59,6 +59,7 @@ export type LogicalPlan =
   | SetOpNode
   | TopKNode
   | SortNode
+  | WindowNode
 
 /** Reads a table, stream or view by name. */
 export interface ScanNode {
@@ -154,5 +155,23 @@ export interface SortNode {
   readonly kind: 'sort'
   readonly input: LogicalPlan
   readonly orderBy: readonly SortKey[]
+  readonly columns: readonly Column[]
+}
+
+/** How a window table function assigns rows to windows. Durations are microseconds. */
+export type WindowSpec =
+  | { readonly kind: 'tumble'; readonly size: number; readonly offset: number }
+  | { readonly kind: 'hop'; readonly slide: number; readonly size: number; readonly offset: number }
+  | { readonly kind: 'session'; readonly gap: number; readonly partitionBy: readonly number[] }
+
+/** TUMBLE / HOP / SESSION: output = input columns, then `window_start`, `window_end` (the
+ *  time column's type). Each input row appears once per window it falls in (HOP: several;
+ *  rows with a NULL time: none). Windows are half-open [start, end). */
+export interface WindowNode {
+  readonly kind: 'window'
+  readonly input: LogicalPlan
+  readonly spec: WindowSpec
+  /** The time column (DESCRIPTOR) of the input. */
+  readonly timeColumn: number
   readonly columns: readonly Column[]
 }

@@ -15,6 +15,7 @@ export function children(p: LogicalPlan): readonly LogicalPlan[] {
     case 'distinct':
     case 'topK':
     case 'sort':
+    case 'window':
       return [p.input]
     case 'join':
     case 'setOp':
@@ -35,6 +36,7 @@ export function withChildren(p: LogicalPlan, cs: readonly LogicalPlan[]): Logica
     case 'distinct':
     case 'topK':
     case 'sort':
+    case 'window':
       return cs[0] === p.input ? p : { ...p, input: cs[0]! }
     case 'join':
     case 'setOp':
@@ -209,6 +211,7 @@ export function mapNodeExprs(p: LogicalPlan, f: (e: ScalarExpr) => ScalarExpr): 
     case 'distinct':
     case 'union':
     case 'setOp':
+    case 'window':
       return p
     case 'values':
       return { ...p, rows: p.rows.map((r) => r.map(f)) }

@@ -2,7 +2,8 @@
 // the arrangement (index) it keeps or reads; `src/render.ts` turns this into ivm operators,
 // sharing identical arrangements between views.
 
-import type { AggregateCall, Column, SortKey } from '../logical/plan.js'
+import type { AggregateCall, Column, SortKey, WindowSpec } from '../logical/plan.js'
+import type { ColumnWatermark } from '../catalog.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 
 export type DeltaPlan =
@@ -17,6 +18,8 @@ export type DeltaPlan =
   | NegateDelta
   | UnionDelta
   | TopKDelta
+  | WindowDelta
+  | EmitOnCloseDelta
 
 /** Changes of a table, stream or materialized view. */
 export interface InputDelta {
@@ -73,6 +76,8 @@ export interface ReduceDelta {
   readonly key: readonly number[]
   readonly aggregates: readonly AggregateCall[]
   readonly emitEmptyGroup: boolean
+  /** A watermark-bounded output key column: a group is dropped from state once final. */
+  readonly freeBy?: ColumnWatermark | undefined
   readonly columns: readonly Column[]
 }
 
@@ -110,6 +115,28 @@ export interface TopKDelta {
   readonly limit: number | undefined
   readonly offset: number
   readonly rowNumber: boolean
+  readonly columns: readonly Column[]
+}
+
+/** TUMBLE / HOP (stateless: a map / flat-map) and SESSION (per-partition sessions). */
+export interface WindowDelta {
+  readonly kind: 'window'
+  readonly input: DeltaPlan
+  readonly spec: WindowSpec
+  readonly timeColumn: number
+  /** The watermark bounding the time column, if any: sessions it has passed are freed. */
+  readonly freeBy: ColumnWatermark | undefined
+  readonly columns: readonly Column[]
+}
+
+/** EMIT ON WINDOW CLOSE: holds changes until the watermark makes `column` final, then
+ *  emits them once. State: the pending rows. */
+export interface EmitOnCloseDelta {
+  readonly kind: 'emitOnClose'
+  readonly input: DeltaPlan
+  readonly column: number
+  readonly strict: boolean
+  readonly sources: readonly string[]
   readonly columns: readonly Column[]
 }
 

@@ -2,7 +2,7 @@
 // stateful operator keeps (EXPLAIN / EXPLAIN MATERIALIZED VIEW).
 
 import { printScalar } from '../expr/print.js'
-import { printSortKeys } from '../logical/explain.js'
+import { describeWindow, printSortKeys } from '../logical/explain.js'
 import type { DeltaPlan } from './delta-plan.js'
 import { deltaChildren } from './delta-plan.js'
 
@@ -23,22 +23,31 @@ export function deltaLine(p: DeltaPlan): string {
       return `Mfp ${parts.join(' ')}`
     }
     case 'arrange':
-      return `Arrange key=${keys(p.key)}  // state: arrangement of input rows by ${keys(p.key)}`
+      return `Arrange key=${keys(p.key)}  // state: arrangement of input rows by ${keys(p.key)}; unbounded`
     case 'join':
       return `Join ${p.joinType}${p.nullAware ? ' null-aware' : ''} on left${keys(p.left.key)} = right${keys(p.right.key)}  // state: reads both arrangements`
     case 'reduce':
-      return `Reduce key=${keys(p.key)} aggs=[${p.aggregates.map((a) => `${a.fn}(${a.args.map(printScalar).join(', ')})`).join(', ')}]  // state: accumulators per group`
+      return `Reduce key=${keys(p.key)} aggs=[${p.aggregates.map((a) => `${a.fn}(${a.args.map(printScalar).join(', ')})`).join(', ')}]  // state: accumulators per group; ${p.freeBy ? `bounded: a group is freed once ${watermarkText(p.freeBy.sources)} ${p.freeBy.strict ? '≥' : '>'} its ${p.columns[p.freeBy.column]?.name ?? '#' + p.freeBy.column}` : p.key.length === 0 ? 'bounded: one group' : 'unbounded'}`
     case 'distinct':
-      return 'Distinct  // state: weight per row'
+      return 'Distinct  // state: weight per row; unbounded'
     case 'threshold':
-      return 'Threshold  // state: weight per row'
+      return 'Threshold  // state: weight per row; unbounded'
     case 'negate':
       return 'Negate'
     case 'union':
       return 'Union'
     case 'topK':
-      return `TopK${p.partitionBy.length ? ' partition=' + keys(p.partitionBy) : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.rowNumber ? ' row_number' : ''}  // state: ordered rows per partition`
+      return `TopK${p.partitionBy.length ? ' partition=' + keys(p.partitionBy) : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.rowNumber ? ' row_number' : ''}  // state: ordered rows per partition; unbounded`
+    case 'window':
+      if (p.spec.kind !== 'session') return `Window ${describeWindow(p.spec)} on #${p.timeColumn}`
+      return `Window ${describeWindow(p.spec)} on #${p.timeColumn}  // state: events per partition; ${p.freeBy ? `bounded: a session is freed once ${watermarkText(p.freeBy.sources)} ≥ its window_end` : 'unbounded'}`
+    case 'emitOnClose':
+      return `EmitOnWindowClose on ${p.columns[p.column]?.name ?? '#' + p.column}  // state: rows not yet final; bounded: emitted and freed once ${watermarkText(p.sources)} ${p.strict ? '≥' : '>'} ${p.columns[p.column]?.name ?? '#' + p.column}`
   }
+}
+
+function watermarkText(sources: readonly string[]): string {
+  return sources.length === 1 ? `watermark(${sources[0]})` : `min(${sources.map((s) => `watermark(${s})`).join(', ')})`
 }
 
 /** `annotate` may add live facts per node (operator id, state size) after the line. */

@@ -9,25 +9,26 @@ import type { Column, JoinNode, LogicalPlan } from '../logical/plan.js'
 import { conjoin, conjuncts, referencedColumns, remapColumns, substituteColumns } from '../logical/tree.js'
 import { RivuletError, SqlState } from '../errors.js'
 import type { ArrangeDelta, DeltaPlan } from './delta-plan.js'
+import { emitColumn, watermarkColumns, type RelationWatermarks } from './watermarks.js'
 
-export function lower(p: LogicalPlan): DeltaPlan {
+export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
   switch (p.kind) {
     case 'scan':
       return { kind: 'input', relation: p.relation, columns: p.columns }
     case 'values':
       return { kind: 'constant', rows: p.rows, columns: p.columns }
     case 'filter':
-      return mfp(lower(p.input), p.predicate, undefined, p.columns)
+      return mfp(lower(p.input, opts), p.predicate, undefined, p.columns)
     case 'project': {
-      const input = lower(p.input)
+      const input = lower(p.input, opts)
       if (isIdentity(p.exprs, input.columns.length)) return input.columns.every((c, i) => c.name === p.columns[i]?.name) ? input : withColumns(input, p.columns)
       return mfp(input, undefined, p.exprs, p.columns)
     }
     case 'join':
-      return lowerJoin(p)
+      return lowerJoin(p, opts)
     case 'aggregate': {
       // Reduce keys on input columns: compute group expressions and aggregate arguments first.
-      const input = lower(p.input)
+      const input = lower(p.input, opts)
       const width = input.columns.length
       const groupCols: number[] = []
       const extra: ScalarExpr[] = []
@@ -39,15 +40,18 @@ export function lower(p: LogicalPlan): DeltaPlan {
         }
       }
       const pre = extra.length === 0 ? input : mfp(input, undefined, [...input.columns.map((c, i) => col(i, c.type)), ...extra], [...input.columns, ...extra.map((e, i) => ({ name: `__group${i}`, type: e.type }))])
-      return { kind: 'reduce', input: pre, key: groupCols, aggregates: p.aggregates, emitEmptyGroup: p.global, columns: p.columns }
+      // a group whose key the watermark has passed can never change again: its state is freed
+      const bounds = opts.watermarks ? watermarkColumns(p, opts.watermarks) : []
+      const expire = bounds.find((w) => w.strict) ?? bounds[0]
+      return { kind: 'reduce', input: pre, key: groupCols, aggregates: p.aggregates, emitEmptyGroup: p.global, freeBy: expire, columns: p.columns }
     }
     case 'distinct':
-      return { kind: 'distinct', input: lower(p.input), columns: p.columns }
+      return { kind: 'distinct', input: lower(p.input, opts), columns: p.columns }
     case 'union':
-      return { kind: 'union', inputs: p.inputs.map(lower), columns: p.columns }
+      return { kind: 'union', inputs: p.inputs.map((i) => lower(i, opts)), columns: p.columns }
     case 'setOp': {
-      const l = lower(p.left)
-      const r = lower(p.right)
+      const l = lower(p.left, opts)
+      const r = lower(p.right, opts)
       const cols = p.columns
       if (p.all) {
         // EXCEPT ALL = max(a − b, 0); INTERSECT ALL = min(a, b) = a − max(a − b, 0)
@@ -62,10 +66,29 @@ export function lower(p: LogicalPlan): DeltaPlan {
       return { kind: 'union', inputs: [dl, { kind: 'negate', input: diff, columns: cols }], columns: cols }
     }
     case 'topK':
-      return { kind: 'topK', input: lower(p.input), partitionBy: p.partitionBy, orderBy: p.orderBy, limit: p.limit, offset: p.offset, rowNumber: p.rowNumber, columns: p.columns }
+      return { kind: 'topK', input: lower(p.input, opts), partitionBy: p.partitionBy, orderBy: p.orderBy, limit: p.limit, offset: p.offset, rowNumber: p.rowNumber, columns: p.columns }
     case 'sort':
-      return lower(p.input)
+      return lower(p.input, opts)
+    case 'window': {
+      // sessions the watermark has passed can never change again: their state is freed
+      const time = opts.watermarks ? watermarkColumns(p.input, opts.watermarks).find((w) => w.column === p.timeColumn) : undefined
+      return { kind: 'window', input: lower(p.input, opts), spec: p.spec, timeColumn: p.timeColumn, freeBy: time, columns: p.columns }
+    }
   }
+}
+
+export interface LowerOptions {
+  /** Watermark bounds of the relations scanned; without it nothing is bounded. */
+  readonly watermarks?: RelationWatermarks
+}
+
+/** Lowers a query whose output is emitted only once final (EMIT ON WINDOW CLOSE): the rows
+ *  wait in an EmitOnClose step until the watermark passes their window_end. Refused when no
+ *  output column is bounded by a watermark. */
+export function lowerEmitOnWindowClose(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
+  const on = emitColumn(p, opts.watermarks ? watermarkColumns(p, opts.watermarks) : [])
+  if (!on) throw new RivuletError(SqlState.featureNotSupported, 'EMIT ON WINDOW CLOSE needs an output column that a watermark bounds, such as window_end of a TUMBLE, HOP or SESSION window over a stream declared with WATERMARK FOR (selected or grouped by)')
+  return { kind: 'emitOnClose', input: lower(p, opts), column: on.column, strict: on.strict, sources: on.sources, columns: p.columns }
 }
 
 function isIdentity(exprs: readonly ScalarExpr[], width: number): boolean {
@@ -137,9 +160,9 @@ function splitCondition(cond: ScalarExpr | undefined, nl: number): KeyPlan {
   return out
 }
 
-function lowerJoin(p: JoinNode): DeltaPlan {
-  let left = lower(p.left)
-  let right = lower(p.right)
+function lowerJoin(p: JoinNode, opts: LowerOptions): DeltaPlan {
+  let left = lower(p.left, opts)
+  let right = lower(p.right, opts)
   const nl = left.columns.length
   const nr = right.columns.length
   const split = splitCondition(p.condition, nl)
@@ -166,7 +189,7 @@ function lowerJoin(p: JoinNode): DeltaPlan {
       leftKeys.push(lit(true, 'boolean'))
     }
   }
-  if (split.residual.length > 0 && (t === 'left' || t === 'right' || t === 'full')) return lower(outerThetaJoin(p))
+  if (split.residual.length > 0 && (t === 'left' || t === 'right' || t === 'full')) return lower(outerThetaJoin(p), opts)
   if (split.residual.length > 0) {
     if (t !== 'inner') throw new RivuletError(SqlState.featureNotSupported, `${t === 'semi' || t === 'anti' ? 'a correlated subquery whose correlation is not an equality' : t.toUpperCase() + ' JOIN'} with a condition that is not an equality between the two sides is not supported yet`)
     post.push(...split.residual)

@@ -13,9 +13,9 @@ describe('join keys', () => {
     expect(showDelta('SELECT a.z, b.w FROM a JOIN b ON a.x = b.x AND b.y = a.y')).toMatchInlineSnapshot(`
       "Mfp map=[#2, #5]
         Join inner on left[#0, #1] = right[#0, #1]  // state: reads both arrangements
-          Arrange key=[#0, #1]  // state: arrangement of input rows by [#0, #1]
+          Arrange key=[#0, #1]  // state: arrangement of input rows by [#0, #1]; unbounded
             Input a
-          Arrange key=[#0, #1]  // state: arrangement of input rows by [#0, #1]
+          Arrange key=[#0, #1]  // state: arrangement of input rows by [#0, #1]; unbounded
             Input b"
     `)
   })
@@ -25,9 +25,9 @@ describe('join keys', () => {
     expect(showDelta('SELECT a.z, c.k FROM a, c WHERE c.x = a.x')).toMatchInlineSnapshot(`
       "Mfp map=[#2, #4]
         Join inner on left[#0] = right[#0]  // state: reads both arrangements
-          Arrange key=[#0]  // state: arrangement of input rows by [#0]
+          Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
             Input a
-          Arrange key=[#0]  // state: arrangement of input rows by [#0]
+          Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
             Input c"
     `)
   })
@@ -37,10 +37,10 @@ describe('join keys', () => {
     expect(showDelta('SELECT a.z, c.k FROM a JOIN c ON a.x + 1 = c.k')).toMatchInlineSnapshot(`
       "Mfp map=[#2, #4]
         Join inner on left[#3] = right[#1]  // state: reads both arrangements
-          Arrange key=[#3]  // state: arrangement of input rows by [#3]
+          Arrange key=[#3]  // state: arrangement of input rows by [#3]; unbounded
             Mfp map=[#0, #1, #2, int4_add(#0, 1)]
               Input a
-          Arrange key=[#1]  // state: arrangement of input rows by [#1]
+          Arrange key=[#1]  // state: arrangement of input rows by [#1]; unbounded
             Input c"
     `)
   })
@@ -50,9 +50,9 @@ describe('join keys', () => {
     expect(showDelta('SELECT a.z, b.w FROM a JOIN b ON a.x = b.x AND a.y < b.y')).toMatchInlineSnapshot(`
       "Mfp filter=(#1 < #4) map=[#2, #5]
         Join inner on left[#0] = right[#0]  // state: reads both arrangements
-          Arrange key=[#0]  // state: arrangement of input rows by [#0]
+          Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
             Input a
-          Arrange key=[#0]  // state: arrangement of input rows by [#0]
+          Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
             Input b"
     `)
   })
@@ -62,9 +62,9 @@ describe('join keys', () => {
     expect(showDelta('SELECT a.x, c.k FROM a CROSS JOIN c')).toMatchInlineSnapshot(`
       "Mfp map=[#0, #4]
         Join inner on left[] = right[]  // state: reads both arrangements
-          Arrange key=[]  // state: arrangement of input rows by []
+          Arrange key=[]  // state: arrangement of input rows by []; unbounded
             Input a
-          Arrange key=[]  // state: arrangement of input rows by []
+          Arrange key=[]  // state: arrangement of input rows by []; unbounded
             Input c"
     `)
   })
@@ -73,9 +73,9 @@ describe('join keys', () => {
     // b.y > 1 only removes candidate matches; unmatched rows of a are still padded
     expect(showDelta('SELECT * FROM a LEFT JOIN b ON a.x = b.x AND b.y > 1')).toMatchInlineSnapshot(`
       "Join left on left[#0] = right[#0]  // state: reads both arrangements
-        Arrange key=[#0]  // state: arrangement of input rows by [#0]
+        Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
           Input a
-        Arrange key=[#0]  // state: arrangement of input rows by [#0]
+        Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
           Mfp filter=(#1 > 1)
             Input b"
     `)
@@ -86,10 +86,10 @@ describe('join keys', () => {
     // END (NULL never matches) against the constant TRUE on the right
     expect(showDelta('SELECT * FROM a LEFT JOIN b ON a.x = b.x AND a.y > 1')).toMatchInlineSnapshot(`
       "Join left on left[#0, #3] = right[#0, #3]  // state: reads both arrangements
-        Arrange key=[#0, #3]  // state: arrangement of input rows by [#0, #3]
+        Arrange key=[#0, #3]  // state: arrangement of input rows by [#0, #3]; unbounded
           Mfp map=[#0, #1, #2, CASE WHEN (#1 > 1) THEN true ELSE NULL END]
             Input a
-        Arrange key=[#0, #3]  // state: arrangement of input rows by [#0, #3]
+        Arrange key=[#0, #3]  // state: arrangement of input rows by [#0, #3]; unbounded
           Mfp map=[#0, #1, #2, true]
             Input b"
     `)
@@ -99,10 +99,10 @@ describe('join keys', () => {
     // both sides are preserved: each one-sided conjunct becomes a TRUE/NULL key column
     expect(showDelta('SELECT * FROM a FULL JOIN b ON a.x = b.x AND a.y > 1 AND b.y < 5')).toMatchInlineSnapshot(`
       "Join full on left[#0, #3, #4] = right[#0, #3, #4]  // state: reads both arrangements
-        Arrange key=[#0, #3, #4]  // state: arrangement of input rows by [#0, #3, #4]
+        Arrange key=[#0, #3, #4]  // state: arrangement of input rows by [#0, #3, #4]; unbounded
           Mfp map=[#0, #1, #2, CASE WHEN (#1 > 1) THEN true ELSE NULL END, true]
             Input a
-        Arrange key=[#0, #3, #4]  // state: arrangement of input rows by [#0, #3, #4]
+        Arrange key=[#0, #3, #4]  // state: arrangement of input rows by [#0, #3, #4]; unbounded
           Mfp map=[#0, #1, #2, true, CASE WHEN (#1 < 5) THEN true ELSE NULL END]
             Input b"
     `)
@@ -113,14 +113,14 @@ describe('join keys', () => {
     expect(showDelta('SELECT z FROM a WHERE x IN (SELECT k FROM c) AND NOT EXISTS (SELECT 1 FROM d WHERE d.v = a.y)')).toMatchInlineSnapshot(`
       "Mfp map=[#2]
         Join anti on left[#1] = right[#1]  // state: reads both arrangements
-          Arrange key=[#1]  // state: arrangement of input rows by [#1]
+          Arrange key=[#1]  // state: arrangement of input rows by [#1]; unbounded
             Join semi on left[#0] = right[#0]  // state: reads both arrangements
-              Arrange key=[#0]  // state: arrangement of input rows by [#0]
+              Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
                 Input a
-              Arrange key=[#0]  // state: arrangement of input rows by [#0]
+              Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
                 Mfp map=[#1]
                   Input c
-          Arrange key=[#1]  // state: arrangement of input rows by [#1]
+          Arrange key=[#1]  // state: arrangement of input rows by [#1]; unbounded
             Input d"
     `)
   })
@@ -130,9 +130,9 @@ describe('join keys', () => {
     expect(showDelta('SELECT z FROM a WHERE x NOT IN (SELECT k FROM c)')).toMatchInlineSnapshot(`
       "Mfp map=[#2]
         Join anti null-aware on left[#0] = right[#0]  // state: reads both arrangements
-          Arrange key=[#0]  // state: arrangement of input rows by [#0]
+          Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
             Input a
-          Arrange key=[#0]  // state: arrangement of input rows by [#0]
+          Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
             Mfp map=[#1]
               Input c"
     `)
@@ -146,21 +146,21 @@ describe('outer joins with non-equality conditions', () => {
       "Union
         Mfp filter=(#1 < #4)
           Join inner on left[#0] = right[#0]  // state: reads both arrangements
-            Arrange key=[#0]  // state: arrangement of input rows by [#0]
+            Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
               Input a
-            Arrange key=[#0]  // state: arrangement of input rows by [#0]
+            Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
               Input b
         Mfp map=[#0, #1, #2, NULL, NULL, NULL]
           Join anti on left[#3] = right[#3]  // state: reads both arrangements
-            Arrange key=[#3]  // state: arrangement of input rows by [#3]
+            Arrange key=[#3]  // state: arrangement of input rows by [#3]; unbounded
               Mfp map=[#0, #1, #2, __null_safe_key(#0, #1, #2)]
                 Input a
-            Arrange key=[#3]  // state: arrangement of input rows by [#3]
+            Arrange key=[#3]  // state: arrangement of input rows by [#3]; unbounded
               Mfp filter=(#1 < #4) map=[#0, #1, #2, __null_safe_key(#0, #1, #2)]
                 Join inner on left[#0] = right[#0]  // state: reads both arrangements
-                  Arrange key=[#0]  // state: arrangement of input rows by [#0]
+                  Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
                     Input a
-                  Arrange key=[#0]  // state: arrangement of input rows by [#0]
+                  Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
                     Input b"
     `)
   })
@@ -172,33 +172,33 @@ describe('outer joins with non-equality conditions', () => {
         Union
           Mfp filter=(#1 < #4)
             Join inner on left[] = right[]  // state: reads both arrangements
-              Arrange key=[]  // state: arrangement of input rows by []
+              Arrange key=[]  // state: arrangement of input rows by []; unbounded
                 Input a
-              Arrange key=[]  // state: arrangement of input rows by []
+              Arrange key=[]  // state: arrangement of input rows by []; unbounded
                 Input b
           Mfp map=[#0, #1, #2, NULL, NULL, NULL]
             Join anti on left[#3] = right[#3]  // state: reads both arrangements
-              Arrange key=[#3]  // state: arrangement of input rows by [#3]
+              Arrange key=[#3]  // state: arrangement of input rows by [#3]; unbounded
                 Mfp map=[#0, #1, #2, __null_safe_key(#0, #1, #2)]
                   Input a
-              Arrange key=[#3]  // state: arrangement of input rows by [#3]
+              Arrange key=[#3]  // state: arrangement of input rows by [#3]; unbounded
                 Mfp filter=(#1 < #4) map=[#0, #1, #2, __null_safe_key(#0, #1, #2)]
                   Join inner on left[] = right[]  // state: reads both arrangements
-                    Arrange key=[]  // state: arrangement of input rows by []
+                    Arrange key=[]  // state: arrangement of input rows by []; unbounded
                       Input a
-                    Arrange key=[]  // state: arrangement of input rows by []
+                    Arrange key=[]  // state: arrangement of input rows by []; unbounded
                       Input b
           Mfp map=[NULL, NULL, NULL, #0, #1, #2]
             Join anti on left[#3] = right[#3]  // state: reads both arrangements
-              Arrange key=[#3]  // state: arrangement of input rows by [#3]
+              Arrange key=[#3]  // state: arrangement of input rows by [#3]; unbounded
                 Mfp map=[#0, #1, #2, __null_safe_key(#0, #1, #2)]
                   Input b
-              Arrange key=[#3]  // state: arrangement of input rows by [#3]
+              Arrange key=[#3]  // state: arrangement of input rows by [#3]; unbounded
                 Mfp filter=(#1 < #4) map=[#3, #4, #5, __null_safe_key(#3, #4, #5)]
                   Join inner on left[] = right[]  // state: reads both arrangements
-                    Arrange key=[]  // state: arrangement of input rows by []
+                    Arrange key=[]  // state: arrangement of input rows by []; unbounded
                       Input a
-                    Arrange key=[]  // state: arrangement of input rows by []
+                    Arrange key=[]  // state: arrangement of input rows by []; unbounded
                       Input b"
     `)
   })
@@ -220,13 +220,13 @@ describe('set operations', () => {
   it('EXCEPT is threshold(distinct(l) − distinct(r))', () => {
     // a row is in the result when it is in l and not in r, once
     expect(showDelta('SELECT x FROM a EXCEPT SELECT k FROM c')).toMatchInlineSnapshot(`
-      "Threshold  // state: weight per row
+      "Threshold  // state: weight per row; unbounded
         Union
-          Distinct  // state: weight per row
+          Distinct  // state: weight per row; unbounded
             Mfp map=[#0]
               Input a
           Negate
-            Distinct  // state: weight per row
+            Distinct  // state: weight per row; unbounded
               Mfp map=[#1]
                 Input c"
     `)
@@ -235,7 +235,7 @@ describe('set operations', () => {
   it('EXCEPT ALL is threshold(l − r)', () => {
     // max(count_l − count_r, 0) copies
     expect(showDelta('SELECT x FROM a EXCEPT ALL SELECT k FROM c')).toMatchInlineSnapshot(`
-      "Threshold  // state: weight per row
+      "Threshold  // state: weight per row; unbounded
         Union
           Mfp map=[#0]
             Input a
@@ -249,17 +249,17 @@ describe('set operations', () => {
     // min(1, 1) for rows in both
     expect(showDelta('SELECT x FROM a INTERSECT SELECT k FROM c')).toMatchInlineSnapshot(`
       "Union
-        Distinct  // state: weight per row
+        Distinct  // state: weight per row; unbounded
           Mfp map=[#0]
             Input a
         Negate
-          Threshold  // state: weight per row
+          Threshold  // state: weight per row; unbounded
             Union
-              Distinct  // state: weight per row
+              Distinct  // state: weight per row; unbounded
                 Mfp map=[#0]
                   Input a
               Negate
-                Distinct  // state: weight per row
+                Distinct  // state: weight per row; unbounded
                   Mfp map=[#1]
                     Input c"
     `)
@@ -272,7 +272,7 @@ describe('set operations', () => {
         Mfp map=[#0]
           Input a
         Negate
-          Threshold  // state: weight per row
+          Threshold  // state: weight per row; unbounded
             Union
               Mfp map=[#0]
                 Input a
@@ -286,7 +286,7 @@ describe('set operations', () => {
     // UNION ALL is linear: no state
     expect(showDelta('SELECT x FROM a UNION SELECT k FROM c UNION ALL SELECT v FROM d')).toMatchInlineSnapshot(`
       "Union
-        Distinct  // state: weight per row
+        Distinct  // state: weight per row; unbounded
           Union
             Mfp map=[#0]
               Input a
@@ -302,7 +302,7 @@ describe('aggregates, top-N and row_number', () => {
   it('computes a group key expression into a helper column before the reduce', () => {
     // GROUP BY x + y: the reduce keys on input columns only
     expect(showDelta('SELECT x + y AS s, count(*), sum(x) FROM a GROUP BY x + y')).toMatchInlineSnapshot(`
-      "Reduce key=[#3] aggs=[count_rows(), sum(#0)]  // state: accumulators per group
+      "Reduce key=[#3] aggs=[count_rows(), sum(#0)]  // state: accumulators per group; unbounded
         Mfp map=[#0, #1, #2, int4_add(#0, #1)]
           Input a"
     `)
@@ -311,7 +311,7 @@ describe('aggregates, top-N and row_number', () => {
   it('lowers ORDER BY … LIMIT to a top-N', () => {
     // the top-N keeps the ordered rows; LIMIT 3 OFFSET 1
     expect(showDelta('SELECT x, y FROM a ORDER BY y DESC, x LIMIT 3 OFFSET 1')).toMatchInlineSnapshot(`
-      "TopK order=[#1 DESC, #0] limit=3 offset=1  // state: ordered rows per partition
+      "TopK order=[#1 DESC, #0] limit=3 offset=1  // state: ordered rows per partition; unbounded
         Mfp map=[#0, #1]
           Input a"
     `)
@@ -323,7 +323,7 @@ describe('aggregates, top-N and row_number', () => {
     // of each partition are numbered
     expect(showDelta('SELECT * FROM (SELECT x, y, ROW_NUMBER() OVER (PARTITION BY x ORDER BY y) AS rn FROM a) s WHERE rn <= 2')).toMatchInlineSnapshot(`
       "Mfp map=[#0, #1, #4]
-        TopK partition=[#3] order=[#1] limit=2 row_number  // state: ordered rows per partition
+        TopK partition=[#3] order=[#1] limit=2 row_number  // state: ordered rows per partition; unbounded
           Mfp map=[#0, #1, #2, #0]
             Input a"
     `)
@@ -351,9 +351,9 @@ describe('hand-built plans', () => {
     // c.k = d.k
     expect(explainDelta(lower(join('inner', scan('c'), scan('d'), eq(col(1), col(2)))))).toMatchInlineSnapshot(`
       "Join inner on left[#1] = right[#0]  // state: reads both arrangements
-        Arrange key=[#1]  // state: arrangement of input rows by [#1]
+        Arrange key=[#1]  // state: arrangement of input rows by [#1]; unbounded
           Input c
-        Arrange key=[#0]  // state: arrangement of input rows by [#0]
+        Arrange key=[#0]  // state: arrangement of input rows by [#0]; unbounded
           Input d"
     `)
   })

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseSlt } from '../../sqllogictest/parse.js'
-import { DEFAULT_CHURN_SEED, changedNames, runFile, runRecords, sqlIdentifiers, viewableQuery } from '../../sqllogictest/runner.js'
+import { CHURN_IN_PLACE_MAX_VIEWS, DEFAULT_CHURN_SEED, changedNames, runFile, runRecords, sqlIdentifiers, viewableQuery } from '../../sqllogictest/runner.js'
 import type { RunMode, RunOptions, SltEngine } from '../../sqllogictest/runner.js'
 import { runSltCli } from '../../sqllogictest/cli.js'
 import type { ChangeBatch, QueryResult, RelationInfo, ResultValue, StatementResult, SubscribeOptions } from '../../src/types.js'
@@ -712,6 +712,38 @@ describe('--churn', () => {
     const { all, lines } = await runChurn(new SnapshotEngine('insert'))
     expect(all).toMatchObject({ passed: 7, failed: 5 })
     expect(lines.filter((l) => l.startsWith('c.slt:'))[0]).toMatch(/\[churn\] after re-inserting 3 of 6 rows of t: view differs from recompute \(seed \d+;/)
+  })
+
+  it('churns in a sandbox copy when many other live views read the tables, and still catches a broken engine', async () => {
+    const n = CHURN_IN_PLACE_MAX_VIEWS + 8
+    let text = 'statement ok\nCREATE TABLE t (a INTEGER, b TEXT)\n\nstatement ok\nCREATE VIEW tv AS SELECT a FROM t WHERE a > 0\n\nstatement ok\nINSERT INTO t VALUES (1, \'x\'), (2, \'y\'), (3, \'z\'), (4, \'w\')\n'
+    for (let i = 0; i < n; i++) text += `\nquery I rowsort\nSELECT a + ${i} FROM tv\n----\n${[1, 2, 3, 4].map((a) => a + i).join('\n')}\n`
+    for (const ignore of ['none', 'delete'] as const) {
+      const opened: SnapshotEngine[] = []
+      const lines: string[] = []
+      const all = await runRecords('s.slt', parseSlt(text, 's.slt'), {
+        mode: 'ivm',
+        openEngine: () => {
+          const e = new SnapshotEngine(ignore)
+          opened.push(e)
+          return e
+        },
+        report: (l) => lines.push(l),
+        churn: true,
+      })
+      // the first queries have more than the limit of other live views: a sandbox each
+      const sandboxes = opened.slice(1)
+      expect(sandboxes.length).toBe(n - CHURN_IN_PLACE_MAX_VIEWS - 1)
+      // a sandbox holds a full copy of t (seeded with one insert), then deletes and re-inserts half
+      for (const sb of sandboxes) expect(sb.calls.map((c) => `${c.op} ${c.table} ${c.rows.length}`)).toEqual(['insert t 4', 'delete t 2', 'insert t 2'])
+      if (ignore === 'none') {
+        expect(lines).toEqual([])
+        expect(all).toMatchObject({ passed: n + 3, failed: 0 })
+      } else {
+        expect(all).toMatchObject({ passed: 3, failed: n })
+        expect(lines.filter((l) => l.startsWith('s.slt:'))[0]).toMatch(/\[churn\] after deleting 2 of 4 rows of t: view differs from recompute/)
+      }
+    }
   })
 
   it('skips records inside a transaction and queries that are not helper views', async () => {

@@ -1,0 +1,104 @@
+// Which output columns of a plan a watermark bounds (SPEC §2: watermarks flow through
+// operators). A column is bounded when every change that can still reach the plan's output
+// has a value at or above (strictly above, for window ends) the minimum watermark of some
+// streams — so rows below it are final. This decides where EMIT ON WINDOW CLOSE can emit and
+// which state a watermark frees.
+//
+// Rules (each keeps only what it can prove):
+//   scan             the relation's own bounds (a stream's event-time column; a view's, as
+//                    computed when it was created)
+//   filter, sort, distinct   unchanged
+//   project          a plain column reference keeps its input's bound
+//   window           the input's bounds, plus window_end strictly above the time column's
+//                    watermark (an event at t ≥ W only touches windows ending after t)
+//   aggregate        a GROUP BY column keeps its bound (a group only changes through input
+//                    rows with that value)
+//   inner/semi join  an equi-key pair bounded on both sides keeps the bound on both output
+//                    columns, with the sources of both (a change from either side matches
+//                    rows with equal keys)
+//   union            a column bounded in every input, with all their sources
+//   anything else    nothing (outer joins, set operations, top-N can revise old rows)
+
+import type { ColumnWatermark } from '../catalog.js'
+import type { LogicalPlan } from '../logical/plan.js'
+import { conjuncts } from '../logical/tree.js'
+
+export type RelationWatermarks = (relation: string) => readonly ColumnWatermark[]
+
+export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): ColumnWatermark[] {
+  switch (p.kind) {
+    case 'scan':
+      return [...relation(p.relation)]
+    case 'values':
+    case 'setOp':
+    case 'topK':
+      return []
+    case 'filter':
+    case 'sort':
+    case 'distinct':
+      return watermarkColumns(p.input, relation)
+    case 'project': {
+      const inner = watermarkColumns(p.input, relation)
+      const out: ColumnWatermark[] = []
+      p.exprs.forEach((e, i) => {
+        if (e.kind !== 'column') return
+        const w = inner.find((x) => x.column === e.index)
+        if (w) out.push({ ...w, column: i })
+      })
+      return out
+    }
+    case 'window': {
+      const inner = watermarkColumns(p.input, relation)
+      const time = inner.find((x) => x.column === p.timeColumn)
+      if (!time) return inner
+      return [...inner, { column: p.columns.length - 1, sources: time.sources, strict: true }]
+    }
+    case 'aggregate': {
+      const inner = watermarkColumns(p.input, relation)
+      const out: ColumnWatermark[] = []
+      p.groupBy.forEach((g, i) => {
+        if (g.kind !== 'column') return
+        const w = inner.find((x) => x.column === g.index)
+        if (w) out.push({ ...w, column: i })
+      })
+      return out
+    }
+    case 'join': {
+      if ((p.joinType !== 'inner' && p.joinType !== 'semi') || !p.condition) return []
+      const nl = p.left.columns.length
+      const left = watermarkColumns(p.left, relation)
+      const right = watermarkColumns(p.right, relation)
+      const out: ColumnWatermark[] = []
+      for (const c of conjuncts(p.condition)) {
+        if (c.kind !== 'call' || c.fn !== 'eq' || c.args[0]!.kind !== 'column' || c.args[1]!.kind !== 'column') continue
+        let a = c.args[0]!.index
+        let b = c.args[1]!.index
+        if (a >= nl) [a, b] = [b, a]
+        if (a >= nl || b < nl) continue
+        const wl = left.find((x) => x.column === a)
+        const wr = right.find((x) => x.column === b - nl)
+        if (!wl || !wr) continue
+        const merged = { sources: [...new Set([...wl.sources, ...wr.sources])], strict: wl.strict && wr.strict }
+        out.push({ column: a, ...merged })
+        if (p.joinType === 'inner') out.push({ column: b, ...merged })
+      }
+      return out
+    }
+    case 'union': {
+      const all = p.inputs.map((i) => watermarkColumns(i, relation))
+      const out: ColumnWatermark[] = []
+      for (const w of all[0] ?? []) {
+        const others = all.slice(1).map((ws) => ws.find((x) => x.column === w.column))
+        if (others.some((o) => o === undefined)) continue
+        out.push({ column: w.column, sources: [...new Set([...w.sources, ...others.flatMap((o) => o!.sources)])], strict: w.strict && others.every((o) => o!.strict) })
+      }
+      return out
+    }
+  }
+}
+
+/** The column EMIT ON WINDOW CLOSE waits on: a bounded column named window_end, else the
+ *  first strictly bounded one, else the first bounded one. */
+export function emitColumn(p: LogicalPlan, bounds: readonly ColumnWatermark[]): ColumnWatermark | undefined {
+  return bounds.find((w) => p.columns[w.column]?.name === 'window_end') ?? bounds.find((w) => w.strict) ?? bounds[0]
+}
