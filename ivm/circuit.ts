@@ -138,8 +138,8 @@ export class Circuit {
   /** End of a tick, after the watermarks moved: calls `advance()` on every operator that has
    *  one (or on those in `only`), in topological order, and propagates what they emit like a
    *  step — an operator reached by such output steps first, then advances, so a chain of
-   *  EMIT ON WINDOW CLOSE views settles in one pass. */
-  advance(only?: readonly Operator[]): void {
+   *  EMIT ON WINDOW CLOSE views settles in one pass. Returns whether anything was emitted. */
+  advance(only?: readonly Operator[]): boolean {
     const order = this.#order
     const heap = new WorkList()
     const queued = new Set<Operator>()
@@ -151,6 +151,7 @@ export class Circuit {
     if (only !== undefined) {
       for (const op of only) if (op.advance !== undefined) enqueue(op)
     } else for (const op of this.#advancing) enqueue(op)
+    let emitted = false
     while (heap.size > 0) {
       const op = heap.pop()
       let fed = false
@@ -164,10 +165,12 @@ export class Circuit {
         op.advance()
       }
       if (op.out.rows.length !== 0) {
+        emitted = true
         const readers = this.#consumers.get(op)
         if (readers !== undefined) for (const r of readers) enqueue(r)
       }
     }
+    return emitted
   }
 
   #run(op: Operator): void {

@@ -21,6 +21,8 @@ import {
   jsonReplacer,
   lower,
   lowerEmitOnWindowClose,
+  readsClockOutsideTemporalFilters,
+  deltaChildren,
   optimize,
   watermarkColumns,
   typeDisplayName,
@@ -39,7 +41,7 @@ import { compileProjection, compileScalar, evaluateConstant, type RowFn } from '
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
-import { castValue, fromInputValue, toResultValue } from './values.js'
+import { castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
 
 interface StatementContext {
   readonly text: string
@@ -85,6 +87,13 @@ export class Engine {
   readonly #streamsTouched = new Set<TableEntry>()
   /** rivulet_late_events (SPEC §2): late events, queryable and usable in views. */
   readonly #lateEvents: TableEntry
+  /** Processing time source (epoch ms) and the open tick's reading of it (µs). */
+  readonly #clock: () => number | Date
+  #tickNow: number | undefined
+  /** Views with a temporal filter: time passing changes them. */
+  readonly #temporalViews = new Set<ViewEntry>()
+  /** Processing time up to which time-driven operators have been advanced (µs). */
+  #advancedTo = -Infinity
 
   static open(options: EngineOptions = {}): Engine {
     return new Engine(options)
@@ -92,6 +101,7 @@ export class Engine {
 
   constructor(options: EngineOptions = {}) {
     if (options.dir !== undefined) throw new RivuletError(SqlState.featureNotSupported, 'durable mode (--data DIR) arrives with the durability issue; run in memory for now')
+    this.#clock = options.clock ?? (() => wallClock.nowMicros() / 1000)
     const columns: Column[] = [
       { name: 'stream', type: 'text' },
       { name: 'seq', type: 'bigint' },
@@ -105,6 +115,29 @@ export class Engine {
     this.#circuit.retain(input)
     this.#lateEvents = { kind: 'system', name: LATE_EVENTS, columns, primaryKey: [], notNull: columns.map(() => false), defaults: columns.map(() => undefined), store, input }
     this.#catalog.add(this.#lateEvents)
+  }
+
+  /** Lets processing time pass without input: reads the clock and applies what time changes
+   *  (temporal filters: rows entering and leaving views), as one tick. Returns whether any
+   *  view changed. (The REPL and server call it periodically.) */
+  refresh(): boolean {
+    this.#checkOpen()
+    this.#checkNotAborted()
+    if (this.#inTransaction) return false
+    const before = this.#tick
+    this.#onClock(() => this.#inTick(() => undefined))
+    return this.#tick !== before
+  }
+
+  /** The open tick's processing time in µs (read from the clock once per tick; a clock that
+   *  steps back holds time still for the views). */
+  #now(): number {
+    if (this.#tickNow === undefined) {
+      const c = this.#clock()
+      const ms = c instanceof Date ? c.getTime() : c
+      this.#tickNow = Math.max(Math.round(ms * 1000), this.#advancedTo)
+    }
+    return this.#tickNow
   }
 
   /** The watermark of a stream (SPEC §2) as a timestamp text, or null before its first event
@@ -138,6 +171,21 @@ export class Engine {
 
   execute(sql: string): StatementResult[] {
     this.#checkOpen()
+    return this.#onClock(() => this.#execute(sql))
+  }
+
+  /** Runs `f` with NOW(), CURRENT_DATE and 'now' reading this engine's tick time. */
+  #onClock<T>(f: () => T): T {
+    const saved = wallClock.nowMicros
+    wallClock.nowMicros = () => this.#now()
+    try {
+      return f()
+    } finally {
+      wallClock.nowMicros = saved
+    }
+  }
+
+  #execute(sql: string): StatementResult[] {
     try {
       const { statements, fromTemplate } = this.#statements.parse(sql)
       const results: StatementResult[] = []
@@ -192,8 +240,10 @@ export class Engine {
     this.#checkOpen()
     this.#checkNotAborted()
     const t = this.#table(foldName(table))
-    const converted = rows.map((r) => this.#convertInput(t, r))
-    return this.#inTick(() => this.#insertRows(t, converted, { text: '' }))
+    return this.#onClock(() => {
+      const converted = rows.map((r) => this.#convertInput(t, r))
+      return this.#inTick(() => this.#insertRows(t, converted, { text: '' }))
+    })
   }
 
   delete(table: string, rows: readonly InputRow[]): number {
@@ -338,7 +388,12 @@ export class Engine {
   }
 
   #commitTick(): void {
-    this.#advanceWatermarks()
+    // the tick's time is the clock at its commit: time-driven views end the tick as of then
+    if (this.#tickNow !== undefined) {
+      this.#tickNow = undefined
+      this.#now()
+    }
+    const advanced = this.#advanceWatermarks()
     this.#circuit.commit()
     for (const t of this.#streamsTouched) {
       const w = t.watermark!
@@ -349,8 +404,9 @@ export class Engine {
     }
     this.#streamsTouched.clear()
     for (const t of this.#touched) t.commit()
-    const hadChanges = this.#touched.size > 0
+    const hadChanges = this.#touched.size > 0 || advanced
     this.#touched.clear()
+    this.#tickNow = undefined
     if (hadChanges) this.#tick++
     for (const e of this.#catalog.subscribed) {
       if (e.pending.length === 0) continue
@@ -363,6 +419,7 @@ export class Engine {
   }
 
   #commitSilently(): void {
+    this.#tickNow = undefined
     this.#circuit.commit()
     for (const t of this.#touched) t.commit()
     this.#touched.clear()
@@ -371,14 +428,17 @@ export class Engine {
   /** End of a tick: streams whose watermark moves let watermark-driven operators emit
    *  (EMIT ON WINDOW CLOSE) and free state, within this tick. The new watermarks are visible
    *  to them already; the tick still rolls back as a whole if this fails. */
-  #advanceWatermarks(): void {
+  #advanceWatermarks(): boolean {
     let moved = false
     for (const t of this.#streamsTouched) if (t.watermark!.pending > t.watermark!.current) moved = true
-    if (!moved) return
+    if (this.#temporalViews.size > 0 && this.#now() > this.#advancedTo) moved = true
+    if (!moved) return false
     this.#watermarkPreview = true
     try {
-      this.#circuit.advance()
+      const emitted = this.#circuit.advance()
+      if (this.#temporalViews.size > 0) this.#advancedTo = this.#now()
       for (const e of this.#catalog.subscribed) if (e.sink.out.length > 0) e.pending.append(e.sink.out)
+      return emitted
     } catch (e) {
       this.#rollbackTick()
       if (this.#inTransaction) this.#aborted = true
@@ -406,6 +466,7 @@ export class Engine {
   }
 
   #rollbackTick(): void {
+    this.#tickNow = undefined
     for (const t of this.#streamsTouched) {
       t.watermark!.pending = -Infinity
       t.watermark!.pendingLate = 0
@@ -584,7 +645,8 @@ export class Engine {
     // an EMIT ON WINDOW CLOSE view changes only when windows close: no column of it is a
     // watermark-bounded input to others beyond the one it waits on
     const watermarks = watermarkColumns(optimized, this.#relationWatermarks)
-    const { output, fresh, operators } = render(plan, this.#renderContext())
+    if (readsClockOutsideTemporalFilters(plan)) throw new RivuletError(SqlState.featureNotSupported, 'a view cannot be maintained over NOW() (or CURRENT_DATE) except in a temporal filter: a WHERE conjunct comparing a timestamp of the row with NOW() ± a constant interval, such as ts > NOW() - INTERVAL \'1\' HOUR', positionAt(ctx.text, s.query.span.start))
+    const { output, fresh, operators } = this.#lowerAt(() => render(plan, this.#renderContext()), ctx, s.query.span.start)
     const sink = this.#circuit.add(new ivm.IntegrateOperator(output))
     fresh.push(sink)
     this.#circuit.retain(sink)
@@ -613,6 +675,7 @@ export class Engine {
       watermarks,
     }
     this.#catalog.add(entry)
+    if (hasTemporalFilter(plan)) this.#temporalViews.add(entry)
     return { command: tag, rowCount: 0 }
   }
 
@@ -737,6 +800,7 @@ export class Engine {
 
   #dropEntry(e: Entry): void {
     this.#catalog.remove(e)
+    if (isView(e)) this.#temporalViews.delete(e)
     for (const [i, t] of this.#indexes) if (t === e.name) this.#indexes.delete(i)
     for (const [n, t] of this.#triggers) if (t.table === e.name) this.#triggers.delete(n)
     if (isView(e)) this.#circuit.release(e.sink)
@@ -1308,6 +1372,7 @@ export class Engine {
         return isView(e) ? e.sink : e.input
       },
       watermark: (sources: readonly string[]) => this.#watermarkOf(sources),
+      now: () => this.#now(),
     }
   }
 
@@ -1415,6 +1480,10 @@ function findRaise(node: unknown): ast.FuncCall | undefined {
 
 function lastPart(n: ast.Name): string {
   return n.parts[n.parts.length - 1]!
+}
+
+function hasTemporalFilter(p: DeltaPlan): boolean {
+  return p.kind === 'temporalFilter' || deltaChildren(p).some(hasTemporalFilter)
 }
 
 /** The system relation of late events (SPEC §2). */

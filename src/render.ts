@@ -4,12 +4,12 @@
 
 import * as ivm from '../ivm/index.js'
 import type { Operator, Row } from '../ivm/index.js'
-import type { AggregateCall, DeltaPlan, SortKey, SqlType } from '../planner/index.js'
+import type { AggregateCall, DeltaPlan, SortKey, SqlType, TimeBound } from '../planner/index.js'
 import { createHash } from 'node:crypto'
 import { jsonReplacer } from '../planner/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { compileJoinProjection, compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
-import { compareFn } from './values.js'
+import { compareFn, Interval } from './values.js'
 
 export interface RenderContext {
   readonly circuit: ivm.Circuit
@@ -19,6 +19,8 @@ export interface RenderContext {
   readonly arrangements: Map<string, ivm.ArrangeOperator>
   /** The current watermark of a set of streams (their minimum; -Infinity before any event). */
   readonly watermark: (sources: readonly string[]) => number
+  /** Processing time (µs) of the open tick, for temporal filters. */
+  readonly now: () => number
 }
 
 export interface Rendered {
@@ -140,6 +142,37 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
           }
         }
         break
+      }
+      case 'temporalFilter': {
+        const bound = (b: TimeBound, shift: number): ((row: Row) => number | null) => {
+          for (const m of b.moved) {
+            const v = evaluateConstant(m)
+            if (!(v instanceof Interval) || v.months !== 0) throw new RivuletError(SqlState.featureNotSupported, 'the interval of a temporal filter (NOW() ± interval) must be of fixed length (days, hours, minutes, seconds; not months or years)')
+          }
+          const f = compileScalar(b.expr)
+          return (row) => {
+            const v = f(row)
+            return v === null ? null : (v as number) + shift
+          }
+        }
+        // from: now ≥ x (edge included) or now > x, i.e. now ≥ x + 1 µs; until: now < x, or now ≤ x
+        const froms = p.from.map((b) => bound(b, b.edgeIncluded ? 0 : 1))
+        const untils = p.until.map((b) => bound(b, b.edgeIncluded ? 1 : 0))
+        const combine = (fs: ((row: Row) => number | null)[], pick: (a: number, b: number) => number) =>
+          fs.length === 0
+            ? undefined
+            : (row: Row): number | null => {
+                let acc: number | null = null
+                for (const f of fs) {
+                  const v = f(row)
+                  if (v === null) return null
+                  acc = acc === null ? v : pick(acc, v)
+                }
+                return acc
+              }
+        const from = combine(froms, Math.max)
+        const until = combine(untils, Math.min)
+        return add(new ivm.TemporalFilterOperator(go(p.input), { ...(from ? { from } : {}), ...(until ? { until } : {}), now: ctx.now }))
       }
       case 'emitOnClose':
         return add(new ivm.EmitOnCloseOperator(go(p.input), { column: p.column, isFinal: finality(p) }))

@@ -68,6 +68,10 @@ export interface RelationInfo {
 export interface EngineOptions {
   /** Data directory for durable state (later issue); omitted = in memory. */
   readonly dir?: string
+  /** Processing time for NOW() and temporal filters: epoch milliseconds (or a Date), read
+   *  once per tick. Default: the wall clock. Inject one to make time-driven views
+   *  deterministic in tests. */
+  readonly clock?: () => number | Date
 }
 
 /** Rows for db.insert/db.delete: objects keyed by column name, or arrays in column order. */

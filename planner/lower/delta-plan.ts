@@ -4,6 +4,7 @@
 
 import type { AggregateCall, Column, SortKey, WindowSpec } from '../logical/plan.js'
 import type { ColumnWatermark } from '../catalog.js'
+import type { TimeBound } from './temporal.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 
 export type DeltaPlan =
@@ -20,6 +21,7 @@ export type DeltaPlan =
   | TopKDelta
   | WindowDelta
   | EmitOnCloseDelta
+  | TemporalFilterDelta
 
 /** Changes of a table, stream or materialized view. */
 export interface InputDelta {
@@ -137,6 +139,17 @@ export interface EmitOnCloseDelta {
   readonly column: number
   readonly strict: boolean
   readonly sources: readonly string[]
+  readonly columns: readonly Column[]
+}
+
+/** A filter on processing time: each row is visible while NOW() is within its bounds
+ *  (`from`: now ≥ expr, or > when the edge is excluded; `until`: now < expr, or ≤ when the
+ *  edge is included). State: the changes scheduled for later times. */
+export interface TemporalFilterDelta {
+  readonly kind: 'temporalFilter'
+  readonly input: DeltaPlan
+  readonly from: readonly TimeBound[]
+  readonly until: readonly TimeBound[]
   readonly columns: readonly Column[]
 }
 

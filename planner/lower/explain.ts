@@ -41,6 +41,10 @@ export function deltaLine(p: DeltaPlan): string {
     case 'window':
       if (p.spec.kind !== 'session') return `Window ${describeWindow(p.spec)} on #${p.timeColumn}`
       return `Window ${describeWindow(p.spec)} on #${p.timeColumn}  // state: events per partition; ${p.freeBy ? `bounded: a session is freed once ${watermarkText(p.freeBy.sources)} ≥ its window_end` : 'unbounded'}`
+    case 'temporalFilter': {
+      const b = [...p.from.map((f) => `now ${f.edgeIncluded ? '>=' : '>'} ${printScalar(f.expr)}`), ...p.until.map((u) => `now ${u.edgeIncluded ? '<=' : '<'} ${printScalar(u.expr)}`)]
+      return `TemporalFilter ${b.join(' and ')}  // state: changes scheduled for later times; bounded: a row leaves state once its last change is due`
+    }
     case 'emitOnClose':
       return `EmitOnWindowClose on ${p.columns[p.column]?.name ?? '#' + p.column}  // state: rows not yet final; bounded: emitted and freed once ${watermarkText(p.sources)} ${p.strict ? '≥' : '>'} ${p.columns[p.column]?.name ?? '#' + p.column}`
   }

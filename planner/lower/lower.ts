@@ -10,6 +10,7 @@ import { conjoin, conjuncts, referencedColumns, remapColumns, substituteColumns 
 import { RivuletError, SqlState } from '../errors.js'
 import type { ArrangeDelta, DeltaPlan } from './delta-plan.js'
 import { emitColumn, watermarkColumns, type RelationWatermarks } from './watermarks.js'
+import { splitTemporal } from './temporal.js'
 
 export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
   switch (p.kind) {
@@ -17,8 +18,15 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       return { kind: 'input', relation: p.relation, columns: p.columns }
     case 'values':
       return { kind: 'constant', rows: p.rows, columns: p.columns }
-    case 'filter':
-      return mfp(lower(p.input, opts), p.predicate, undefined, p.columns)
+    case 'filter': {
+      const input = lower(p.input, opts)
+      const split = splitTemporal(conjuncts(p.predicate))
+      if (split.from.length === 0 && split.until.length === 0) return mfp(input, p.predicate, undefined, p.columns)
+      // row-only conjuncts first, then the time bounds over what is left
+      const rest = conjoin(split.rest)
+      const filtered = rest ? mfp(input, rest, undefined, p.columns) : input
+      return { kind: 'temporalFilter', input: filtered, from: split.from, until: split.until, columns: p.columns }
+    }
     case 'project': {
       const input = lower(p.input, opts)
       if (isIdentity(p.exprs, input.columns.length)) return input.columns.every((c, i) => c.name === p.columns[i]?.name) ? input : withColumns(input, p.columns)
