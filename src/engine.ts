@@ -101,7 +101,7 @@ export class Engine {
 
   constructor(options: EngineOptions = {}) {
     if (options.dir !== undefined) throw new RivuletError(SqlState.featureNotSupported, 'durable mode (--data DIR) arrives with the durability issue; run in memory for now')
-    this.#clock = options.clock ?? (() => wallClock.nowMicros() / 1000)
+    this.#clock = options.clock ?? (() => this.#wall() / 1000)
     const columns: Column[] = [
       { name: 'stream', type: 'text' },
       { name: 'seq', type: 'bigint' },
@@ -176,14 +176,22 @@ export class Engine {
 
   /** Runs `f` with NOW(), CURRENT_DATE and 'now' reading this engine's tick time. */
   #onClock<T>(f: () => T): T {
+    if (this.#onClockDepth > 0) return f()
     const saved = wallClock.nowMicros
+    this.#wall = saved
     wallClock.nowMicros = () => this.#now()
+    this.#onClockDepth++
     try {
       return f()
     } finally {
+      this.#onClockDepth--
       wallClock.nowMicros = saved
     }
   }
+
+  #onClockDepth = 0
+  /** The process clock as it was outside #onClock (what the default engine clock reads). */
+  #wall: () => number = wallClock.nowMicros
 
   #execute(sql: string): StatementResult[] {
     try {
