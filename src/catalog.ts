@@ -127,6 +127,14 @@ export interface StreamWatermark {
   pendingLate: number
   /** `WITH (late_events_kept = N)`: rows kept in rivulet_late_events for this stream. */
   readonly keep: number | undefined
+  /** `WITH (retention = '1 hour')` in µs: history older than watermark − retention is
+   *  dropped from the stream's stored rows (views are not affected). */
+  readonly retention: number | undefined
+  /** Rows accepted in the open tick (retention only). */
+  tickRows: Row[]
+  /** Stored rows in arrival order, for eviction (retention only); `head` = first still kept. */
+  readonly history: Row[]
+  head: number
 }
 
 export interface TableEntry {

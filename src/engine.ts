@@ -409,6 +409,7 @@ export class Engine {
       w.pending = -Infinity
       w.late += w.pendingLate
       w.pendingLate = 0
+      if (w.retention !== undefined) this.#retain(t, w)
     }
     this.#streamsTouched.clear()
     for (const t of this.#touched) t.commit()
@@ -460,6 +461,29 @@ export class Engine {
   /** True while #advanceWatermarks runs: watermarks read as they will be after the tick. */
   #watermarkPreview = false
 
+  /** Retention: after a committed tick, history older than watermark − retention leaves the
+   *  stream's stored rows (in arrival order; a row is kept at least as long as asked). Views
+   *  already hold what they derived from it; only later backfills and ad hoc reads see less. */
+  #retain(t: TableEntry, w: StreamWatermark): void {
+    for (const r of w.tickRows) w.history.push(r)
+    w.tickRows = []
+    const cutoff = w.current - w.retention!
+    const gone = new ivm.ZSet()
+    const col = w.column
+    while (w.head < w.history.length && (w.history[w.head]![col] as number) < cutoff) {
+      gone.push(w.history[w.head]!, -1)
+      w.history[w.head++] = EMPTY_ROW
+    }
+    if (gone.length === 0) return
+    t.store.apply(gone.consolidate())
+    t.store.commit()
+    // compact the queue once its evicted prefix dominates
+    if (w.head > 4096 && w.head * 2 > w.history.length) {
+      w.history.splice(0, w.head)
+      w.head = 0
+    }
+  }
+
   /** The watermark operators see: the minimum over `sources`. */
   #watermarkOf(sources: readonly string[]): number {
     let min = Infinity
@@ -476,6 +500,7 @@ export class Engine {
   #rollbackTick(): void {
     this.#tickNow = undefined
     for (const t of this.#streamsTouched) {
+      t.watermark!.tickRows = []
       t.watermark!.pending = -Infinity
       t.watermark!.pendingLate = 0
     }
@@ -542,17 +567,22 @@ export class Engine {
    *  NULL (an event without a time cannot be placed in a window or judged late). */
   #streamOptions(s: ast.CreateTableStmt, stream: boolean, columns: readonly Column[], notNull: boolean[], ctx: StatementContext): StreamWatermark | undefined {
     let keep: number | undefined
+    let retention: number | undefined
     for (const o of s.with) {
       if (o.name === 'late_events_kept' && stream) {
         const v = o.value && o.value.kind === 'literal' && o.value.value.type !== 'null' ? Number((o.value.value as { text?: unknown }).text) : NaN
         if (!Number.isInteger(v) || v < 0) throw new RivuletError(SqlState.invalidParameterValue, 'late_events_kept must be a non-negative integer (how many late events of this stream rivulet_late_events keeps)', positionAt(ctx.text, o.span.start))
         keep = v
-      } else if (o.name === 'retention' && stream) throw new RivuletError(SqlState.featureNotSupported, 'stream retention is not supported yet: a stream keeps all its history', positionAt(ctx.text, o.span.start))
-      else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream ? ' (known: late_events_kept)' : ''}`, positionAt(ctx.text, o.span.start))
+      } else if (o.name === 'retention' && stream && o.value) {
+        const bound = bindExpr(o.value, this.#exprCtx(new Scope([]), ctx, 'WITH'))
+        const us = this.#catalog.intervalMicros(bound.type === 'unknown' ? coerce(bound, 'interval', { err: ctx }, o.value.span) : bound)
+        if (us === undefined || us < 0) throw new RivuletError(SqlState.invalidParameterValue, "retention must be a fixed-length interval such as '1 hour' (days, hours, minutes, seconds)", positionAt(ctx.text, o.span.start))
+        retention = us
+      } else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream ? ' (known: late_events_kept, retention)' : ''}`, positionAt(ctx.text, o.span.start))
     }
     const def = s.watermark
     if (!def) {
-      if (keep !== undefined) throw new RivuletError(SqlState.invalidParameterValue, 'late_events_kept needs a WATERMARK FOR clause (without a watermark no event is late)', positionAt(ctx.text, s.span.start))
+      if (keep !== undefined || retention !== undefined) throw new RivuletError(SqlState.invalidParameterValue, `${keep !== undefined ? 'late_events_kept' : 'retention'} needs a WATERMARK FOR clause (${keep !== undefined ? 'without a watermark no event is late' : 'retention counts back from the watermark'})`, positionAt(ctx.text, s.span.start))
       return undefined
     }
     if (!stream) throw new RivuletError(SqlState.featureNotSupported, 'WATERMARK on a mutable table (a versioned table for temporal joins) is not supported yet; declare a stream (CREATE STREAM or CREATE TABLE ... APPEND ONLY)', positionAt(ctx.text, def.span.start))
@@ -567,7 +597,7 @@ export class Engine {
     })
     if (other || bound.type !== 'timestamp') throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK expression must be a timestamp computed from "${def.column}" alone, such as ${def.column} - INTERVAL '5' SECOND`, positionAt(ctx.text, def.expr.span.start))
     notNull[column] = true
-    return { column, candidate: compileScalar(bound), current: -Infinity, pending: -Infinity, late: 0, pendingLate: 0, keep }
+    return { column, candidate: compileScalar(bound), current: -Infinity, pending: -Infinity, late: 0, pendingLate: 0, keep, retention, tickRows: [], history: [], head: 0 }
   }
 
   /** Splits rows arriving at a stream into those applied and the late ones (event time below
@@ -584,6 +614,7 @@ export class Engine {
       if (ts < w.current) (late ??= []).push(row)
       else {
         onTime.push(row)
+        if (w.retention !== undefined) w.tickRows.push(row)
         const c = w.candidate(row)
         if (typeof c === 'number' && c > w.pending) w.pending = c
       }
@@ -1493,6 +1524,8 @@ function lastPart(n: ast.Name): string {
 function hasTemporalFilter(p: DeltaPlan): boolean {
   return p.kind === 'temporalFilter' || deltaChildren(p).some(hasTemporalFilter)
 }
+
+const EMPTY_ROW: Row = []
 
 /** The system relation of late events (SPEC §2). */
 const LATE_EVENTS = 'rivulet_late_events'
