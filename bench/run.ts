@@ -6,6 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { memoryChild, runCore, type CoreOptions, type MemoryKind } from './core.js'
 import { machine } from './lib.js'
+import { runTime, timeChild, TIME_VIEWS, type TimeView } from './time.js'
 import { formatSummary, summarize } from './profile.js'
 
 const script = fileURLToPath(import.meta.url)
@@ -18,6 +19,9 @@ function usage(): never {
       'suites:',
       '  core        GROUP BY per-change latency vs better-sqlite3 recompute, insert throughput',
       '              (filter/project, join/aggregate), memory per arranged row',
+      '  time        event time: 10M events through EMIT ON WINDOW CLOSE views over TUMBLE and',
+      '              SESSION with a watermark; state, heap and throughput every --report events',
+      '              (--events N, --batch N, --report N, --only tumble,session; --quick: 200k)',
       '',
       'options:',
       '  --rows N       rows loaded (default 1,000,000; --quick: 20,000)',
@@ -85,6 +89,24 @@ async function main(): Promise<void> {
     // internal: one memory configuration in a fresh process (spawned by core)
     const r = memoryChild(rest[0] as MemoryKind, rows, groups, seed)
     process.stdout.write(JSON.stringify(r) + '\n')
+    return
+  }
+  if (suite === '_time') {
+    // internal: one event-time view in a fresh process (spawned by time)
+    const r = timeChild(rest[0] as TimeView, { events: num(args, 'events', 1_000_000), batch: num(args, 'batch', 1000), report: num(args, 'report', 1_000_000), seed })
+    process.stdout.write(JSON.stringify(r) + '\n')
+    return
+  }
+  if (suite === 'time') {
+    const events = num(args, 'events', quick ? 200_000 : 10_000_000)
+    const views = (args.get('only')?.split(',').map((x) => x.trim()) ?? Object.keys(TIME_VIEWS)) as TimeView[]
+    for (const v of views) if (!(v in TIME_VIEWS)) usage()
+    const rel = path.relative(process.cwd(), script) || script
+    process.stdout.write(`## rivulet bench: time\n\ncommand: \`node ${rel} ${process.argv.slice(2).join(' ')}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
+    process.stdout.write(`date: ${nowIso()}; machine: ${machine()}\n\n`)
+    const t0 = performance.now()
+    runTime({ events, batch: num(args, 'batch', 1000), report: num(args, 'report', quick ? 50_000 : 1_000_000), seed }, script, views)
+    process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
     return
   }
   if (suite === 'profile') {

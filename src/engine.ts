@@ -150,6 +150,19 @@ export class Engine {
     return w === undefined || w.current === -Infinity ? null : (toResultValue(w.current, 'timestamp') as string)
   }
 
+  /** Entries of state a view's operators hold (groups, arranged rows, pending windows, …;
+   *  shared arrangements counted for each view using them), and rows stored for a table or
+   *  stream. For watching memory stay bounded. */
+  stateSize(relation: string): number {
+    this.#checkOpen()
+    const e = this.#catalog.entries.get(foldName(relation))
+    if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${relation}" does not exist`)
+    if (!isView(e)) return e.store.size
+    let n = 0
+    for (const op of new Set(e.operators.values())) if (!(op instanceof ivm.InputOperator) && !(op instanceof ivm.IntegrateOperator && op !== e.sink)) n += op.stateSize()
+    return n
+  }
+
   /** How many late events a stream has counted (SPEC §2), including those no longer kept. */
   lateEvents(stream: string): number {
     this.#checkOpen()

@@ -122,6 +122,8 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
                 let first = last
                 while (first - slide + size > (ts as number)) first -= slide
                 for (let start = first; start <= last; start += slide) {
+                  // with size < slide some rows fall between windows
+                  if (start + size <= (ts as number)) continue
                   const out = row.slice()
                   out.push(start, start + size)
                   emit(out)
