@@ -111,31 +111,13 @@ export class EmitOnCloseOperator extends BaseOperator {
     if (v === null || v === undefined) return
     const values = this.#values
     // window ends mostly arrive in order: check the end first
-    if (values.length === 0 || compareValues(values[values.length - 1], v) < 0) {
-      values.push(v)
-      return
-    }
-    let lo = 0
-    let hi = values.length
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (compareValues(values[mid], v) < 0) lo = mid + 1
-      else hi = mid
-    }
-    values.splice(lo, 0, v)
+    if (values.length === 0 || compareValues(values[values.length - 1], v) < 0) values.push(v)
+    else values.splice(lowerBound(values, v), 0, v)
   }
 
   #removeValue(v: unknown): void {
     if (v === null || v === undefined) return
-    const values = this.#values
-    let lo = 0
-    let hi = values.length
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (compareValues(values[mid], v) < 0) lo = mid + 1
-      else hi = mid
-    }
-    values.splice(lo, 1)
+    this.#values.splice(lowerBound(this.#values, v), 1)
   }
 
   override commit(): void {
@@ -153,6 +135,18 @@ export class EmitOnCloseOperator extends BaseOperator {
   override describeState(): string {
     return `rows waiting for their window to close: ${this.#rows} (${this.#values.length} distinct #${this.column} values); freed when emitted`
   }
+}
+
+/** First position in sorted `values` not below `v`. */
+function lowerBound(values: readonly unknown[], v: unknown): number {
+  let lo = 0
+  let hi = values.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (compareValues(values[mid], v) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 export function emitOnClose(circuit: Circuit, input: Operator, options: EmitOnCloseOptions): EmitOnCloseOperator {

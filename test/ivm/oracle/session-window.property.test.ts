@@ -58,6 +58,15 @@ function want(t: Table, part: number[], gap: number): [Row, number][] {
   return norm(ZSet.of(naiveSessions(t, part, gap)))
 }
 
+/** Rolls the circuit back and resets the test's own integrals to their saved state. */
+function rollBack(run: Run, saved: ReturnType<typeof copy>, savedOut: ReturnType<typeof copy>): void {
+  run.circuit.rollback()
+  run.table.add(run.table.toZSet(), -1)
+  run.table.add(saved.toZSet())
+  run.outputs.add(run.outputs.toZSet(), -1)
+  run.outputs.add(savedOut.toZSet())
+}
+
 describe('SessionWindow reference (guards the oracle itself)', () => {
   it('touching covers are separate sessions, overlapping ones merge', () => {
     const t: Table = [
@@ -188,11 +197,7 @@ describe('SessionWindow (oracle)', { timeout: 120_000 }, () => {
             }
           }
           if (tx.rollback) {
-            run.circuit.rollback()
-            run.table.add(run.table.toZSet(), -1)
-            run.table.add(saved.toZSet())
-            run.outputs.add(run.outputs.toZSet(), -1)
-            run.outputs.add(savedOut.toZSet())
+            rollBack(run, saved, savedOut)
           } else {
             run.circuit.commit()
             ref.circuit.commit()
@@ -236,11 +241,7 @@ describe('SessionWindow (oracle)', { timeout: 120_000 }, () => {
             expect(run.op.stateSize()).toBe(openEntries(run.table.entries(), part, gap, wm))
           }
           if (tx.rollback) {
-            run.circuit.rollback()
-            run.table.add(run.table.toZSet(), -1)
-            run.table.add(saved.toZSet())
-            run.outputs.add(run.outputs.toZSet(), -1)
-            run.outputs.add(savedOut.toZSet())
+            rollBack(run, saved, savedOut)
             wm = savedWm
           } else run.circuit.commit()
           expect(run.op.stateSize()).toBe(openEntries(run.table.entries(), part, gap, wm))
