@@ -37,10 +37,23 @@ function token(v: unknown): string {
   }
 }
 
+const PAIR_X = 2 ** 25
+const PAIR_Y = 2 ** 26
+
+/** Key of two values. Two integers of moderate size (|x| < 2^25, |y| < 2^26: ids, window
+ *  numbers, counts) pack into one exact number — no string to build, and V8 hashes numbers
+ *  cheaply; anything else is the two tokens. Injective: packed keys are distinct numbers,
+ *  and a number never equals a string key. */
+export function pairKey(x: unknown, y: unknown): RowKey {
+  if (typeof x === 'number' && typeof y === 'number' && Number.isInteger(x) && Number.isInteger(y) && x >= -PAIR_X && x < PAIR_X && y >= -PAIR_Y && y < PAIR_Y) return (x + PAIR_X) * (2 * PAIR_Y) + (y + PAIR_Y)
+  return token(x) + '|' + token(y)
+}
+
 /** Key of a whole row (all columns). Injective: distinct rows give distinct keys. */
 export function rowKey(row: readonly unknown[]): RowKey {
   const n = row.length
   if (n === 1) return valueKey(row[0])
+  if (n === 2) return pairKey(row[0], row[1])
   let s = token(row[0])
   for (let i = 1; i < n; i++) s += '|' + token(row[i])
   return s
@@ -51,6 +64,7 @@ export function columnsKey(row: readonly unknown[], columns: readonly number[]):
   const n = columns.length
   if (n === 1) return valueKey(row[columns[0]!])
   if (n === 0) return ''
+  if (n === 2) return pairKey(row[columns[0]!], row[columns[1]!])
   let s = token(row[columns[0]!])
   for (let i = 1; i < n; i++) s += '|' + token(row[columns[i]!])
   return s
@@ -66,7 +80,7 @@ export function keyFunction(columns: readonly number[]): (row: readonly unknown[
   if (columns.length === 2) {
     const a = columns[0]!
     const b = columns[1]!
-    return (row) => token(row[a]) + '|' + token(row[b])
+    return (row) => pairKey(row[a], row[b])
   }
   const cols = columns.slice()
   return (row) => columnsKey(row, cols)

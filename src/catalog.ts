@@ -113,6 +113,77 @@ export class TableStore {
 
 }
 
+/** Stored rows of a stream without a primary key: an append-only log in arrival order (no key
+ *  per row, no map: a stream only ever grows, and retention drops its oldest rows). The maps
+ *  of TableStore stay empty; only apply / commit / rollback / snapshot / size are used. */
+export class AppendLog extends TableStore {
+  #rows: Row[] = []
+  #weights: number[] = []
+  /** First row still kept (retention drops rows from the front). */
+  #head = 0
+  /** Length at the last commit: rollback truncates to it. */
+  #committed = 0
+  #size = 0
+  #committedSize = 0
+
+  constructor() {
+    super([])
+  }
+
+  override get size(): number {
+    return this.#size
+  }
+
+  /** Appends the delta's rows (a stream's deltas are inserts only). */
+  override apply(delta: ivm.ZSet): void {
+    const { rows, weights } = delta
+    for (let i = 0; i < rows.length; i++) {
+      const w = weights[i]!
+      if (w <= 0) throw new Error('internal: an append-only log takes inserts only')
+      this.#rows.push(rows[i]!)
+      this.#weights.push(w)
+      this.#size += w
+    }
+  }
+
+  override commit(): void {
+    this.#committed = this.#rows.length
+    this.#committedSize = this.#size
+  }
+
+  override rollback(): void {
+    this.#rows.length = this.#committed
+    this.#weights.length = this.#committed
+    this.#size = this.#committedSize
+  }
+
+  override snapshot(): ivm.ZSet {
+    return new ivm.ZSet(this.#rows.slice(this.#head), this.#weights.slice(this.#head))
+  }
+
+  /** Drops committed rows from the front while `old(row)` holds; returns how many. */
+  dropOldest(old: (row: Row) => boolean): number {
+    const rows = this.#rows
+    let n = 0
+    while (this.#head < this.#committed && old(rows[this.#head]!)) {
+      this.#size -= this.#weights[this.#head]!
+      rows[this.#head] = EMPTY
+      this.#head++
+      n++
+    }
+    this.#committedSize = this.#size
+    if (this.#head > 4096 && this.#head * 2 > rows.length) {
+      rows.splice(0, this.#head)
+      this.#weights.splice(0, this.#head)
+      this.#committed -= this.#head
+      this.#head = 0
+    }
+    return n
+  }
+}
+
+const EMPTY: Row = []
+
 /** A stream's event time (SPEC §2): `WATERMARK FOR column AS expr`. */
 export interface StreamWatermark {
   readonly column: number

@@ -36,7 +36,7 @@ import {
   type SortKey,
   type SqlType,
 } from '../planner/index.js'
-import { EngineCatalog, TableStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
+import { AppendLog, EngineCatalog, TableStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
 import { compileProjection, compileScalar, evaluateConstant, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
@@ -478,6 +478,14 @@ export class Engine {
    *  stream's stored rows (in arrival order; a row is kept at least as long as asked). Views
    *  already hold what they derived from it; only later backfills and ad hoc reads see less. */
   #retain(t: TableEntry, w: StreamWatermark): void {
+    if (t.store instanceof AppendLog) {
+      // the log is the history, in arrival order
+      w.tickRows = []
+      const cutoff = w.current - w.retention!
+      const col = w.column
+      t.store.dropOldest((row) => (row[col] as number) < cutoff)
+      return
+    }
     for (const r of w.tickRows) w.history.push(r)
     w.tickRows = []
     const cutoff = w.current - w.retention!
@@ -568,7 +576,7 @@ export class Engine {
     const scope = new Scope([])
     const defaults = s.columns.map((c, i) => (c.default ? coerce(bindExpr(c.default, this.#exprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span) : undefined))
     const watermark = this.#streamOptions(s, stream, columns, notNull, ctx)
-    const store = new TableStore(primaryKey)
+    const store = stream && primaryKey.length === 0 ? new AppendLog() : new TableStore(primaryKey)
     const input = this.#circuit.add(new ivm.InputOperator(() => store.snapshot()))
     this.#circuit.retain(input)
     const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, ...(watermark ? { watermark } : {}) }
