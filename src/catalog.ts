@@ -97,16 +97,19 @@ export class TableStore {
     const rows = new Array<Row>(n)
     const weights = new Array<number>(n)
     let i = 0
+    // forEach, not for…of: a snapshot runs once over a million entries, often before the
+    // loop is optimized, and every iterator step would allocate a result object
     if (this.keyOf) {
-      for (const r of this.rows.values()) {
+      this.rows.forEach((r) => {
         rows[i] = r
         weights[i++] = 1
-      }
+      })
     } else {
-      for (const [k, r] of this.rows) {
+      const counts = this.counts
+      this.rows.forEach((r, k) => {
         rows[i] = r
-        weights[i++] = this.counts.get(k)!
-      }
+        weights[i++] = counts.get(k)!
+      })
     }
     return new ivm.ZSet(rows, weights)
   }

@@ -36,11 +36,33 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       return lowerJoin(p, opts)
     case 'aggregate': {
       // Reduce keys on input columns: compute group expressions and aggregate arguments first.
-      const input = lower(p.input, opts)
+      let input = lower(p.input, opts)
+      let groupBy = p.groupBy
+      let aggregates = p.aggregates
+      // over an inner join, keep only the columns the aggregate reads: the join then builds
+      // narrow rows (join and projection fuse), not the concatenation of both sides
+      if (input.kind === 'join' && input.joinType === 'inner') {
+        const used = new Set<number>()
+        for (const g of groupBy) referencedColumns(g, used)
+        for (const a of aggregates) {
+          for (const e of a.args) referencedColumns(e, used)
+          if (a.filter) referencedColumns(a.filter, used)
+          for (const k of a.orderBy) referencedColumns(k.expr, used)
+        }
+        if (used.size < input.columns.length) {
+          const keep = [...used].sort((x, y) => x - y)
+          const at = new Map(keep.map((c, i) => [c, i]))
+          const f = (e: ScalarExpr): ScalarExpr => remapColumns(e, (i) => at.get(i)!)
+          const cols = input.columns
+          input = mfp(input, undefined, keep.map((c) => col(c, cols[c]!.type)), keep.map((c) => cols[c]!))
+          groupBy = groupBy.map(f)
+          aggregates = aggregates.map((a) => ({ ...a, args: a.args.map(f), filter: a.filter ? f(a.filter) : undefined, orderBy: a.orderBy.map((k) => ({ ...k, expr: f(k.expr) })) }))
+        }
+      }
       const width = input.columns.length
       const groupCols: number[] = []
       const extra: ScalarExpr[] = []
-      for (const g of p.groupBy) {
+      for (const g of groupBy) {
         if (g.kind === 'column') groupCols.push(g.index)
         else {
           groupCols.push(width + extra.length)
@@ -51,7 +73,7 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       // a group whose key the watermark has passed can never change again: its state is freed
       const bounds = opts.watermarks ? watermarkColumns(p, opts.watermarks) : []
       const expire = bounds.find((w) => w.strict) ?? bounds[0]
-      return { kind: 'reduce', input: pre, key: groupCols, aggregates: p.aggregates, emitEmptyGroup: p.global, freeBy: expire, columns: p.columns }
+      return { kind: 'reduce', input: pre, key: groupCols, aggregates, emitEmptyGroup: p.global, freeBy: expire, columns: p.columns }
     }
     case 'distinct':
       return { kind: 'distinct', input: lower(p.input, opts), columns: p.columns }
