@@ -234,7 +234,8 @@ export interface ViewEntry {
   readonly columns: readonly Column[]
   readonly definition: string
   readonly plan: DeltaPlan
-  readonly sink: ivm.IntegrateOperator
+  /** The view's contents: an integral of its output, or the groups of its final Reduce. */
+  readonly sink: ivm.IntegrateOperator | ivm.ReduceViewOperator
   /** The operator each node of `plan` became (shared arrangements included). */
   readonly operators: ReadonlyMap<DeltaPlan, ivm.Operator>
   /** Relations the view reads (for DROP dependency checks). */

@@ -707,7 +707,8 @@ export class Engine {
     const watermarks = watermarkColumns(optimized, this.#relationWatermarks)
     if (readsClockOutsideTemporalFilters(plan)) throw new RivuletError(SqlState.featureNotSupported, 'a view cannot be maintained over NOW() (or CURRENT_DATE) except in a temporal filter: a WHERE conjunct comparing a timestamp of the row with NOW() ± a constant interval, such as ts > NOW() - INTERVAL \'1\' HOUR', positionAt(ctx.text, s.query.span.start))
     const { output, fresh, operators } = this.#lowerAt(() => render(plan, this.#renderContext()), ctx, s.query.span.start)
-    const sink = this.#circuit.add(new ivm.IntegrateOperator(output))
+    // a view ending in GROUP BY reads the reduce's groups instead of keeping a second copy
+    const sink = this.#circuit.add(output instanceof ivm.ReduceOperator && !output.expires && output.keyColumns.length > 0 ? new ivm.ReduceViewOperator(output) : new ivm.IntegrateOperator(output, sinkOptions(plan)))
     fresh.push(sink)
     this.#circuit.retain(sink)
     try {
@@ -1540,6 +1541,15 @@ function findRaise(node: unknown): ast.FuncCall | undefined {
 
 function lastPart(n: ast.Name): string {
   return n.parts[n.parts.length - 1]!
+}
+
+/** A view ending in GROUP BY has one row per group: its contents are keyed by the group
+ *  columns (a point read by group needs no second index, and the key is cheaper than a hash
+ *  of the whole row). */
+function sinkOptions(plan: DeltaPlan): ivm.IntegrateOptions {
+  const reduce = plan.kind === 'emitOnClose' ? plan.input : plan
+  if (reduce.kind !== 'reduce' || reduce.key.length === 0) return {}
+  return { keyColumns: reduce.key.map((_, i) => i) }
 }
 
 function hasTemporalFilter(p: DeltaPlan): boolean {

@@ -274,6 +274,22 @@ export class ReduceOperator extends BaseOperator {
     this.#refresh(null)
   }
 
+  /** The current output row of every group (the integral of `out`), for a view reading this
+   *  reduce's state instead of keeping a copy. Only exact without `expire`. */
+  forEachOutput(fn: (row: Row) => void): void {
+    for (const g of this.#groups.values()) if (g.out !== null) fn(g.out)
+  }
+
+  /** The output row of the group with this key (a key of the key values, as keyFunction
+   *  over them builds it), or null. */
+  outputOf(key: RowKey): Row | null {
+    return this.#groups.get(key)?.out ?? null
+  }
+
+  get expires(): boolean {
+    return this.#expire !== undefined
+  }
+
   /** Number of groups held. */
   get size(): number {
     return this.#groups.size
