@@ -46,6 +46,9 @@ const SETUP = [
   'CREATE MATERIALIZED VIEW mv AS SELECT v, count(*) AS c, sum(n) AS s FROM t GROUP BY v',
   'CREATE MATERIALIZED VIEW jv AS SELECT t.k, u.b FROM t JOIN u ON t.k = u.a',
   'CREATE VIEW pv AS SELECT k FROM t WHERE n > 5',
+  "CREATE STREAM s (k INT, ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH (late_events_kept = 10)",
+  "INSERT INTO s VALUES (1, '2024-01-01 00:00:30'), (2, '2024-01-01 00:00:01')",
+  "CREATE MATERIALIZED VIEW wv AS SELECT k, window_end, count(*) AS c FROM TUMBLE(s, ts, INTERVAL '10' SECOND) GROUP BY k, window_end",
 ]
 
 /** The same world as a generator Schema (for valid generated queries). */
@@ -84,6 +87,12 @@ const VALID: readonly string[] = [
   'EXPLAIN SELECT k FROM t WHERE n > 1',
   'SHOW TABLES',
   'SELECT 99999999999999999999',
+  "SELECT window_start, count(*) FROM HOP(TABLE s, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND) GROUP BY window_start",
+  "SELECT k, window_end FROM SESSION(TABLE s PARTITION BY k, DESCRIPTOR(ts), INTERVAL '3' SECOND)",
+  "CREATE MATERIALIZED VIEW ev AS SELECT window_end, count(*) FROM TUMBLE(s, ts, INTERVAL '10' SECOND) GROUP BY window_end EMIT ON WINDOW CLOSE",
+  "INSERT INTO s VALUES (3, '2024-01-01 00:00:02'), (4, '2024-01-01 00:01:00')",
+  "CREATE MATERIALIZED VIEW tf AS SELECT k FROM s WHERE ts > NOW() - INTERVAL '1' HOUR",
+  'SELECT * FROM rivulet_late_events',
   'COMMIT',
   'ROLLBACK',
 ]
