@@ -2,7 +2,7 @@
 // +1 is an insert, −1 a delete, an update is −old +new. Stored as two parallel arrays so a
 // batch of n changes costs two arrays, not n tuples.
 
-import { rowKey, type RowKey } from './key.js'
+import { rowHash, rowsEqual } from './key.js'
 
 /** A row is a fixed-arity array of values. ivm never looks inside values except through key
  *  encoding and the functions the planner hands it. */
@@ -55,25 +55,43 @@ export class ZSet {
     return new ZSet(this.rows.slice(), w)
   }
 
-  /** Merges equal rows (by value) and drops zero weights. Keeps first-seen order. */
+  /** Merges equal rows (by value) and drops zero weights. Keeps first-seen order. Rows are
+   *  matched by a numeric row hash and `rowsEqual` (no key string per row). */
   consolidate(): ZSet {
     const n = this.rows.length
     if (n === 0) return this
     if (n === 1) return this.weights[0] === 0 ? new ZSet() : this
-    const index = new Map<RowKey, number>()
+    // hash → position of the first row with it, or the positions when rows collide
+    const index = new Map<number, number | number[]>()
     const rows: Row[] = []
     const weights: number[] = []
     for (let i = 0; i < n; i++) {
       const row = this.rows[i]!
-      const k = rowKey(row)
-      const at = index.get(k)
-      if (at === undefined) {
-        index.set(k, rows.length)
-        rows.push(row)
-        weights.push(this.weights[i]!)
-      } else {
-        weights[at]! += this.weights[i]!
+      const h = rowHash(row)
+      const at = index.get(h)
+      let found = -1
+      if (at !== undefined) {
+        if (typeof at === 'number') {
+          if (rowsEqual(rows[at]!, row)) found = at
+        } else {
+          for (let j = 0; j < at.length; j++) {
+            if (rowsEqual(rows[at[j]!]!, row)) {
+              found = at[j]!
+              break
+            }
+          }
+        }
       }
+      if (found >= 0) {
+        weights[found]! += this.weights[i]!
+        continue
+      }
+      const pos = rows.length
+      if (at === undefined) index.set(h, pos)
+      else if (typeof at === 'number') index.set(h, [at, pos])
+      else at.push(pos)
+      rows.push(row)
+      weights.push(this.weights[i]!)
     }
     const out = new ZSet()
     for (let i = 0; i < rows.length; i++) if (weights[i] !== 0) out.push(rows[i]!, weights[i]!)
