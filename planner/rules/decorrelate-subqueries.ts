@@ -43,32 +43,35 @@ function nodeExprs(p: LogicalPlan): readonly ScalarExpr[] {
       return p.condition ? [p.condition] : []
     case 'aggregate':
       return [...p.groupBy, ...p.aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])])]
-    case 'values':
-      return p.rows.flat()
     default:
       return []
   }
 }
 
+/** Whether a node's own expressions hold a subquery (VALUES rows checked in place: a read
+ *  with a 1,000-row VALUES list runs this on every optimizer pass). */
+function nodeHasSubquery(p: LogicalPlan): boolean {
+  if (p.kind === 'values') return p.rows.some((r) => r.some(hasSubquery))
+  return nodeExprs(p).some(hasSubquery)
+}
+
 function planHasSubquery(p: LogicalPlan): boolean {
-  if (nodeExprs(p).some(hasSubquery)) return true
+  if (nodeHasSubquery(p)) return true
   return children(p).some(planHasSubquery)
 }
 
 function rewriteNode(p: LogicalPlan): LogicalPlan | undefined {
-  if (!nodeExprs(p).some(hasSubquery)) return undefined
+  if (!nodeHasSubquery(p)) return undefined
   switch (p.kind) {
     case 'filter':
       return rewriteFilter(p.input, p.predicate, p.columns)
     case 'project': {
       let input = p.input
-      const width = input.columns.length
       const exprs = p.exprs.map((e) => {
         const r = replaceSubqueries(e, input)
         input = r.input
         return r.expr
       })
-      void width
       return { kind: 'project', input, exprs, columns: p.columns }
     }
     default:
