@@ -20,7 +20,8 @@
 // State kept: per partition a sorted array of the distinct times held and, per time, the rows at
 //             that time with their weights (row key → [row, weight]). Sessions are not stored:
 //             they are recomputed around the changed times by scanning neighbouring times.
-//             With `watermark` (append-only input only), `advance()` forgets every session
+//             With `watermark` (given only when every later change, insert or delete, has a
+//             time ≥ it, as the planner's watermark bounds guarantee), `advance()` forgets every session
 //             with window_end ≤ watermark — no later event (time ≥ watermark) can touch it.
 //             Forgetting emits nothing and is journaled, so rollback restores it.
 // Linear:     no.
@@ -43,7 +44,7 @@ export interface SessionWindowOptions {
   readonly timeColumn: number
   /** Session gap (µs), > 0. */
   readonly gap: number
-  /** Current watermark: every later event has time ≥ it. Only for append-only input. */
+  /** Current watermark: every later change (insert or delete) has a time ≥ it. */
   readonly watermark?: () => number
 }
 
