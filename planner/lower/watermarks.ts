@@ -21,6 +21,7 @@
 
 import type { ColumnWatermark } from '../catalog.js'
 import type { LogicalPlan } from '../logical/plan.js'
+import type { ScalarExpr } from '../expr/scalar.js'
 import { conjuncts } from '../logical/tree.js'
 
 export type RelationWatermarks = (relation: string) => readonly ColumnWatermark[]
@@ -37,32 +38,16 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): 
     case 'sort':
     case 'distinct':
       return watermarkColumns(p.input, relation)
-    case 'project': {
-      const inner = watermarkColumns(p.input, relation)
-      const out: ColumnWatermark[] = []
-      p.exprs.forEach((e, i) => {
-        if (e.kind !== 'column') return
-        const w = inner.find((x) => x.column === e.index)
-        if (w) out.push({ ...w, column: i })
-      })
-      return out
-    }
+    case 'project':
+      return passThrough(p.exprs, watermarkColumns(p.input, relation))
     case 'window': {
       const inner = watermarkColumns(p.input, relation)
       const time = inner.find((x) => x.column === p.timeColumn)
       if (!time) return inner
       return [...inner, { column: p.columns.length - 1, sources: time.sources, strict: true }]
     }
-    case 'aggregate': {
-      const inner = watermarkColumns(p.input, relation)
-      const out: ColumnWatermark[] = []
-      p.groupBy.forEach((g, i) => {
-        if (g.kind !== 'column') return
-        const w = inner.find((x) => x.column === g.index)
-        if (w) out.push({ ...w, column: i })
-      })
-      return out
-    }
+    case 'aggregate':
+      return passThrough(p.groupBy, watermarkColumns(p.input, relation))
     case 'join': {
       if ((p.joinType !== 'inner' && p.joinType !== 'semi') || !p.condition) return []
       const nl = p.left.columns.length
@@ -95,6 +80,17 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): 
       return out
     }
   }
+}
+
+/** Output column i keeps the bound of input column c when expression i is just `#c`. */
+function passThrough(exprs: readonly ScalarExpr[], inner: readonly ColumnWatermark[]): ColumnWatermark[] {
+  const out: ColumnWatermark[] = []
+  exprs.forEach((e, i) => {
+    if (e.kind !== 'column') return
+    const w = inner.find((x) => x.column === e.index)
+    if (w) out.push({ ...w, column: i })
+  })
+  return out
 }
 
 /** The column EMIT ON WINDOW CLOSE waits on: a bounded column named window_end, else the
