@@ -33,7 +33,7 @@
 // `advance()` is O(partitions + entries freed).
 
 import type { Circuit } from '../circuit.js'
-import { keyFunction, rowKey, type RowKey } from '../key.js'
+import { keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 
@@ -48,8 +48,63 @@ export interface SessionWindowOptions {
   readonly watermark?: () => number
 }
 
-/** The rows held at one time: row key → [row, weight]. */
-type Bucket = Map<RowKey, [Row, number]>
+/** The rows held at one time, with their weights: parallel arrays found by a linear
+ *  `rowsEqual` scan (one row per time is the common case; no map per time), plus a key index
+ *  once a time holds many rows. */
+class Bucket {
+  readonly rows: Row[] = []
+  readonly weights: number[] = []
+  #index: Map<RowKey, number> | null = null
+
+  get size(): number {
+    return this.rows.length
+  }
+
+  #find(row: Row): number {
+    const idx = this.#index
+    if (idx !== null) return idx.get(rowKey(row)) ?? -1
+    const rows = this.rows
+    for (let i = 0; i < rows.length; i++) if (rowsEqual(rows[i]!, row)) return i
+    return -1
+  }
+
+  /** Adds (row, w); returns +1 when a row entered, −1 when one left, 0 otherwise. */
+  add(row: Row, w: number): number {
+    const i = this.#find(row)
+    if (i < 0) {
+      const at = this.rows.length
+      this.rows.push(row)
+      this.weights.push(w)
+      if (this.#index !== null) this.#index.set(rowKey(row), at)
+      else if (at + 1 > BUCKET_SCAN) {
+        const m = new Map<RowKey, number>()
+        for (let j = 0; j <= at; j++) m.set(rowKey(this.rows[j]!), j)
+        this.#index = m
+      }
+      return 1
+    }
+    const nw = this.weights[i]! + w
+    if (nw !== 0) {
+      this.weights[i] = nw
+      return 0
+    }
+    // remove position i: swap with the last
+    const last = this.rows.length - 1
+    const idx = this.#index
+    if (idx !== null) idx.delete(rowKey(this.rows[i]!))
+    if (i !== last) {
+      this.rows[i] = this.rows[last]!
+      this.weights[i] = this.weights[last]!
+      if (idx !== null) idx.set(rowKey(this.rows[i]!), i)
+    }
+    this.rows.pop()
+    this.weights.pop()
+    return -1
+  }
+}
+
+/** Above this many rows at one time, a bucket keeps a key index instead of scanning. */
+const BUCKET_SCAN = 32
 
 class Partition {
   readonly key: RowKey
@@ -227,7 +282,8 @@ export class SessionWindowOperator extends BaseOperator {
     const times = p.times
     const end = last + this.gap
     for (let i = lowerBound(times, start); i < times.length && times[i]! <= last; i++) {
-      for (const [row, w] of p.buckets[i]!.values()) out.push(annotate(row, start, end), sign * w)
+      const b = p.buckets[i]!
+      for (let j = 0; j < b.rows.length; j++) out.push(annotate(b.rows[j]!, start, end), sign * b.weights[j]!)
     }
   }
 
@@ -238,7 +294,7 @@ export class SessionWindowOperator extends BaseOperator {
     let b: Bucket
     if (i < n && times[i] === t) b = p.buckets[i]!
     else {
-      b = new Map()
+      b = new Bucket()
       if (i === n) {
         times.push(t)
         p.buckets.push(b)
@@ -247,18 +303,9 @@ export class SessionWindowOperator extends BaseOperator {
         p.buckets.splice(i, 0, b)
       }
     }
-    const k = rowKey(row)
-    const e = b.get(k)
-    if (e === undefined) {
-      b.set(k, [row, w])
-      this.#size++
-      return
-    }
-    e[1] += w
-    if (e[1] !== 0) return
-    b.delete(k)
-    this.#size--
-    if (b.size === 0) {
+    const change = b.add(row, w)
+    this.#size += change
+    if (change < 0 && b.size === 0) {
       times.splice(i, 1)
       p.buckets.splice(i, 1)
     }
