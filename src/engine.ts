@@ -480,7 +480,6 @@ export class Engine {
   #retain(t: TableEntry, w: StreamWatermark): void {
     if (t.store instanceof AppendLog) {
       // the log is the history, in arrival order
-      w.tickRows = []
       const cutoff = w.current - w.retention!
       const col = w.column
       t.store.dropOldest((row) => (row[col] as number) < cutoff)
@@ -630,12 +629,14 @@ export class Engine {
     this.#streamsTouched.add(t)
     const onTime: Row[] = []
     let late: Row[] | undefined
+    // a keyless stream's log is its own history; a keyed one tracks arrival order for retention
+    const track = w.retention !== undefined && !(t.store instanceof AppendLog)
     for (const row of rows) {
       const ts = row[w.column] as number
       if (ts < w.current) (late ??= []).push(row)
       else {
         onTime.push(row)
-        if (w.retention !== undefined) w.tickRows.push(row)
+        if (track) w.tickRows.push(row)
         const c = w.candidate(row)
         if (typeof c === 'number' && c > w.pending) w.pending = c
       }
