@@ -8,6 +8,7 @@ import { memoryChild, runCore, type CoreOptions, type MemoryKind } from './core.
 import { machine } from './lib.js'
 import { runTime, timeChild, TIME_VIEWS, type TimeView } from './time.js'
 import { formatSummary, summarize } from './profile.js'
+import { joinsChild, runJoins } from './joins.js'
 
 const script = fileURLToPath(import.meta.url)
 
@@ -22,6 +23,10 @@ function usage(): never {
       '  time        event time: 10M events through EMIT ON WINDOW CLOSE views over TUMBLE and',
       '              SESSION with a watermark; state, heap and throughput every --report events',
       '              (--events N, --batch N, --report N, --only tumble,session; --quick: 200k)',
+      '  joins       a temporal join at scale: 10M orders converted by the rate valid at their',
+      '              event time from a 100k-row versioned table, per 10 s window, EMIT ON WINDOW',
+      '              CLOSE; state, heap and throughput every --report orders (--events N,',
+      '              --keys N, --batch N, --report N; --quick: 200k orders)',
       '',
       'options:',
       '  --rows N       rows loaded (default 1,000,000; --quick: 20,000)',
@@ -95,6 +100,22 @@ async function main(): Promise<void> {
     // internal: one event-time view in a fresh process (spawned by time)
     const r = timeChild(rest[0] as TimeView, { events: num(args, 'events', 1_000_000), batch: num(args, 'batch', 1000), report: num(args, 'report', 1_000_000), seed })
     process.stdout.write(JSON.stringify(r) + '\n')
+    return
+  }
+  if (suite === '_joins') {
+    // internal: the temporal join in a fresh process (spawned by joins)
+    const r = joinsChild({ events: num(args, 'events', 1_000_000), batch: num(args, 'batch', 1000), report: num(args, 'report', 1_000_000), keys: num(args, 'keys', 100_000), seed })
+    process.stdout.write(JSON.stringify(r) + '\n')
+    return
+  }
+  if (suite === 'joins') {
+    const events = num(args, 'events', quick ? 200_000 : 10_000_000)
+    const rel = path.relative(process.cwd(), script) || script
+    process.stdout.write(`## rivulet bench: joins\n\ncommand: \`node ${rel} ${process.argv.slice(2).join(' ')}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
+    process.stdout.write(`date: ${nowIso()}; machine: ${machine()}\n\n`)
+    const t0 = performance.now()
+    runJoins({ events, batch: num(args, 'batch', 1000), report: num(args, 'report', quick ? 50_000 : 1_000_000), keys: num(args, 'keys', 100_000), seed }, script)
+    process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
     return
   }
   if (suite === 'time') {

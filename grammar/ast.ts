@@ -340,7 +340,8 @@ export type TableFunctionArg =
   | { readonly kind: 'table'; readonly name: Name; readonly partitionBy: readonly Expr[]; readonly span: Span }
   | { readonly kind: 'descriptor'; readonly columns: readonly string[]; readonly span: Span }
 
-export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross'
+/** `asof` / `asof left`: ASOF [LEFT] JOIN (the nearest right row in time; SPEC §3.3). */
+export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'asof' | 'asof left'
 
 export interface JoinTableRef {
   readonly kind: 'join'

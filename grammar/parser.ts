@@ -100,6 +100,12 @@ function isString(t: IToken): boolean {
 }
 /** Words that may not be a bare (AS-less) alias because they continue the statement. */
 const notBareAlias = [T.EMIT, T.SET]
+/** `ASOF JOIN` / `ASOF LEFT [OUTER] JOIN` ahead. */
+function isAsofJoin(t1: IToken, t2: IToken, t3: IToken): boolean {
+  if (word(t1) !== 'asof' || !is(t1, T.Identifier)) return false
+  return is(t2, T.JOIN) || (is(t2, T.LEFT) && (is(t3, T.JOIN) || is(t3, T.OUTER)))
+}
+
 function canStartAlias(t: IToken): boolean {
   if (is(t, T.AS)) return true
   return isIdentLike(t) && !notBareAlias.some((c) => is(t, c))
@@ -1635,8 +1641,12 @@ export class SqlParser extends EmbeddedActionsParser {
   tableRef = this.RULE('tableRef', (): A.TableRef => {
     const start = this.start()
     let left = this.subrule(0, this.tablePrimary)
-    this.many(0, () => {
-      left = this.subrule(1, this.joinTail, { ARGS: [left, start] })
+    this.many(0, {
+      // a word continues the FROM item only as ASOF JOIN
+      GATE: () => !is(this.LA(1), T.Identifier) || isAsofJoin(this.LA(1), this.LA(2), this.LA(3)),
+      DEF: () => {
+        left = this.subrule(1, this.joinTail, { ARGS: [left, start] })
+      },
     })
     return left
   })
@@ -1677,6 +1687,24 @@ export class SqlParser extends EmbeddedActionsParser {
           this.consume(3, T.JOIN)
           const right = this.subrule(2, this.tablePrimary)
           return join(type, right, true, {})
+        },
+      },
+      {
+        // ASOF [LEFT] JOIN (DuckDB, RisingWave): `asof` is not a keyword, so a gate tells it
+        // from a table alias
+        GATE: () => isAsofJoin(this.LA(1), this.LA(2), this.LA(3)),
+        ALT: () => {
+          this.consume(7, T.Identifier)
+          let type: A.JoinType = 'asof'
+          this.option(3, () => {
+            this.consume(8, T.LEFT)
+            this.option(4, () => this.consume(9, T.OUTER))
+            type = 'asof left'
+          })
+          this.consume(10, T.JOIN)
+          const right = this.subrule(7, this.tablePrimary)
+          this.consume(11, T.ON)
+          return join(type, right, false, { on: this.subrule(8, this.expr) })
         },
       },
       {
@@ -1924,7 +1952,7 @@ export class SqlParser extends EmbeddedActionsParser {
   optTableAlias = this.RULE('optTableAlias', (): A.TableAlias | undefined => {
     let alias: A.TableAlias | undefined
     this.option(0, {
-      GATE: () => canStartAlias(this.LA(1)),
+      GATE: () => canStartAlias(this.LA(1)) && !isAsofJoin(this.LA(1), this.LA(2), this.LA(3)),
       DEF: () => {
         this.option(1, () => this.consume(0, T.AS))
         const name = this.subrule(0, this.ident)

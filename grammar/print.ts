@@ -351,6 +351,8 @@ const joinWords: Record<A.JoinType, string> = {
   right: 'RIGHT JOIN',
   full: 'FULL JOIN',
   cross: 'CROSS JOIN',
+  asof: 'ASOF JOIN',
+  'asof left': 'ASOF LEFT JOIN',
 }
 
 function tableRef(t: A.TableRef): string {

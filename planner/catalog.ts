@@ -15,6 +15,9 @@ export interface CatalogRelation {
   /** Columns whose future changes a watermark bounds (a stream's event-time column; a
    *  view's window_end, …). Absent = none. */
   readonly watermarks?: readonly ColumnWatermark[]
+  /** A versioned table (PRIMARY KEY and WATERMARK FOR a version-time column): that column.
+   *  `FOR SYSTEM_TIME AS OF` joins read its version history. */
+  readonly versionTime?: number
 }
 
 /** Column `column` of a relation is bounded by the watermark W = min over `sources` (streams)

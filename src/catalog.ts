@@ -187,6 +187,156 @@ export class AppendLog extends TableStore {
 
 const EMPTY: Row = []
 
+/** One key's versions, sorted by version time: history rows `[...columns, live]`. */
+interface KeyVersions {
+  readonly times: number[]
+  readonly rows: Row[]
+}
+
+/** The version history of a versioned table (SPEC §3.3): per primary key, every version by
+ *  its version time. A version is a history row: the table's columns plus `live` — false for
+ *  a deletion, which hides older versions from then on. The table's visible rows (its
+ *  TableStore) are, per key, the version with the greatest version time, when live. */
+export class VersionStore {
+  readonly keyOf: (row: Row) => ivm.RowKey
+  readonly timeColumn: number
+  readonly #byKey = new Map<ivm.RowKey, KeyVersions>()
+  #size = 0
+  /** (key, time, history row before) per change since the last commit, newest last. */
+  #journal: [ivm.RowKey, number, Row | undefined][] = []
+
+  /** With retention: the keys of the versions put, in arrival order (`#head` = first not yet
+   *  pruned), so pruning visits only keys that gained versions. */
+  readonly #arrivals: { keys: ivm.RowKey[]; times: number[] } | undefined
+  #head = 0
+
+  constructor(primaryKey: readonly number[], timeColumn: number, retained: boolean) {
+    this.keyOf = ivm.keyFunction(primaryKey)
+    this.timeColumn = timeColumn
+    this.#arrivals = retained ? { keys: [], times: [] } : undefined
+  }
+
+  /** Retention (after a committed tick): drops the versions a later version at or before
+   *  `cutoff` supersedes — no event at or after the cutoff can read them — and a key whose
+   *  only version left is a deletion at or before the cutoff. Not journaled: it runs after
+   *  commit, and views keep what they derived. */
+  prune(cutoff: number): void {
+    const a = this.#arrivals
+    if (a === undefined) return
+    while (this.#head < a.keys.length && a.times[this.#head]! < cutoff) {
+      const key = a.keys[this.#head++]!
+      const v = this.#byKey.get(key)
+      if (v === undefined) continue
+      const j = search(v.times, cutoff + 1) - 1
+      if (j > 0) {
+        v.times.splice(0, j)
+        v.rows.splice(0, j)
+        this.#size -= j
+      }
+      if (v.times.length === 1 && v.times[0]! <= cutoff && v.rows[0]![v.rows[0]!.length - 1] === false) {
+        this.#byKey.delete(key)
+        this.#size--
+      }
+    }
+    if (this.#head > 4096 && this.#head * 2 > a.keys.length) {
+      a.keys.splice(0, this.#head)
+      a.times.splice(0, this.#head)
+      this.#head = 0
+    }
+  }
+
+  get size(): number {
+    return this.#size
+  }
+
+  /** The history row of `key` at `time`, if any. */
+  at(key: ivm.RowKey, time: number): Row | undefined {
+    const v = this.#byKey.get(key)
+    if (v === undefined) return undefined
+    const i = search(v.times, time)
+    return i < v.times.length && v.times[i] === time ? v.rows[i] : undefined
+  }
+
+  /** The history row with the greatest version time for `key`. */
+  latest(key: ivm.RowKey): Row | undefined {
+    const v = this.#byKey.get(key)
+    return v === undefined ? undefined : v.rows[v.rows.length - 1]
+  }
+
+  /** Puts `row` (a history row) at its key and version time; pushes the history change
+   *  (−previous, +row) into `delta`. */
+  put(row: Row, delta: ivm.ZSet): void {
+    const key = this.keyOf(row)
+    const time = row[this.timeColumn] as number
+    let v = this.#byKey.get(key)
+    if (v === undefined) this.#byKey.set(key, (v = { times: [], rows: [] }))
+    const i = search(v.times, time)
+    let previous: Row | undefined
+    if (i < v.times.length && v.times[i] === time) {
+      previous = v.rows[i]
+      v.rows[i] = row
+      delta.push(previous!, -1)
+    } else {
+      v.times.splice(i, 0, time)
+      v.rows.splice(i, 0, row)
+      this.#size++
+    }
+    delta.push(row, 1)
+    this.#journal.push([key, time, previous])
+    if (this.#arrivals !== undefined) {
+      this.#arrivals.keys.push(key)
+      this.#arrivals.times.push(time)
+    }
+  }
+
+  commit(): void {
+    if (this.#journal.length !== 0) this.#journal = []
+  }
+
+  rollback(): void {
+    const j = this.#journal
+    // the arrivals of the rolled-back puts go too (puts are journaled one to one)
+    if (this.#arrivals !== undefined) {
+      this.#arrivals.keys.length -= j.length
+      this.#arrivals.times.length -= j.length
+    }
+    for (let n = j.length - 1; n >= 0; n--) {
+      const [key, time, previous] = j[n]!
+      const v = this.#byKey.get(key)!
+      const i = search(v.times, time)
+      if (previous !== undefined) v.rows[i] = previous
+      else {
+        v.times.splice(i, 1)
+        v.rows.splice(i, 1)
+        this.#size--
+        if (v.times.length === 0) this.#byKey.delete(key)
+      }
+    }
+    this.#journal = []
+  }
+
+  snapshot(): ivm.ZSet {
+    const z = new ivm.ZSet()
+    this.#byKey.forEach((v) => {
+      for (const r of v.rows) z.push(r, 1)
+    })
+    return z
+  }
+}
+
+/** First position in ascending `times` whose value is ≥ `t`. */
+function search(times: readonly number[], t: number): number {
+  let lo = 0
+  let hi = times.length
+  if (hi > 0 && times[hi - 1]! < t) return hi
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (times[mid]! < t) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /** A stream's event time (SPEC §2): `WATERMARK FOR column AS expr`. */
 export interface StreamWatermark {
   readonly column: number
@@ -222,6 +372,10 @@ export interface TableEntry {
   readonly store: TableStore
   readonly input: ivm.InputOperator
   readonly watermark?: StreamWatermark
+  /** A versioned table (PRIMARY KEY and WATERMARK FOR its version time): the version history
+   *  and the input that carries its changes (read by temporal joins). */
+  readonly versions?: VersionStore
+  readonly versionInput?: ivm.InputOperator
 }
 
 export interface Subscriber {
@@ -253,6 +407,9 @@ export type Entry = TableEntry | ViewEntry
  *  derived when it was created. */
 export function watermarksOf(e: Entry): readonly ColumnWatermark[] {
   if (isView(e)) return e.watermarks
+  // a versioned table's visible rows change at any version time (a new version retracts the
+  // previous one); only its version history is bounded
+  if (e.versions) return []
   return e.watermark ? [{ column: e.watermark.column, sources: [e.name], strict: false }] : []
 }
 
@@ -293,7 +450,7 @@ export class EngineCatalog implements Catalog {
   getRelation(name: string): CatalogRelation | undefined {
     const e = this.entries.get(name)
     if (!e) return undefined
-    return { name: e.name, kind: e.kind as CatalogRelationKind, columns: e.columns, primaryKey: isView(e) ? [] : e.primaryKey, watermarks: watermarksOf(e) }
+    return { name: e.name, kind: e.kind as CatalogRelationKind, columns: e.columns, primaryKey: isView(e) ? [] : e.primaryKey, watermarks: watermarksOf(e), ...(!isView(e) && e.versions ? { versionTime: e.versions.timeColumn } : {}) }
   }
 
   intervalMicros(e: ScalarExpr): number | undefined {

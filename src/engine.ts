@@ -31,12 +31,13 @@ import {
   type Column,
   type DeltaPlan,
   type LogicalPlan,
+  type LowerOptions,
   type OptimizeTrace,
   type ScalarExpr,
   type SortKey,
   type SqlType,
 } from '../planner/index.js'
-import { AppendLog, EngineCatalog, TableStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
+import { AppendLog, EngineCatalog, TableStore, VersionStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
 import { compileProjection, compileScalar, evaluateConstant, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
@@ -73,7 +74,7 @@ export class Engine {
   readonly #circuit = new ivm.Circuit()
   readonly #arrangements = new Map<string, ivm.ArrangeOperator>()
   /** Tables written in the open tick (their stores journal until commit). */
-  readonly #touched = new Set<TableStore>()
+  readonly #touched = new Set<TableStore | VersionStore>()
   #tick = 0
   #inTransaction = false
   #aborted = false
@@ -152,12 +153,13 @@ export class Engine {
 
   /** Entries of state a view's operators hold (groups, arranged rows, pending windows, …;
    *  shared arrangements counted for each view using them), and rows stored for a table or
-   *  stream. For watching memory stay bounded. */
+   *  stream (for a versioned table: the versions in its history). For watching memory stay
+   *  bounded. */
   stateSize(relation: string): number {
     this.#checkOpen()
     const e = this.#catalog.entries.get(foldName(relation))
     if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${relation}" does not exist`)
-    if (!isView(e)) return e.store.size
+    if (!isView(e)) return e.versions ? e.versions.size : e.store.size
     let n = 0
     for (const op of new Set(e.operators.values())) if (!(op instanceof ivm.InputOperator) && !(op instanceof ivm.IntegrateOperator && op !== e.sink)) n += op.stateSize()
     return n
@@ -478,6 +480,7 @@ export class Engine {
    *  stream's stored rows (in arrival order; a row is kept at least as long as asked). Views
    *  already hold what they derived from it; only later backfills and ad hoc reads see less. */
   #retain(t: TableEntry, w: StreamWatermark): void {
+    if (t.versions) return t.versions.prune(w.current - w.retention!)
     if (t.store instanceof AppendLog) {
       // the log is the history, in arrival order
       const cutoff = w.current - w.retention!
@@ -534,9 +537,81 @@ export class Engine {
   /** Applies a validated, consolidated delta to a table and runs the circuit. */
   #applyDelta(t: TableEntry, delta: ivm.ZSet): void {
     if (delta.length === 0) return
+    if (t.versions) return this.#applyVersions(t, this.#versionsOf(t, delta))
     this.#touched.add(t.store)
     t.store.apply(delta)
     t.input.push(delta)
+    try {
+      this.#circuit.step()
+      for (const e of this.#catalog.subscribed) if (e.sink.out.length > 0) e.pending.append(e.sink.out)
+    } finally {
+      this.#circuit.endStep()
+    }
+  }
+
+  /** A change of a versioned table's visible rows as new versions (SPEC §3.3): a key's new
+   *  row is a version at its version time (replacing one at the same time); a key that only
+   *  loses its row gets a deletion version at the row's version time, or at the watermark
+   *  when that is later (a deletion ends the key's validity from now on in event time). */
+  #versionsOf(t: TableEntry, delta: ivm.ZSet): Row[] {
+    const vs = t.versions!
+    const width = t.columns.length
+    const added = new Map<ivm.RowKey, Row>()
+    const removed = new Map<ivm.RowKey, Row>()
+    for (let i = 0; i < delta.length; i++) (delta.weights[i]! > 0 ? added : removed).set(vs.keyOf(delta.rows[i]!), delta.rows[i]!)
+    const out: Row[] = []
+    for (const row of added.values()) out.push([...row, true])
+    for (const [k, old] of removed) {
+      if (added.has(k)) continue
+      const deletion = new Array<unknown>(width + 1).fill(null)
+      for (const i of t.primaryKey) deletion[i] = old[i]
+      deletion[vs.timeColumn] = Math.max(old[vs.timeColumn] as number, t.watermark!.current)
+      deletion[width] = false
+      out.push(deletion)
+    }
+    return out
+  }
+
+  /** Puts versions (history rows, in order) into a versioned table: a version below the
+   *  watermark is late (recorded, not applied); the visible rows follow the latest version
+   *  per key; both the visible rows and the history flow on in one step. */
+  #applyVersions(t: TableEntry, versions: readonly Row[]): void {
+    const vs = t.versions!
+    const w = t.watermark!
+    const width = t.columns.length
+    const history = new ivm.ZSet()
+    const before = new Map<ivm.RowKey, Row | undefined>()
+    let late: Row[] | undefined
+    this.#streamsTouched.add(t)
+    this.#touched.add(vs)
+    for (const v of versions) {
+      const live = v[width] === true
+      if (live && (v[vs.timeColumn] as number) < w.current) {
+        ;(late ??= []).push(v.slice(0, width))
+        continue
+      }
+      const k = vs.keyOf(v)
+      if (!before.has(k)) before.set(k, vs.latest(k))
+      vs.put(v, history)
+      if (live) {
+        const c = w.candidate(v)
+        if (typeof c === 'number' && c > w.pending) w.pending = c
+      }
+    }
+    if (late !== undefined) this.#recordLate(t, w, late)
+    const visible = new ivm.ZSet()
+    for (const [k, was] of before) {
+      const now = vs.latest(k)
+      if (now === was) continue
+      const stored = t.store.rows.get(k)
+      if (stored) visible.push(stored, -1)
+      if (now && now[width] === true) visible.push(now.slice(0, width), 1)
+    }
+    if (history.length === 0) return
+    this.#touched.add(t.store)
+    t.store.apply(visible)
+    if (visible.length > 0) t.input.push(visible)
+    t.versionInput!.push(history.consolidate())
     try {
       this.#circuit.step()
       for (const e of this.#catalog.subscribed) if (e.sink.out.length > 0) e.pending.append(e.sink.out)
@@ -574,38 +649,42 @@ export class Engine {
     const notNull = columns.map((_, i) => s.columns[i]!.notNull || primaryKey.includes(i))
     const scope = new Scope([])
     const defaults = s.columns.map((c, i) => (c.default ? coerce(bindExpr(c.default, this.#exprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span) : undefined))
-    const watermark = this.#streamOptions(s, stream, columns, notNull, ctx)
+    const watermark = this.#streamOptions(s, stream, primaryKey.length > 0, columns, notNull, ctx)
     const store = stream && primaryKey.length === 0 ? new AppendLog() : new TableStore(primaryKey)
     const input = this.#circuit.add(new ivm.InputOperator(() => store.snapshot()))
     this.#circuit.retain(input)
-    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, ...(watermark ? { watermark } : {}) }
+    // a table with a primary key and a version time keeps its version history
+    const versions = watermark && !stream ? new VersionStore(primaryKey, watermark.column, watermark.retention !== undefined) : undefined
+    const versionInput = versions ? this.#circuit.add(new ivm.InputOperator(() => versions.snapshot())) : undefined
+    if (versionInput) this.#circuit.retain(versionInput)
+    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, ...(watermark ? { watermark } : {}), ...(versions ? { versions, versionInput } : {}) }
     this.#catalog.add(entry)
     return { command: s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
   }
 
   /** A stream's WATERMARK clause and WITH options (SPEC §2). Marks the event-time column NOT
    *  NULL (an event without a time cannot be placed in a window or judged late). */
-  #streamOptions(s: ast.CreateTableStmt, stream: boolean, columns: readonly Column[], notNull: boolean[], ctx: StatementContext): StreamWatermark | undefined {
+  #streamOptions(s: ast.CreateTableStmt, stream: boolean, keyed: boolean, columns: readonly Column[], notNull: boolean[], ctx: StatementContext): StreamWatermark | undefined {
     let keep: number | undefined
     let retention: number | undefined
     for (const o of s.with) {
-      if (o.name === 'late_events_kept' && stream) {
+      if (o.name === 'late_events_kept' && (stream || keyed)) {
         const v = o.value && o.value.kind === 'literal' && o.value.value.type !== 'null' ? Number((o.value.value as { text?: unknown }).text) : NaN
         if (!Number.isInteger(v) || v < 0) throw new RivuletError(SqlState.invalidParameterValue, 'late_events_kept must be a non-negative integer (how many late events of this stream rivulet_late_events keeps)', positionAt(ctx.text, o.span.start))
         keep = v
-      } else if (o.name === 'retention' && stream && o.value) {
+      } else if (o.name === 'retention' && (stream || keyed) && o.value) {
         const bound = bindExpr(o.value, this.#exprCtx(new Scope([]), ctx, 'WITH'))
         const us = this.#catalog.intervalMicros(bound.type === 'unknown' ? coerce(bound, 'interval', { err: ctx }, o.value.span) : bound)
         if (us === undefined || us < 0) throw new RivuletError(SqlState.invalidParameterValue, "retention must be a fixed-length interval such as '1 hour' (days, hours, minutes, seconds)", positionAt(ctx.text, o.span.start))
         retention = us
-      } else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream ? ' (known: late_events_kept, retention)' : ''}`, positionAt(ctx.text, o.span.start))
+      } else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream || keyed ? ' (known: late_events_kept, retention)' : ''}`, positionAt(ctx.text, o.span.start))
     }
     const def = s.watermark
     if (!def) {
       if (keep !== undefined || retention !== undefined) throw new RivuletError(SqlState.invalidParameterValue, `${keep !== undefined ? 'late_events_kept' : 'retention'} needs a WATERMARK FOR clause (${keep !== undefined ? 'without a watermark no event is late' : 'retention counts back from the watermark'})`, positionAt(ctx.text, s.span.start))
       return undefined
     }
-    if (!stream) throw new RivuletError(SqlState.featureNotSupported, 'WATERMARK on a mutable table (a versioned table for temporal joins) is not supported yet; declare a stream (CREATE STREAM or CREATE TABLE ... APPEND ONLY)', positionAt(ctx.text, def.span.start))
+    if (!stream && !keyed) throw new RivuletError('42P16', 'WATERMARK FOR on a table needs a PRIMARY KEY (a versioned table, read by temporal joins) or APPEND ONLY (a stream)', positionAt(ctx.text, def.span.start))
     const column = columns.findIndex((c) => c.name === def.column)
     if (column < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${def.column}" named in WATERMARK FOR does not exist`, positionAt(ctx.text, def.span.start))
     if (columns[column]!.type !== 'timestamp') throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK FOR column "${def.column}" must be of type timestamp, not ${typeDisplayName(columns[column]!.type)}`, positionAt(ctx.text, def.span.start))
@@ -701,7 +780,7 @@ export class Engine {
       seen.add(c.name)
     }
     const optimized = optimize(logical)
-    const lowerOptions = { watermarks: this.#relationWatermarks }
+    const lowerOptions = this.#lowerOptions
     const plan = s.query.emitOnWindowClose ? this.#lowerAt(() => lowerEmitOnWindowClose(optimized, lowerOptions), ctx, s.query.span.start) : lower(optimized, lowerOptions)
     // an EMIT ON WINDOW CLOSE view changes only when windows close: no column of it is a
     // watermark-bounded input to others beyond the one it waits on
@@ -1092,7 +1171,7 @@ export class Engine {
    *  would replace a stream's row is refused. */
   #applyUpsert(t: TableEntry, delta: ivm.ZSet, what: string): void {
     if (t.kind === 'stream' && delta.weights.some((w) => w < 0)) this.#refuseStream(t, `${what} replacing a row`)
-    if (t.watermark) {
+    if (t.watermark && !t.versions) {
       const onTime = new Set(this.#acceptOnTime(t, delta.rows))
       const kept = new ivm.ZSet()
       for (let i = 0; i < delta.length; i++) if (onTime.has(delta.rows[i]!)) kept.push(delta.rows[i]!, delta.weights[i]!)
@@ -1105,6 +1184,7 @@ export class Engine {
   #insertRows(t: TableEntry, all: readonly Row[], _ctx: StatementContext, skipConflicts = false): number {
     const delta = new ivm.ZSet()
     for (const row of all) this.#checkNotNull(t, row)
+    if (t.versions) return this.#insertVersions(t, all, skipConflicts)
     const rows = this.#acceptOnTime(t, all)
     if (t.store.keyOf) {
       const batch = new Set<ivm.RowKey>()
@@ -1125,6 +1205,28 @@ export class Engine {
     for (const row of rows) delta.push(row, 1)
     this.#applyDelta(t, delta.consolidate())
     return rows.length
+  }
+
+  /** INSERT into a versioned table: each row is a new version of its key; a live version
+   *  with the same key and version time already there is a duplicate key. */
+  #insertVersions(t: TableEntry, rows: readonly Row[], skipConflicts: boolean): number {
+    const vs = t.versions!
+    const width = t.columns.length
+    const seen = new Set<ivm.RowKey>()
+    const versions: Row[] = []
+    for (const row of rows) {
+      const at = ivm.rowKey([vs.keyOf(row), row[vs.timeColumn]])
+      const there = vs.at(vs.keyOf(row), row[vs.timeColumn] as number)
+      if (seen.has(at) || (there !== undefined && there[width] === true)) {
+        if (skipConflicts) continue
+        const cols = [...t.primaryKey, vs.timeColumn]
+        throw new RivuletError(SqlState.uniqueViolation, `duplicate key value violates unique constraint "${t.name}_pkey"`, undefined, `Key (${cols.map((i) => t.columns[i]!.name).join(', ')})=(${cols.map((i) => String(toResultValue(row[i], t.columns[i]!.type))).join(', ')}) already has a version at that time.`)
+      }
+      seen.add(at)
+      versions.push([...row, true])
+    }
+    this.#applyVersions(t, versions)
+    return versions.length
   }
 
   #checkNotNull(t: TableEntry, row: Row): void {
@@ -1224,7 +1326,7 @@ export class Engine {
   #select(q: ast.Query, ctx: StatementContext): StatementResult {
     const { plan, columns } = this.#bindQuery(q, ctx)
     // an EMIT ON WINDOW CLOSE that no watermark can serve is refused at the query's position
-    if (q.emitOnWindowClose) this.#lowerAt(() => lowerEmitOnWindowClose(optimize(plan), { watermarks: this.#relationWatermarks }), ctx, q.span.start)
+    if (q.emitOnWindowClose) this.#lowerAt(() => lowerEmitOnWindowClose(optimize(plan), this.#lowerOptions), ctx, q.span.start)
     const { rows } = this.#evaluateOrdered(plan, q.emitOnWindowClose)
     const out = rows.map((r) => r.map((v, i) => toResultValue(v, columns[i]!.type)))
     return { command: `SELECT ${out.length}`, rowCount: out.length, columns: columnInfo(columns), rows: out }
@@ -1253,7 +1355,7 @@ export class Engine {
     const optimized = optimize(plan)
     const point = this.#pointRead(optimized)
     if (point) return point
-    const lowerOptions = { watermarks: this.#relationWatermarks }
+    const lowerOptions = this.#lowerOptions
     const delta = emitOnWindowClose ? lowerEmitOnWindowClose(optimized, lowerOptions) : lower(optimized, lowerOptions)
     const { output, fresh } = render(delta, this.#renderContext())
     const sink = this.#circuit.add(new ivm.IntegrateOperator(output))
@@ -1376,7 +1478,7 @@ export class Engine {
         text = s.verbose ? [explainLogical(plan), ...trace.map((t) => `-- after ${t.rule}\n${t.plan}`)].join('\n') : explainLogical(opt)
       } else {
         const optimized = optimize(plan)
-        const lowerOptions = { watermarks: this.#relationWatermarks }
+        const lowerOptions = this.#lowerOptions
         text = explainDelta(this.#lowerAt(() => (query.emitOnWindowClose ? lowerEmitOnWindowClose(optimized, lowerOptions) : lower(optimized, lowerOptions)), ctx, query.span.start))
       }
     }
@@ -1428,14 +1530,24 @@ export class Engine {
     return {
       circuit: this.#circuit,
       arrangements: this.#arrangements,
-      source: (relation: string): ivm.Operator => {
+      source: (relation: string, versions?: boolean): ivm.Operator => {
         const e = this.#catalog.entries.get(relation)
         if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${relation}" does not exist`)
+        if (versions) {
+          if (isView(e) || !e.versionInput) throw new RivuletError(SqlState.internalError, `internal error: "${relation}" has no version history`)
+          return e.versionInput
+        }
         return isView(e) ? e.sink : e.input
       },
       watermark: (sources: readonly string[]) => this.#watermarkOf(sources),
       now: () => this.#now(),
     }
+  }
+
+  readonly #lowerOptions: LowerOptions = {
+    watermarks: (relation) => this.#relationWatermarks(relation),
+    intervalMicros: (e) => this.#catalog.intervalMicros(e),
+    isAppendOnly: (relation) => this.#catalog.entries.get(relation)?.kind === 'stream',
   }
 
   readonly #relationWatermarks = (relation: string) => {
@@ -1615,6 +1727,9 @@ function scannedRelations(p: LogicalPlan): Set<string> {
       case 'join':
         if (x.condition) exprs.push(x.condition)
         break
+      case 'timeJoin':
+        if (x.residual) exprs.push(x.residual)
+        break
     }
     for (const e of exprs) visitExpr(e, (y) => {
       if (y.kind === 'subquery') walk(y.plan)
@@ -1625,6 +1740,7 @@ function scannedRelations(p: LogicalPlan): Set<string> {
         break
       case 'join':
       case 'setOp':
+      case 'timeJoin':
         walk(x.left)
         walk(x.right)
         break

@@ -13,8 +13,9 @@ import { compareFn, Interval } from './values.js'
 
 export interface RenderContext {
   readonly circuit: ivm.Circuit
-  /** The operator that produces the changes of a named relation (table input or view sink). */
-  readonly source: (relation: string) => Operator
+  /** The operator that produces the changes of a named relation (table input or view sink);
+   *  with `versions`, of a versioned table's version history. */
+  readonly source: (relation: string, versions?: boolean) => Operator
   /** Shared arrangements by fingerprint. */
   readonly arrangements: Map<string, ivm.ArrangeOperator>
   /** The current watermark of a set of streams (their minimum; -Infinity before any event). */
@@ -47,7 +48,7 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
   const build = (p: DeltaPlan): Operator => {
     switch (p.kind) {
       case 'input':
-        return ctx.source(p.relation)
+        return ctx.source(p.relation, p.versions)
       case 'constant': {
         const z = new ivm.ZSet()
         for (const r of p.rows) z.push(r.map((e) => evaluateConstant(e)), 1)
@@ -176,6 +177,66 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
         const until = combine(untils, Math.min)
         return add(new ivm.TemporalFilterOperator(go(p.input), { ...(from ? { from } : {}), ...(until ? { until } : {}), now: ctx.now }))
       }
+      case 'asofJoin': {
+        const l = go(p.left)
+        const r = go(p.right)
+        const lb = p.leftBound
+        const rb = p.rightBound
+        const types = p.right.columns.map((c) => c.type)
+        return add(
+          new ivm.AsOfJoinOperator(l, r, {
+            leftKey: p.leftKey,
+            rightKey: p.rightKey,
+            leftTime: p.leftTime,
+            rightTime: p.rightTime,
+            match: p.match,
+            outer: p.outer,
+            rightWidth: p.right.columns.length,
+            ...(p.live !== undefined ? { live: p.live } : {}),
+            tieBreak: rowComparator(types.map((type, i) => ({ expr: { kind: 'column', index: i, type }, desc: false, nullsFirst: false }))),
+            ...(lb && rb ? { leftWatermark: () => ctx.watermark(lb.sources), rightWatermark: () => ctx.watermark(rb.sources) } : {}),
+          }),
+        )
+      }
+      case 'lookupJoin': {
+        const l = go(p.left)
+        const r = arrangeShared(p.right)
+        const lw = p.left.columns.length
+        return add(
+          new ivm.LookupJoinOperator(l, r, {
+            leftKey: p.leftKey,
+            outer: p.outer,
+            rightWidth: p.right.columns.length,
+            leftAppendOnly: p.leftAppendOnly,
+            ...(p.residual ? { residual: pairPredicate(p.residual, lw) } : {}),
+          }),
+        )
+      }
+      case 'intervalJoin': {
+        const l = go(p.left)
+        const r = go(p.right)
+        const lb = p.leftBound
+        const rb = p.rightBound
+        return add(
+          new ivm.IntervalJoinOperator(l, r, {
+            leftKey: p.leftKey,
+            rightKey: p.rightKey,
+            leftTime: p.leftTime,
+            rightTime: p.rightTime,
+            lower: p.lower,
+            upper: p.upper,
+            lowerInclusive: p.lowerInclusive,
+            upperInclusive: p.upperInclusive,
+            kind: p.joinType,
+            leftWidth: p.left.columns.length,
+            rightWidth: p.right.columns.length,
+            ...(p.residual ? { residual: pairPredicate(p.residual, p.left.columns.length) } : {}),
+            leftWatermark: () => ctx.watermark(lb.sources),
+            rightWatermark: () => ctx.watermark(rb.sources),
+            finalOuter: p.finalOuter,
+          }),
+        )
+      }
       case 'emitOnClose':
         return add(new ivm.EmitOnCloseOperator(go(p.input), { column: p.column, isFinal: finality(p) }))
       case 'distinct':
@@ -199,6 +260,12 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
     return w.strict ? (v) => v !== null && (v as number) <= ctx.watermark(sources) : (v) => v !== null && (v as number) < ctx.watermark(sources)
   }
   const arrangeShared = (p: Extract<DeltaPlan, { kind: 'arrange' }>): ivm.ArrangeOperator => {
+    if (p.freeBy) {
+      // forgets rows its join no longer needs: private, never shared
+      const op = add(new ivm.ArrangeOperator(go(p.input), p.key, { expire: { column: p.freeBy.column, isFinal: finality(p.freeBy) } }))
+      operators.set(p, op)
+      return op
+    }
     const fp = fingerprint(p)
     const existing = ctx.arrangements.get(fp)
     if (existing && ctx.circuit.has(existing)) {
@@ -231,6 +298,18 @@ function fingerprint(p: DeltaPlan): string {
   fp = json.length <= 64 ? json : createHash('sha256').update(json).digest('base64')
   FINGERPRINTS.set(p, fp)
   return fp
+}
+
+/** A condition over left ++ right columns as a predicate on the pair (l, r). */
+function pairPredicate(e: Parameters<typeof compilePredicate>[0], leftWidth: number): (l: Row, r: Row) => boolean {
+  const f = compilePredicate(e)
+  const both = new Array<unknown>()
+  return (l, r) => {
+    both.length = 0
+    for (let i = 0; i < leftWidth; i++) both.push(l[i])
+    for (let i = 0; i < r.length; i++) both.push(r[i])
+    return f(both)
+  }
 }
 
 /** (l, r) → [l[0..lw), r[0..rw)] as straight-line code. */

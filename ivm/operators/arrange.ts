@@ -311,6 +311,13 @@ export class Arrangement {
   }
 }
 
+export interface ArrangeOptions {
+  /** Rows whose key column `column` is final are forgotten at the end of a tick: the
+   *  planner gives this only when no later reader needs them (an inner join whose other side
+   *  can no longer produce that key value, because its watermark is past it). */
+  readonly expire?: { readonly column: number; readonly isFinal: (value: unknown) => boolean }
+}
+
 export class ArrangeOperator extends BaseOperator {
   readonly name = 'Arrange'
   readonly arrangement: Arrangement
@@ -321,11 +328,40 @@ export class ArrangeOperator extends BaseOperator {
    *  compute ΔL ⋈ R_new alone when L had no rows before, e.g. while backfilling). */
   emptyBefore = true
 
-  constructor(input: Operator, keyColumns: readonly number[]) {
+  /** See ArrangeOptions.expire. */
+  readonly #expire: ArrangeOptions['expire']
+
+  constructor(input: Operator, keyColumns: readonly number[], options: ArrangeOptions = {}) {
     super([input])
     this.arrangement = new Arrangement(keyColumns)
     this.keyColumns = this.arrangement.keyColumns
     this.keyOf = this.arrangement.keyOf
+    this.#expire = options.expire
+    // only an expiring arrangement takes part in the circuit's end-of-tick pass
+    if (options.expire) this.advance = () => this.#forgetFinal()
+  }
+
+  /** Set only with `expire`: the circuit calls it at the end of a tick. */
+  advance?: () => void
+
+  /** Forgets the keys whose `expire` column is final (see ArrangeOptions.expire). Emits
+   *  nothing; journaled, so rollback restores them. */
+  #forgetFinal(): void {
+    const expire = this.#expire
+    if (expire === undefined || this.arrangement.size === 0) return
+    const gone = new ZSet()
+    const col = expire.column
+    this.arrangement.forEach((row, weight) => {
+      if (expire.isFinal(row[col])) gone.push(row, weight)
+    })
+    if (gone.length === 0) return
+    this.arrangement.applyDelta(gone, -1)
+    // the journal undoes an entry by absorbing it negated: record the negation of removing
+    this.#journal.record(gone.negate())
+  }
+
+  get expires(): boolean {
+    return this.#expire !== undefined
   }
 
   step(): void {
@@ -379,10 +415,10 @@ export class ArrangeOperator extends BaseOperator {
   }
 
   override describeState(): string {
-    return this.arrangement.describe('arrangement')
+    return this.arrangement.describe('arrangement') + (this.#expire ? `; rows freed once #${this.#expire.column} is final` : '')
   }
 }
 
-export function arrange(circuit: Circuit, input: Operator, keyColumns: readonly number[]): ArrangeOperator {
-  return circuit.add(new ArrangeOperator(input, keyColumns))
+export function arrange(circuit: Circuit, input: Operator, keyColumns: readonly number[], options: ArrangeOptions = {}): ArrangeOperator {
+  return circuit.add(new ArrangeOperator(input, keyColumns, options))
 }

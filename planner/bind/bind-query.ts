@@ -5,7 +5,7 @@ import type * as ast from '../../grammar/index.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit } from '../expr/scalar.js'
 import { commonSupertype } from '../expr/functions.js'
-import type { AggregateCall, Column, JoinType, LogicalPlan, SortKey, WindowSpec } from '../logical/plan.js'
+import type { AggregateCall, AsOfMatch, Column, JoinType, LogicalPlan, SortKey, TimeJoinNode, WindowSpec } from '../logical/plan.js'
 import { exprChildren, mapChildren, mapExpr, mapOuterRefs, sameExpr, visitExpr } from '../logical/tree.js'
 import { typeDisplayName, type SqlType } from '../types.js'
 import type { Catalog } from '../catalog.js'
@@ -488,6 +488,102 @@ export class QueryBinder {
   }
 
   /** A named relation in FROM: a CTE or a catalog relation. */
+  /** ASOF [LEFT] JOIN and `JOIN t FOR SYSTEM_TIME AS OF …` (SPEC §3.3): the ON condition is
+   *  split into equi-keys, the time comparison (ASOF) and a residual condition. */
+  #bindTimeJoin(ref: ast.JoinTableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {
+    const asofJoin = ref.type === 'asof' || ref.type === 'asof left'
+    const rightRef = ref.right
+    const asOf = rightRef.kind === 'table' ? rightRef.asOf : undefined
+    if (asofJoin && asOf) throw planError(this.#err, SqlState.syntaxError, 'ASOF JOIN cannot be combined with FOR SYSTEM_TIME AS OF', ref.span)
+    if (!asofJoin && ref.type !== 'inner' && ref.type !== 'left') throw planError(this.#err, SqlState.featureNotSupported, `FOR SYSTEM_TIME AS OF is allowed in JOIN and LEFT JOIN, not ${ref.type.toUpperCase()} JOIN`, ref.span)
+    if (!ref.on) throw planError(this.#err, SqlState.syntaxError, `${asofJoin ? 'ASOF JOIN' : 'a join FOR SYSTEM_TIME AS OF'} needs an ON condition`, ref.span)
+    const l = this.#bindFrom(ref.left, outer, ctes)
+    const r = this.#bindFrom(rightRef.kind === 'table' ? { ...rightRef, asOf: undefined } : rightRef, outer, ctes)
+    const nl = l.scope.columns.length
+    const combined = new Scope([...l.scope.columns, ...r.scope.columns], outer)
+    const columns = [...l.plan.columns, ...r.plan.columns]
+    const proctime = asOf !== undefined && asOf.kind === 'func' && asOf.name.length === 1 && asOf.name[0] === 'proctime' && asOf.args.length === 0
+    const mode: TimeJoinNode['mode'] = asofJoin ? 'asof' : proctime ? 'lookup' : 'temporal'
+    // the versioned table of a temporal join: its key and version time
+    let versionTime: number | undefined
+    let primaryKey: readonly number[] = []
+    if (mode === 'temporal') {
+      const name = rightRef.kind === 'table' ? rightRef.name : undefined
+      const rel = name && !(name.parts.length === 1 && ctes.has(name.parts[0]!)) ? this.#catalog.getRelation(name.parts[name.parts.length - 1]!) : undefined
+      const what = name ? `"${name.parts.join('.')}"` : 'the right side'
+      if (!rel || rel.versionTime === undefined) {
+        const why = !rel ? 'it is not a table' : rel.primaryKey.length === 0 ? 'it has no primary key' : 'it has no version time (declare one with WATERMARK FOR valid_from AS …)'
+        throw planError(this.#err, SqlState.featureNotSupported, `FOR SYSTEM_TIME AS OF an event time needs a versioned table (a PRIMARY KEY and a WATERMARK FOR its version-time column), but ${what} is not one: ${why}`, rightRef.span)
+      }
+      versionTime = rel.versionTime
+      primaryKey = rel.primaryKey
+    }
+    let leftTime: ScalarExpr | undefined
+    if (mode === 'temporal') {
+      const t = bindExpr(asOf!, this.#ctx(l.scope, 'FOR SYSTEM_TIME AS OF'))
+      if (t.type !== 'timestamp') throw planError(this.#err, SqlState.datatypeMismatch, `FOR SYSTEM_TIME AS OF needs a timestamp of the left side (its event time) or PROCTIME(), not ${typeDisplayName(t.type)}`, asOf!.span)
+      if (sidesOf(t, nl).outer) throw unsupported(this.#err, 'FOR SYSTEM_TIME AS OF with a subquery or an outer reference', asOf!.span)
+      leftTime = t
+    }
+    const condition = coerce(bindExpr(ref.on, this.#ctx(combined, 'JOIN/ON')), 'boolean', { err: this.#err }, ref.on.span, 'argument of JOIN/ON')
+    const leftKeys: ScalarExpr[] = []
+    const rightKeys: ScalarExpr[] = []
+    const residual: ScalarExpr[] = []
+    let rightTime: ScalarExpr | undefined = versionTime === undefined ? undefined : col(versionTime, r.plan.columns[versionTime]!.type)
+    let match: AsOfMatch = '>='
+    const conjuncts = condition.kind === 'and' ? condition.args : [condition]
+    for (const c of conjuncts) {
+      const pair = c.kind === 'call' && c.args.length === 2 ? c.args.map((a) => sidesOf(a, nl)) : undefined
+      const split = pair && !pair[0]!.outer && !pair[1]!.outer && ((pair[0]!.left && !pair[0]!.right && pair[1]!.right && !pair[1]!.left) || (pair[0]!.right && !pair[0]!.left && pair[1]!.left && !pair[1]!.right))
+      if (c.kind === 'call' && split) {
+        const leftFirst = pair![0]!.left
+        const lhs = leftFirst ? c.args[0]! : c.args[1]!
+        const rhs = shiftColumns(leftFirst ? c.args[1]! : c.args[0]!, -nl)
+        if (c.fn === 'eq') {
+          // temporal joins pick a version per primary key; other equalities check the version
+          const keyed = mode !== 'temporal' || (rhs.kind === 'column' && primaryKey.includes(rhs.index) && !rightKeys.some((k) => k.kind === 'column' && k.index === rhs.index))
+          if (keyed) {
+            leftKeys.push(lhs)
+            rightKeys.push(rhs)
+            continue
+          }
+        }
+        const m = MATCH_OF[c.fn]
+        if (mode === 'asof' && m && rightTime === undefined) {
+          leftTime = lhs
+          rightTime = rhs
+          match = leftFirst ? m : FLIP[m]
+          continue
+        }
+      }
+      if (sidesOf(c, nl).outer) throw unsupported(this.#err, 'a subquery or outer reference in the ON condition of a time join', ref.on.span)
+      residual.push(c)
+    }
+    if (mode === 'asof') {
+      if (rightTime === undefined) throw planError(this.#err, SqlState.syntaxError, 'ASOF JOIN needs an inequality between a left and a right time in ON, such as l.ts >= r.ts', ref.on.span)
+      if (residual.length > 0) throw planError(this.#err, SqlState.featureNotSupported, 'the ON condition of an ASOF JOIN may hold only equalities between the two sides and one inequality', ref.on.span)
+    }
+    if (mode === 'temporal') {
+      const missing = primaryKey.filter((k) => !rightKeys.some((e) => e.kind === 'column' && e.index === k))
+      if (missing.length > 0) throw planError(this.#err, SqlState.featureNotSupported, `a temporal join must equate every primary key column of the versioned table in ON; missing: ${missing.map((k) => r.plan.columns[k]!.name).join(', ')}`, ref.on.span)
+    }
+    const node: TimeJoinNode = {
+      kind: 'timeJoin',
+      mode,
+      outer: ref.type === 'left' || ref.type === 'asof left',
+      left: l.plan,
+      right: r.plan,
+      leftKeys,
+      rightKeys,
+      leftTime,
+      rightTime,
+      match,
+      residual: residual.length === 0 ? undefined : residual.length === 1 ? residual[0] : { kind: 'and', args: residual, type: 'boolean' },
+      columns,
+    }
+    return { plan: node, scope: combined }
+  }
+
   #relation(name: ast.Name, ctes: Ctes): BoundQuery {
     const last = name.parts[name.parts.length - 1]!
     const cte = name.parts.length === 1 ? ctes.get(last) : undefined
@@ -498,6 +594,7 @@ export class QueryBinder {
   }
 
   #bindJoin(ref: ast.JoinTableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {
+    if (ref.type === 'asof' || ref.type === 'asof left' || (ref.right.kind === 'table' && ref.right.asOf)) return this.#bindTimeJoin(ref, outer, ctes)
     const l = this.#bindFrom(ref.left, outer, ctes)
     const r = this.#bindFrom(ref.right, outer, ctes)
     const nl = l.scope.columns.length
@@ -549,6 +646,27 @@ export class QueryBinder {
 }
 
 // ---------------------------------------------------------------------------------- helpers
+
+const FLIP: Record<AsOfMatch, AsOfMatch> = { '>=': '<=', '>': '<', '<=': '>=', '<': '>' }
+const MATCH_OF: Partial<Record<string, AsOfMatch>> = { ge: '>=', gt: '>', le: '<=', lt: '<' }
+
+/** Which sides of a join (left columns below `nl`) an expression reads. */
+function sidesOf(e: ScalarExpr, nl: number): { left: boolean; right: boolean; outer: boolean } {
+  let left = false
+  let right = false
+  let outer = false
+  visitExpr(e, (x) => {
+    if (x.kind === 'column') {
+      if (x.index < nl) left = true
+      else right = true
+    } else if (x.kind === 'outerColumn' || x.kind === 'subquery') outer = true
+  })
+  return { left, right, outer }
+}
+
+function shiftColumns(e: ScalarExpr, by: number): ScalarExpr {
+  return mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: x.index + by } : x))
+}
 
 export function outputColumns(p: LogicalPlan): readonly Column[] {
   return p.columns

@@ -1,7 +1,7 @@
 // Deterministic indented printer for logical plans (EXPLAIN LOGICAL / OPTIMIZED, rule tests).
 
 import { printScalar } from '../expr/print.js'
-import type { LogicalPlan, SortKey, WindowSpec } from './plan.js'
+import type { LogicalPlan, SortKey, TimeJoinNode, WindowSpec } from './plan.js'
 import { children } from './tree.js'
 
 export function printSortKeys(keys: readonly SortKey[]): string {
@@ -34,7 +34,17 @@ function line(p: LogicalPlan): string {
       return `Sort ${printSortKeys(p.orderBy)}`
     case 'window':
       return `Window ${describeWindow(p.spec)} on #${p.timeColumn}`
+    case 'timeJoin':
+      return `TimeJoin ${describeTimeJoin(p)}`
   }
+}
+
+/** `temporal left keys=[#0 = #1] at #2 >= #4 where …`, as EXPLAIN prints a time join. */
+export function describeTimeJoin(p: Pick<TimeJoinNode, 'mode' | 'outer' | 'leftKeys' | 'rightKeys' | 'leftTime' | 'rightTime' | 'match' | 'residual'>, rightOffset = 0): string {
+  const keys = p.leftKeys.map((k, i) => `${printScalar(k)} = ${printScalar(p.rightKeys[i]!)}`).join(', ')
+  const right = (e: string): string => (rightOffset ? `right.${e}` : e)
+  const time = p.leftTime && p.rightTime ? ` at ${printScalar(p.leftTime)} ${p.match} ${right(printScalar(p.rightTime))}` : ''
+  return `${p.mode}${p.outer ? ' left' : ''} keys=[${keys}]${time}${p.residual ? ' where ' + printScalar(p.residual) : ''}`
 }
 
 /** `tumble size=10s`, `hop slide=2s size=10s`, `session gap=30s partition=[#1]`. */

@@ -60,6 +60,7 @@ export type LogicalPlan =
   | TopKNode
   | SortNode
   | WindowNode
+  | TimeJoinNode
 
 /** Reads a table, stream or view by name. */
 export interface ScanNode {
@@ -173,5 +174,38 @@ export interface WindowNode {
   readonly spec: WindowSpec
   /** The time column (DESCRIPTOR) of the input. */
   readonly timeColumn: number
+  readonly columns: readonly Column[]
+}
+
+/** How a time join picks its one right row: `l.time OP r.time`. '>=': the right row with the
+ *  greatest time at or before the left row's; '>': strictly before; '<=' / '<': the least
+ *  time at or after / strictly after. */
+export type AsOfMatch = '>=' | '>' | '<=' | '<'
+
+/** Joins whose match depends on time, not only on a condition (SPEC §3.3). Output = left ++
+ *  right columns; `outer` null-extends left rows without a match (LEFT).
+ *  - `asof`: ASOF JOIN: among the right rows with equal keys, the one nearest in time in the
+ *    direction of `match` (ties: the least row).
+ *  - `temporal`: `FOR SYSTEM_TIME AS OF l.ts` on a versioned table (`right` is its scan): the
+ *    version valid at the left row's time (an asof '>=' over the table's version history,
+ *    where a deletion is a version that matches nothing). Revised when versions arrive late.
+ *  - `lookup`: `FOR SYSTEM_TIME AS OF PROCTIME()`: the right rows as they are when the left
+ *    row arrives; never revised.
+ *  `residual` (over left ++ right) decides whether the picked row matches: a temporal or asof
+ *  candidate that fails it leaves the left row unmatched; for lookup it filters candidates. */
+export interface TimeJoinNode {
+  readonly kind: 'timeJoin'
+  readonly mode: 'asof' | 'temporal' | 'lookup'
+  readonly outer: boolean
+  readonly left: LogicalPlan
+  readonly right: LogicalPlan
+  /** Equi-keys: leftKeys[i] (over left columns) = rightKeys[i] (over right columns). */
+  readonly leftKeys: readonly ScalarExpr[]
+  readonly rightKeys: readonly ScalarExpr[]
+  /** asof / temporal: the time of each side (temporal: the version-time column). */
+  readonly leftTime: ScalarExpr | undefined
+  readonly rightTime: ScalarExpr | undefined
+  readonly match: AsOfMatch
+  readonly residual: ScalarExpr | undefined
   readonly columns: readonly Column[]
 }

@@ -19,6 +19,7 @@ export function children(p: LogicalPlan): readonly LogicalPlan[] {
       return [p.input]
     case 'join':
     case 'setOp':
+    case 'timeJoin':
       return [p.left, p.right]
     case 'union':
       return p.inputs
@@ -40,6 +41,7 @@ export function withChildren(p: LogicalPlan, cs: readonly LogicalPlan[]): Logica
       return cs[0] === p.input ? p : { ...p, input: cs[0]! }
     case 'join':
     case 'setOp':
+    case 'timeJoin':
       return cs[0] === p.left && cs[1] === p.right ? p : { ...p, left: cs[0]!, right: cs[1]! }
     case 'union':
       return cs.every((c, i) => c === p.inputs[i]) ? p : { ...p, inputs: cs }
@@ -221,6 +223,15 @@ export function mapNodeExprs(p: LogicalPlan, f: (e: ScalarExpr) => ScalarExpr): 
       return { ...p, exprs: p.exprs.map(f) }
     case 'join':
       return p.condition ? { ...p, condition: f(p.condition) } : p
+    case 'timeJoin':
+      return {
+        ...p,
+        leftKeys: p.leftKeys.map(f),
+        rightKeys: p.rightKeys.map(f),
+        leftTime: p.leftTime ? f(p.leftTime) : undefined,
+        rightTime: p.rightTime ? f(p.rightTime) : undefined,
+        residual: p.residual ? f(p.residual) : undefined,
+      }
     case 'aggregate':
       return { ...p, groupBy: p.groupBy.map(f), aggregates: p.aggregates.map((a) => ({ ...a, args: a.args.map(f), filter: a.filter ? f(a.filter) : undefined, orderBy: a.orderBy.map((k) => ({ ...k, expr: f(k.expr) })) })) }
     case 'topK':

@@ -2,7 +2,7 @@
 // the arrangement (index) it keeps or reads; `src/render.ts` turns this into ivm operators,
 // sharing identical arrangements between views.
 
-import type { AggregateCall, Column, SortKey, WindowSpec } from '../logical/plan.js'
+import type { AggregateCall, AsOfMatch, Column, SortKey, WindowSpec } from '../logical/plan.js'
 import type { ColumnWatermark } from '../catalog.js'
 import type { TimeBound } from './temporal.js'
 import type { ScalarExpr } from '../expr/scalar.js'
@@ -22,11 +22,16 @@ export type DeltaPlan =
   | WindowDelta
   | EmitOnCloseDelta
   | TemporalFilterDelta
+  | AsOfJoinDelta
+  | LookupJoinDelta
+  | IntervalJoinDelta
 
-/** Changes of a table, stream or materialized view. */
+/** Changes of a table, stream or materialized view. With `versions`, the version history
+ *  of a versioned table instead: its columns plus `__live` (false for a deletion). */
 export interface InputDelta {
   readonly kind: 'input'
   readonly relation: string
+  readonly versions?: true
   readonly columns: readonly Column[]
 }
 
@@ -53,6 +58,10 @@ export interface ArrangeDelta {
   readonly kind: 'arrange'
   readonly input: DeltaPlan
   readonly key: readonly number[]
+  /** A key column whose rows the reader no longer needs once the watermark passes them
+   *  (an inner join on event time whose other side can no longer produce the value). Such
+   *  an arrangement is private to its reader. */
+  readonly freeBy?: ColumnWatermark
   readonly columns: readonly Column[]
 }
 
@@ -153,12 +162,75 @@ export interface TemporalFilterDelta {
   readonly columns: readonly Column[]
 }
 
+/** ASOF JOIN and event-time temporal joins: each left row joins the one right row with
+ *  equal keys nearest in time (`match`); rows whose `live` column is false are deletions
+ *  (versions that match nothing). Output = left ++ right columns. State: both sides' rows
+ *  by key and time, freed below the watermarks when both times are bounded. */
+export interface AsOfJoinDelta {
+  readonly kind: 'asofJoin'
+  readonly left: DeltaPlan
+  readonly right: DeltaPlan
+  readonly leftKey: readonly number[]
+  readonly rightKey: readonly number[]
+  readonly leftTime: number
+  readonly rightTime: number
+  readonly match: AsOfMatch
+  readonly outer: boolean
+  readonly live: number | undefined
+  readonly leftBound: ColumnWatermark | undefined
+  readonly rightBound: ColumnWatermark | undefined
+  readonly columns: readonly Column[]
+}
+
+/** Processing-time lookup (`FOR SYSTEM_TIME AS OF PROCTIME()`): each left row joins the
+ *  right arrangement as it is when the row arrives; right changes emit nothing. State:
+ *  none for append-only input, else what each left row emitted. */
+export interface LookupJoinDelta {
+  readonly kind: 'lookupJoin'
+  readonly left: DeltaPlan
+  readonly right: ArrangeDelta
+  readonly leftKey: readonly number[]
+  readonly outer: boolean
+  readonly leftAppendOnly: boolean
+  /** Over left ++ right columns. */
+  readonly residual: ScalarExpr | undefined
+  readonly columns: readonly Column[]
+}
+
+/** Interval join between streams: pairs with equal keys and lower ⊲ r.time − l.time ⊲
+ *  upper. State: both sides' rows by key and time, freed once the other side's watermark
+ *  is past their band. */
+export interface IntervalJoinDelta {
+  readonly kind: 'intervalJoin'
+  readonly joinType: 'inner' | 'left' | 'right' | 'full'
+  readonly left: DeltaPlan
+  readonly right: DeltaPlan
+  readonly leftKey: readonly number[]
+  readonly rightKey: readonly number[]
+  readonly leftTime: number
+  readonly rightTime: number
+  readonly lower: number
+  readonly upper: number
+  readonly lowerInclusive: boolean
+  readonly upperInclusive: boolean
+  /** Over left ++ right columns. */
+  readonly residual: ScalarExpr | undefined
+  readonly leftBound: ColumnWatermark
+  readonly rightBound: ColumnWatermark
+  /** EMIT ON WINDOW CLOSE: null-extended rows only once no match can arrive. */
+  readonly finalOuter: boolean
+  readonly columns: readonly Column[]
+}
+
 export function deltaChildren(p: DeltaPlan): readonly DeltaPlan[] {
   switch (p.kind) {
     case 'input':
     case 'constant':
       return []
     case 'join':
+    case 'asofJoin':
+    case 'lookupJoin':
+    case 'intervalJoin':
       return [p.left, p.right]
     case 'union':
       return p.inputs

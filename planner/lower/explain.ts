@@ -13,7 +13,7 @@ function keys(k: readonly number[]): string {
 export function deltaLine(p: DeltaPlan): string {
   switch (p.kind) {
     case 'input':
-      return `Input ${p.relation}`
+      return `Input ${p.relation}${p.versions ? ' versions' : ''}`
     case 'constant':
       return `Constant rows=${p.rows.length}`
     case 'mfp': {
@@ -23,7 +23,7 @@ export function deltaLine(p: DeltaPlan): string {
       return `Mfp ${parts.join(' ')}`
     }
     case 'arrange':
-      return `Arrange key=${keys(p.key)}  // state: arrangement of input rows by ${keys(p.key)}; unbounded`
+      return `Arrange key=${keys(p.key)}  // state: arrangement of input rows by ${keys(p.key)}; ${p.freeBy ? `bounded: a row is freed once ${watermarkText(p.freeBy.sources)} ${p.freeBy.strict ? '≥' : '>'} its #${p.freeBy.column}` : 'unbounded'}`
     case 'join':
       return `Join ${p.joinType}${p.nullAware ? ' null-aware' : ''} on left${keys(p.left.key)} = right${keys(p.right.key)}  // state: reads both arrangements`
     case 'reduce':
@@ -44,6 +44,21 @@ export function deltaLine(p: DeltaPlan): string {
     case 'temporalFilter': {
       const b = [...p.from.map((f) => `now ${f.edgeIncluded ? '>=' : '>'} ${printScalar(f.expr)}`), ...p.until.map((u) => `now ${u.edgeIncluded ? '<=' : '<'} ${printScalar(u.expr)}`)]
       return `TemporalFilter ${b.join(' and ')}  // state: changes scheduled for later times; bounded: a row leaves state once its last change is due`
+    }
+    case 'asofJoin': {
+      const keysText = p.leftKey.map((k, i) => `left#${k} = right#${p.rightKey[i]}`).join(', ')
+      const freed = (p.match === '>=' || p.match === '>') && p.leftBound && p.rightBound
+      const kind = p.live !== undefined ? 'TemporalJoin' : 'AsOfJoin'
+      return `${kind}${p.outer ? ' left' : ''} keys=[${keysText}] at left#${p.leftTime} ${p.match} right#${p.rightTime}  // state: both sides' rows by key and time; ${freed ? `bounded: left rows freed once ${watermarkText(p.rightBound!.sources)} passes them, right rows once a newer one is below ${watermarkText([...new Set([...p.leftBound!.sources, ...p.rightBound!.sources])])}` : 'unbounded'}`
+    }
+    case 'lookupJoin':
+      return `LookupJoin${p.outer ? ' left' : ''} on left${keys(p.leftKey)} = right${keys(p.right.key)}${p.residual ? ' where ' + printScalar(p.residual) : ''}  // state: ${p.leftAppendOnly ? 'none (reads the arrangement as rows arrive)' : 'the rows each left row emitted; unbounded'}`
+    case 'intervalJoin': {
+      const keysText = p.leftKey.map((k, i) => `left#${k} = right#${p.rightKey[i]}`).join(', ')
+      const lo = p.lower === -Infinity ? '' : `${p.lower}us ${p.lowerInclusive ? '<=' : '<'} `
+      const hi = p.upper === Infinity ? '' : ` ${p.upperInclusive ? '<=' : '<'} ${p.upper}us`
+      const bounded = p.lower !== -Infinity || p.upper !== Infinity
+      return `IntervalJoin ${p.joinType} keys=[${keysText}] band=${lo}right#${p.rightTime} - left#${p.leftTime}${hi}${p.residual ? ' where ' + printScalar(p.residual) : ''}  // state: both sides' rows by key and time; ${bounded ? `bounded: a row is freed once the other side's watermark (${watermarkText(p.rightBound.sources)}, ${watermarkText(p.leftBound.sources)}) is past its band` : 'unbounded'}`
     }
     case 'emitOnClose':
       return `EmitOnWindowClose on ${p.columns[p.column]?.name ?? '#' + p.column}  // state: rows not yet final; bounded: emitted and freed once ${watermarkText(p.sources)} ${p.strict ? '≥' : '>'} ${p.columns[p.column]?.name ?? '#' + p.column}`

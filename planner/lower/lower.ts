@@ -11,6 +11,7 @@ import { RivuletError, SqlState } from '../errors.js'
 import type { ArrangeDelta, DeltaPlan } from './delta-plan.js'
 import { emitColumn, watermarkColumns, type RelationWatermarks } from './watermarks.js'
 import { splitTemporal } from './temporal.js'
+import { lowerIntervalJoin, lowerTimeJoin } from './time-joins.js'
 
 export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
   switch (p.kind) {
@@ -99,6 +100,8 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       return { kind: 'topK', input: lower(p.input, opts), partitionBy: p.partitionBy, orderBy: p.orderBy, limit: p.limit, offset: p.offset, rowNumber: p.rowNumber, columns: p.columns }
     case 'sort':
       return lower(p.input, opts)
+    case 'timeJoin':
+      return lowerTimeJoin(p, opts)
     case 'window': {
       // sessions the watermark has passed can never change again: their state is freed
       const time = opts.watermarks ? watermarkColumns(p.input, opts.watermarks).find((w) => w.column === p.timeColumn) : undefined
@@ -110,6 +113,11 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
 export interface LowerOptions {
   /** Watermark bounds of the relations scanned; without it nothing is bounded. */
   readonly watermarks?: RelationWatermarks
+  /** The length in µs of a constant interval expression (undefined: not constant, or has
+   *  months); needed to recognize interval joins. */
+  readonly intervalMicros?: (e: ScalarExpr) => number | undefined
+  /** Is a relation a stream (insert-only)? */
+  readonly isAppendOnly?: (relation: string) => boolean
 }
 
 /** Lowers a query whose output is emitted only once final (EMIT ON WINDOW CLOSE): the rows
@@ -130,7 +138,7 @@ function withColumns(p: DeltaPlan, columns: readonly Column[]): DeltaPlan {
 }
 
 /** Builds a map-filter-project, fusing with an mfp input when possible. */
-function mfp(input: DeltaPlan, predicate: ScalarExpr | undefined, projection: readonly ScalarExpr[] | undefined, columns: readonly Column[]): DeltaPlan {
+export function mfp(input: DeltaPlan, predicate: ScalarExpr | undefined, projection: readonly ScalarExpr[] | undefined, columns: readonly Column[]): DeltaPlan {
   if (input.kind === 'mfp') {
     if (predicate === undefined && projection !== undefined) {
       // project over mfp: compose the projections
@@ -191,6 +199,8 @@ function splitCondition(cond: ScalarExpr | undefined, nl: number): KeyPlan {
 }
 
 function lowerJoin(p: JoinNode, opts: LowerOptions): DeltaPlan {
+  const interval = lowerIntervalJoin(p, opts)
+  if (interval) return interval
   let left = lower(p.left, opts)
   let right = lower(p.right, opts)
   const nl = left.columns.length
@@ -224,8 +234,9 @@ function lowerJoin(p: JoinNode, opts: LowerOptions): DeltaPlan {
     if (t !== 'inner') throw new RivuletError(SqlState.featureNotSupported, `${t === 'semi' || t === 'anti' ? 'a correlated subquery whose correlation is not an equality' : t.toUpperCase() + ' JOIN'} with a condition that is not an equality between the two sides is not supported yet`)
     post.push(...split.residual)
   }
-  const la = arrange(left, leftKeys)
-  const ra = arrange(right, rightKeys)
+  let la = arrange(left, leftKeys)
+  let ra = arrange(right, rightKeys)
+  if (t === 'inner' && opts.watermarks) [la, ra] = freeByWatermarks(p, la, ra, leftKeys, rightKeys, opts.watermarks)
   const columns = t === 'semi' || t === 'anti' ? left.columns : [...left.columns, ...right.columns]
   const join: DeltaPlan = {
     kind: 'join',
@@ -240,8 +251,30 @@ function lowerJoin(p: JoinNode, opts: LowerOptions): DeltaPlan {
   return post.length > 0 ? mfp(join, conjoin(post), undefined, columns) : join
 }
 
+/** An inner equi-join on a pair of key columns that watermarks bound on both sides (window
+ *  joins on window_end, joins on event time): a left row whose key value the right side's
+ *  watermark has passed can never be matched again (every later right change has a value at
+ *  or above it), so the left arrangement forgets it, and symmetrically. */
+function freeByWatermarks(p: JoinNode, la: ArrangeDelta, ra: ArrangeDelta, leftKeys: readonly ScalarExpr[], rightKeys: readonly ScalarExpr[], watermarks: RelationWatermarks): [ArrangeDelta, ArrangeDelta] {
+  const lb = watermarkColumns(p.left, watermarks)
+  const rb = watermarkColumns(p.right, watermarks)
+  for (let i = 0; i < leftKeys.length; i++) {
+    const lk = leftKeys[i]!
+    const rk = rightKeys[i]!
+    if (lk.kind !== 'column' || rk.kind !== 'column') continue
+    const wl = lb.find((w) => w.column === lk.index)
+    const wr = rb.find((w) => w.column === rk.index)
+    if (!wl || !wr) continue
+    return [
+      { ...la, freeBy: { column: la.key[i]!, sources: wr.sources, strict: wr.strict } },
+      { ...ra, freeBy: { column: ra.key[i]!, sources: wl.sources, strict: wl.strict } },
+    ]
+  }
+  return [la, ra]
+}
+
 /** Arranges `input` by key expressions, appending computed key columns when needed. */
-function arrange(input: DeltaPlan, keys: readonly ScalarExpr[]): ArrangeDelta {
+export function arrange(input: DeltaPlan, keys: readonly ScalarExpr[]): ArrangeDelta {
   const width = input.columns.length
   const keyCols: number[] = []
   const extra: ScalarExpr[] = []

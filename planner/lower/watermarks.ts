@@ -69,6 +69,19 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): 
       }
       return out
     }
+    case 'timeJoin': {
+      // left changes keep the left bounds; a right change re-matches only left rows whose time
+      // is at or after the right time (for '>=' / '>'), so the left time column stays bounded
+      // by both watermarks. A lookup never revises: only left changes reach the output.
+      const left = watermarkColumns(p.left, relation)
+      if (p.mode === 'lookup') return left
+      if (p.match !== '>=' && p.match !== '>') return []
+      const lt = p.leftTime?.kind === 'column' ? left.find((w) => w.column === (p.leftTime as { index: number }).index) : undefined
+      if (!lt || p.rightTime?.kind !== 'column') return []
+      const rightSources = p.mode === 'temporal' ? versionedSources(p.right) : watermarkColumns(p.right, relation).find((w) => w.column === (p.rightTime as { index: number }).index)?.sources
+      if (!rightSources) return []
+      return [{ column: lt.column, sources: [...new Set([...lt.sources, ...rightSources])], strict: false }]
+    }
     case 'union': {
       const all = p.inputs.map((i) => watermarkColumns(i, relation))
       const out: ColumnWatermark[] = []
@@ -80,6 +93,14 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): 
       return out
     }
   }
+}
+
+/** The versioned table a temporal join's right side scans: its watermark bounds the version
+ *  history. */
+function versionedSources(p: LogicalPlan): string[] | undefined {
+  if (p.kind === 'scan') return [p.relation]
+  if (p.kind === 'project') return versionedSources(p.input)
+  return undefined
 }
 
 /** Output column i keeps the bound of input column c when expression i is just `#c`. */

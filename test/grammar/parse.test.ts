@@ -466,6 +466,11 @@ describe('statements', () => {
       type: 'inner',
       right: { kind: 'table', asOf: col('o', 'ts'), alias: { name: 'r' } },
     })
+    expect(select('SELECT * FROM t ASOF JOIN q ON t.k = q.k AND t.ts >= q.ts').from).toMatchObject({ kind: 'join', type: 'asof', right: { kind: 'table', name: { parts: ['q'] } } })
+    expect(select('SELECT * FROM t AS a ASOF LEFT OUTER JOIN q ON a.ts > q.ts').from).toMatchObject({ type: 'asof left', left: { alias: { name: 'a' } } })
+    // `asof` is an alias unless JOIN or LEFT JOIN follows
+    expect(select('SELECT * FROM t asof').from).toMatchObject({ kind: 'table', alias: { name: 'asof' } })
+    expect(select('SELECT * FROM t asof JOIN q ON true').from).toMatchObject({ type: 'asof', left: { alias: undefined } })
     expect(select('SELECT * FROM t, LATERAL generate_series(1, t.n) AS g(i)').from).toMatchObject({
       right: { kind: 'function', name: ['generate_series'], alias: { name: 'g', columns: ['i'] } },
     })

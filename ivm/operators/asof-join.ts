@@ -1,0 +1,809 @@
+// AsOfJoinOperator — ASOF JOIN: each left row joins the one right row with the same key that is
+// nearest in time in the direction of `match` (also the event-time temporal join on a versioned
+// table: the version valid at the left row's time, where a deletion is a tombstone version).
+//
+// Semantics:  for (l, w) ∈ ∫left (w ≠ 0) with no NULL in its key and a non-NULL time, let
+//             cand(l) = { r ∈ ∫right with weight > 0, same key, non-NULL time } (a right row of
+//             weight 2 is one candidate) and m(l) = the candidate with the greatest time ≤ l.time
+//             ('>='), < l.time ('>'), the least time ≥ l.time ('<='), > l.time ('<'); among
+//             candidates with that time the first by `tieBreak` (then by compareRows, so the
+//             choice is a total order). out = ([...l, ...m(l)], w) when m(l) exists and is not a
+//             tombstone (m[live] === false); otherwise ([...l, ...NULLs], w) if `outer`, else
+//             nothing. Left rows with a NULL key or time: NULL-extended if `outer`, else dropped;
+//             right rows with a NULL key or time never match. Left weights are linear (like
+//             Join / OuterJoin: a valid integral has weights > 0, where this is the batch
+//             semantics exactly); right weights only decide presence (> 0).
+//             '<=' / '<' are '>=' / '>' on negated times, so internally there are two cases:
+//             inclusive (greatest rt ≤ x) and strict (greatest rt < x), x = the left time.
+//             The delta, per step, is  out(L_old, R_new) − out(L_old, R_old)   (right part)
+//                                    + out(L_new, R_new) − out(L_old, R_new)   (left part).
+//             Right part, per key: let C = the distinct changed right times and P = the present
+//             times (a time is present when it holds a candidate). A left time x matches the
+//             first candidate at the greatest present time ≤ x (inclusive) / < x (strict), so
+//             the left times split into segments starting at the times of P_old ∪ P_new ∪ C; a
+//             segment starting at an unchanged time has the same candidates before and after,
+//             and (since P_old \ C = P_new \ C) a changed time t starts the segment
+//             [t, next) (inclusive) or (t, next] (strict), next = the least time > t of
+//             P_new ∪ C. All left rows of that segment had the match M_old(t) = first at the
+//             greatest old present time ≤ t and now have M_new(t); when the two differ (as
+//             output: a tombstone and no match are the same) they retract [...l, ...M_old] and
+//             emit [...l, ...M_new]. Left part: Δl joined with its match in R_new.
+//             So a late right row revises exactly the left rows it now shadows, and deleting a
+//             right row un-shadows the older one for the left rows of its segment.
+// State kept: per key (keyFunction of the key columns), two timelines: the distinct left times
+//             ascending with, per time, the left rows there and their weights, and likewise
+//             the right rows. A time holding one row stores it inline (no wrapper); several
+//             rows share a bucket (a key index once it holds more than BUCKET_SCAN rows). Matches
+//             are not stored: they are found by binary search on the right times.
+//             Freeing (advance(), only for '>=' / '>' with both watermarks; '<=' / '<' keep
+//             everything): let wl / wr be the watermarks — every later left / right change has
+//             a time ≥ wl / ≥ wr. A right change at t ≥ wr only touches the left rows of t's
+//             segment, x ≥ t (inclusive) / x > t (strict), so left rows with x < wr / x ≤ wr
+//             have final output. They are forgotten once also x < wl (no later left change can
+//             delete them: a deletion must find its row, or it would stay as a negative entry):
+//             freed are x < min(wl, wr) (inclusive) / x < wl ∧ x ≤ wr (strict); their output
+//             stays downstream. Kept left rows are then x ≥ min(wl, wr) / x ≥ wl ∨ x > wr.
+//             A right candidate r at time t with next present time s > t is the match of the
+//             left times in [t, s) (inclusive) / (t, s] (strict) only. If s < wr, that range and
+//             the candidates at t are frozen: no right change can insert at a time in (t, s),
+//             delete at s or change t (all < wr). Then r is needed only by a kept or future
+//             (x ≥ wl) left row in its range — a later right change at t' ≥ wr > s reads old
+//             matches only to re-emit the left rows of its own segment, x ≥ t', outside r's
+//             range — and there is none when s ≤ wl (inclusive: [t, s) lies below
+//             s ≤ min(wl, wr), where no left row is kept) / s < wl (strict: (t, s] lies below wl
+//             and below wr). So with j = the last present time index with rt[j] < wr and
+//             rt[j] ≤ wl (strict: rt[j] < wl), every right row at an index < j is forgotten (its
+//             next present time is ≤ rt[j]); the rows at j are kept (they may match future left
+//             rows). Tombstones: if the first candidate at j is a tombstone (frozen, as
+//             rt[j] < wr), its rows are forgotten too: the left rows it matches are unmatched,
+//             as they are with nothing older left, and no kept or future left row lies below
+//             rt[j] (where they would now find nothing instead of an older row). So a deleted
+//             key of a versioned table leaves no state. Keys with no rows left are deleted.
+//             Forgetting emits nothing and is journaled (one flat record per advance()), so
+//             rollback restores it.
+// Linear:     no.
+// Retracts:   yes.
+//
+// Cost per step: a left change is O(log v) to find its match (O(1) when its time is after
+// the key's last right time) and O(1) to place when its time is at or after the key's last
+// left time (else O(log n) plus the splice), v / n = right / left times of its key. A right
+// change at t is O(log v + log n) plus the left rows of t's segment when its match changed
+// (inherent: they all change output). Ties at one time cost a tieBreak scan of that time's
+// rows. advance() is O(entries freed + keys that may hold something to free: touched since the
+// last advance, or holding left rows, several right times or a lone tombstone) — a key holding
+// one live version and no left rows is not visited again until it changes.
+//
+// Journal and user code (tieBreak): old matches are read before anything changes; the right
+// delta is journaled and absorbed before the new matches are read; the left delta's matches
+// are read next (on R_new) and only then is it journaled and absorbed. So the journal holds
+// exactly what was absorbed whenever tieBreak throws, and rollback (re-absorbing the negated
+// deltas, newest first, and putting freed prefixes back) is exact.
+
+import type { Circuit } from '../circuit.js'
+import { compareRows, hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
+import { BaseOperator, Journal, type Operator } from '../operator.js'
+import { ZSet, type Row } from '../zset.js'
+
+export interface AsOfJoinOptions {
+  /** Equality columns of left rows (may be empty). */
+  readonly leftKey: readonly number[]
+  /** Equality columns of right rows (same arity as leftKey). */
+  readonly rightKey: readonly number[]
+  /** Column of the left time (a number, µs, or NULL). */
+  readonly leftTime: number
+  /** Column of the right time (a number, µs, or NULL). */
+  readonly rightTime: number
+  /** l.time OP r.time. '>=' : the match is the right row with the greatest time ≤ l.time; '>' : greatest time < l.time;
+   *  '<=' : the least time ≥ l.time; '<' : the least time > l.time. */
+  readonly match: '>=' | '>' | '<=' | '<'
+  /** LEFT: a left row without a match outputs [...l, ...NULLs(rightWidth)]. */
+  readonly outer: boolean
+  readonly rightWidth: number
+  /** Optional column of right rows: a right row whose value there is `false` is a tombstone. It takes part in
+   *  choosing the match (it shadows older rows exactly like a real row) but when it IS the match the left row
+   *  is unmatched (no output for inner, null-extended for outer). Used for versioned tables: a delete is a
+   *  tombstone version. */
+  readonly live?: number
+  /** Orders right rows with the same key and the same time: the one ordering first is the match (deterministic ties). */
+  readonly tieBreak: (a: Row, b: Row) => number
+  /** Every later LEFT change (insert or delete) has time ≥ leftWatermark(). */
+  readonly leftWatermark?: () => number
+  /** Every later RIGHT change (insert or delete) has time ≥ rightWatermark(). */
+  readonly rightWatermark?: () => number
+}
+
+/** Above this many rows at one time, a bucket keeps a key index instead of scanning. */
+const BUCKET_SCAN = 32
+
+/** Several rows at one time, with their weights (parallel arrays; a linear `rowsEqual` scan,
+ *  a row key index past BUCKET_SCAN rows). */
+class Bucket {
+  readonly rows: Row[]
+  readonly weights: number[]
+  #index: Map<RowKey, number> | null = null
+
+  constructor(r0: Row, w0: number, r1: Row, w1: number) {
+    this.rows = [r0, r1]
+    this.weights = [w0, w1]
+  }
+
+  get size(): number {
+    return this.rows.length
+  }
+
+  #find(row: Row): number {
+    const idx = this.#index
+    if (idx !== null) return idx.get(rowKey(row)) ?? -1
+    const rows = this.rows
+    for (let i = 0; i < rows.length; i++) if (rowsEqual(rows[i]!, row)) return i
+    return -1
+  }
+
+  /** Adds (row, w); returns +1 when a row entered, −1 when one left, 0 otherwise. */
+  add(row: Row, w: number): number {
+    const i = this.#find(row)
+    if (i < 0) {
+      const at = this.rows.length
+      this.rows.push(row)
+      this.weights.push(w)
+      if (this.#index !== null) this.#index.set(rowKey(row), at)
+      else if (at + 1 > BUCKET_SCAN) {
+        const m = new Map<RowKey, number>()
+        for (let j = 0; j <= at; j++) m.set(rowKey(this.rows[j]!), j)
+        this.#index = m
+      }
+      return 1
+    }
+    const nw = this.weights[i]! + w
+    if (nw !== 0) {
+      this.weights[i] = nw
+      return 0
+    }
+    const last = this.rows.length - 1
+    const idx = this.#index
+    if (idx !== null) idx.delete(rowKey(this.rows[i]!))
+    if (i !== last) {
+      this.rows[i] = this.rows[last]!
+      this.weights[i] = this.weights[last]!
+      if (idx !== null) idx.set(rowKey(this.rows[i]!), i)
+    }
+    this.rows.pop()
+    this.weights.pop()
+    return -1
+  }
+}
+
+/** The rows at one time: the row itself (its weight in the parallel weights array) or a Bucket. */
+type Slot = Row | Bucket
+
+/** One key's state: the left and right timelines (times ascending, distinct; slots and
+ *  weights parallel to them; the weight of a Bucket slot is unused, 0). */
+class Group {
+  readonly key: RowKey
+  lt: number[] = []
+  ls: Slot[] = []
+  lw: number[] = []
+  rt: number[] = []
+  rs: Slot[] = []
+  rw: number[] = []
+  /** In the operator's list of keys to look at in the next advance(). */
+  pending = false
+  /** Removed from the operator's map (a later row of the key makes a new group). */
+  dead = false
+
+  constructor(key: RowKey) {
+    this.key = key
+  }
+}
+
+/** What one `advance()` freed, kept until commit for rollback: per key, how many slots it took
+ *  from the front of the left and of the right timeline, and those slots, all concatenated (left
+ *  then right, key after key) — flat arrays, so freeing allocates nothing per key. */
+class Freed {
+  readonly keys: RowKey[] = []
+  /** [left count, right count] per key. */
+  readonly counts: number[] = []
+  readonly times: number[] = []
+  readonly slots: Slot[] = []
+  readonly ws: number[] = []
+  entries = 0
+
+  /** Moves the first n slots of a timeline here (in place: no array is allocated). */
+  take(times: number[], slots: Slot[], ws: number[], n: number): void {
+    for (let i = 0; i < n; i++) {
+      const s = slots[i]!
+      this.times.push(times[i]!)
+      this.slots.push(s)
+      this.ws.push(ws[i]!)
+      this.entries += s instanceof Bucket ? s.size : 1
+    }
+    dropFront(times, n)
+    dropFront(slots, n)
+    dropFront(ws, n)
+  }
+}
+
+function dropFront(a: unknown[], n: number): void {
+  if (n === 0) return
+  if (n === a.length) a.length = 0
+  else {
+    a.copyWithin(0, n)
+    a.length -= n
+  }
+}
+
+/** An absorbed input delta (side 0 = left, 1 = right). */
+class Absorbed {
+  constructor(
+    readonly side: 0 | 1,
+    readonly delta: ZSet,
+  ) {}
+}
+
+/** One key's share of a right delta, sorted by (internal) time; `changed` = its distinct times,
+ *  `old` = the match at each changed time before the step. */
+interface RightGroup {
+  readonly key: RowKey
+  times: number[]
+  rows: Row[]
+  weights: number[]
+  changed: number[]
+  old: (Row | null)[]
+}
+
+/** First index i in ascending `a` with a[i] ≥ x (a.length if none). */
+function lowerBound(a: readonly number[], x: number): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a[mid]! < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** First index i in ascending `a` with a[i] > x (a.length if none). */
+function upperBound(a: readonly number[], x: number): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a[mid]! <= x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Adds (row, w) at time t to a timeline. Returns the change in entries held (+1, 0, −1). */
+function addAt(times: number[], slots: Slot[], ws: number[], t: number, row: Row, w: number): number {
+  const n = times.length
+  const i = n === 0 || times[n - 1]! < t ? n : lowerBound(times, t)
+  if (i < n && times[i] === t) {
+    const s = slots[i]!
+    if (s instanceof Bucket) {
+      const change = s.add(row, w)
+      if (s.size === 0) removeAt(times, slots, ws, i)
+      return change
+    }
+    if (rowsEqual(s, row)) {
+      const nw = ws[i]! + w
+      if (nw !== 0) {
+        ws[i] = nw
+        return 0
+      }
+      removeAt(times, slots, ws, i)
+      return -1
+    }
+    slots[i] = new Bucket(s, ws[i]!, row, w)
+    ws[i] = 0
+    return 1
+  }
+  if (i === n) {
+    times.push(t)
+    slots.push(row)
+    ws.push(w)
+  } else {
+    times.splice(i, 0, t)
+    slots.splice(i, 0, row)
+    ws.splice(i, 0, w)
+  }
+  return 1
+}
+
+function removeAt(times: number[], slots: Slot[], ws: number[], i: number): void {
+  if (i === times.length - 1) {
+    times.pop()
+    slots.pop()
+    ws.pop()
+  } else {
+    times.splice(i, 1)
+    slots.splice(i, 1)
+    ws.splice(i, 1)
+  }
+}
+
+/** Whether slot i holds a candidate (a row of weight > 0). */
+function present(slots: readonly Slot[], ws: readonly number[], i: number): boolean {
+  const s = slots[i]!
+  if (!(s instanceof Bucket)) return ws[i]! > 0
+  const bw = s.weights
+  for (let j = 0; j < bw.length; j++) if (bw[j]! > 0) return true
+  return false
+}
+
+function concat(l: Row, r: Row): Row {
+  const nl = l.length
+  const nr = r.length
+  const a = new Array<unknown>(nl + nr)
+  for (let i = 0; i < nl; i++) a[i] = l[i]
+  for (let i = 0; i < nr; i++) a[nl + i] = r[i]
+  return a
+}
+
+export class AsOfJoinOperator extends BaseOperator {
+  readonly name = 'AsOfJoin'
+  readonly leftKey: readonly number[]
+  readonly rightKey: readonly number[]
+  readonly leftTime: number
+  readonly rightTime: number
+  readonly match: '>=' | '>' | '<=' | '<'
+  readonly outer: boolean
+  readonly rightWidth: number
+  /** Tombstone column (−1: none). */
+  readonly live: number
+  readonly #leftKeyOf: (row: Row) => RowKey
+  readonly #rightKeyOf: (row: Row) => RowKey
+  /** '<=' / '<': times are negated internally (then they are '>=' / '>'). */
+  readonly #negate: boolean
+  /** '>' / '<': the match is strictly before the (internal) left time. */
+  readonly #strict: boolean
+  /** tieBreak, then compareRows: a total order on the distinct rows of one time. */
+  readonly #order: (a: Row, b: Row) => number
+  readonly #nulls: Row
+  readonly #leftWatermark: (() => number) | undefined
+  readonly #rightWatermark: (() => number) | undefined
+  /** advance() frees state ('>=' / '>' with both watermarks). */
+  readonly #frees: boolean
+  readonly #groups = new Map<RowKey, Group>()
+  readonly #journal = new Journal<Absorbed | Freed>()
+  /** Keys that may hold something to free (only kept when #frees). */
+  #pending: Group[] = []
+  /** The Freed entry of the running advance() (journaled when first needed). */
+  #freed: Freed | null = null
+  /** Left + right rows held. */
+  #size = 0
+
+  constructor(left: Operator, right: Operator, options: AsOfJoinOptions) {
+    super([left, right])
+    if (options.leftKey.length !== options.rightKey.length) {
+      throw new Error(`internal: asof join key arity mismatch (${options.leftKey.length} vs ${options.rightKey.length})`)
+    }
+    this.leftKey = options.leftKey.slice()
+    this.rightKey = options.rightKey.slice()
+    this.leftTime = options.leftTime
+    this.rightTime = options.rightTime
+    this.match = options.match
+    this.outer = options.outer
+    this.rightWidth = options.rightWidth
+    this.live = options.live ?? -1
+    this.#leftKeyOf = keyFunction(this.leftKey)
+    this.#rightKeyOf = keyFunction(this.rightKey)
+    this.#negate = options.match === '<=' || options.match === '<'
+    this.#strict = options.match === '>' || options.match === '<'
+    const tieBreak = options.tieBreak
+    this.#order = (a, b) => tieBreak(a, b) || compareRows(a, b)
+    this.#nulls = new Array<unknown>(options.rightWidth).fill(null)
+    this.#leftWatermark = options.leftWatermark
+    this.#rightWatermark = options.rightWatermark
+    this.#frees = !this.#negate && options.leftWatermark !== undefined && options.rightWatermark !== undefined
+  }
+
+  get left(): Operator {
+    return this.inputs[0]!
+  }
+
+  get right(): Operator {
+    return this.inputs[1]!
+  }
+
+  step(): void {
+    const dl = this.inputs[0]!.out
+    const dr = this.inputs[1]!.out
+    this.out = ZSet.empty()
+    // 1. validate and key both deltas: nothing below throws for bad input after state changed
+    const nl = dl.rows.length
+    const lkeys: RowKey[] = nl === 0 ? [] : new Array<RowKey>(nl)
+    // internal time of each left row; NaN when the row is kept nowhere (NULL key or time, w = 0)
+    const ltimes: number[] = nl === 0 ? [] : new Array<number>(nl)
+    let lheld = false
+    if (nl !== 0) {
+      const rows = dl.rows
+      const ws = dl.weights
+      const tc = this.leftTime
+      const kc = this.leftKey
+      const keyOf = this.#leftKeyOf
+      const neg = this.#negate
+      for (let i = 0; i < nl; i++) {
+        const r = rows[i]!
+        const t = r[tc]
+        ltimes[i] = NaN
+        if (t === null || t === undefined) continue
+        if (typeof t !== 'number' || t !== t) throw new Error(`AsOfJoin: left time column #${tc} must be a number, got ${String(t)}`)
+        if (ws[i] === 0 || hasNull(r, kc)) continue
+        ltimes[i] = neg ? -t : t
+        lkeys[i] = keyOf(r)
+        lheld = true
+      }
+    }
+    const rgroups = dr.rows.length === 0 ? null : this.#groupRight(dr)
+    const out = new ZSet()
+    const groups = this.#groups
+    // 2. right part, over L_old: old matches (user code: nothing changed yet), absorb, compare
+    if (rgroups !== null && rgroups.length !== 0) {
+      for (let gi = 0; gi < rgroups.length; gi++) {
+        const rg = rgroups[gi]!
+        const g = groups.get(rg.key)
+        const C = rg.changed
+        for (let c = 0; c < C.length; c++) rg.old.push(g === undefined ? null : this.#matchAt(g, C[c]!, false))
+      }
+      this.#journal.record(new Absorbed(1, dr))
+      for (let gi = 0; gi < rgroups.length; gi++) {
+        const rg = rgroups[gi]!
+        const g = this.#group(rg.key)
+        const dT = rg.times
+        const dR = rg.rows
+        const dW = rg.weights
+        let change = 0
+        for (let j = 0; j < dT.length; j++) change += addAt(g.rt, g.rs, g.rw, dT[j]!, dR[j]!, dW[j]!)
+        this.#size += change
+        this.#settle(g)
+      }
+      for (let gi = 0; gi < rgroups.length; gi++) {
+        const rg = rgroups[gi]!
+        const g = groups.get(rg.key)
+        if (g !== undefined && g.lt.length !== 0) this.#emitRightChanges(g, rg, out)
+      }
+    }
+    // 3. left part, over R_new: each changed left row with its match (user code), then absorb
+    if (nl !== 0) {
+      const rows = dl.rows
+      const ws = dl.weights
+      const outer = this.outer
+      const strict = this.#strict
+      let prevG: Group | undefined
+      let prevT = NaN
+      let prevM: Row | null = null
+      for (let i = 0; i < nl; i++) {
+        const w = ws[i]!
+        if (w === 0) continue
+        const x = ltimes[i]!
+        const l = rows[i]!
+        if (x !== x) {
+          if (outer) out.push(concat(l, this.#nulls), w)
+          continue
+        }
+        const g = groups.get(lkeys[i]!)
+        let m: Row | null
+        if (g === undefined) m = null
+        else if (g === prevG && x === prevT) m = prevM
+        else {
+          m = this.#effective(this.#matchAt(g, x, strict))
+          prevG = g
+          prevT = x
+          prevM = m
+        }
+        if (m !== null) out.push(concat(l, m), w)
+        else if (outer) out.push(concat(l, this.#nulls), w)
+      }
+      if (lheld) {
+        this.#journal.record(new Absorbed(0, dl))
+        let g: Group | undefined
+        let k: RowKey | undefined
+        let change = 0
+        for (let i = 0; i < nl; i++) {
+          const x = ltimes[i]!
+          if (x !== x) continue
+          const key = lkeys[i]!
+          if (g === undefined || g.dead || key !== k) {
+            if (g !== undefined) this.#settle(g)
+            g = this.#group(key)
+            k = key
+          }
+          change += addAt(g.lt, g.ls, g.lw, x, rows[i]!, ws[i]!)
+        }
+        if (g !== undefined) this.#settle(g)
+        this.#size += change
+      }
+    }
+    this.out = out.consolidate()
+  }
+
+  /** Groups a right delta by key, sorted by internal time (validates every time first). */
+  #groupRight(d: ZSet): RightGroup[] {
+    const rows = d.rows
+    const ws = d.weights
+    const tc = this.rightTime
+    const kc = this.rightKey
+    const keyOf = this.#rightKeyOf
+    const neg = this.#negate
+    const byKey = new Map<RowKey, RightGroup>()
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!
+      const t = r[tc]
+      if (t === null || t === undefined) continue
+      if (typeof t !== 'number' || t !== t) throw new Error(`AsOfJoin: right time column #${tc} must be a number, got ${String(t)}`)
+      const w = ws[i]!
+      if (w === 0 || hasNull(r, kc)) continue
+      const k = keyOf(r)
+      let g = byKey.get(k)
+      if (g === undefined) {
+        g = { key: k, times: [], rows: [], weights: [], changed: [], old: [] }
+        byKey.set(k, g)
+      }
+      g.times.push(neg ? -t : t)
+      g.rows.push(r)
+      g.weights.push(w)
+    }
+    const res: RightGroup[] = []
+    for (const g of byKey.values()) {
+      sortGroup(g)
+      const t = g.times
+      for (let j = 0; j < t.length; j++) if (j === 0 || t[j] !== t[j - 1]) g.changed.push(t[j]!)
+      res.push(g)
+    }
+    return res
+  }
+
+  /** The match of a left row at internal time x (inclusive: greatest present time ≤ x;
+   *  strict: < x), or null. A tombstone is returned as such. */
+  #matchAt(g: Group, x: number, strict: boolean): Row | null {
+    const rt = g.rt
+    const n = rt.length
+    if (n === 0) return null
+    let i = x > rt[n - 1]! ? n - 1 : (strict ? lowerBound(rt, x) : upperBound(rt, x)) - 1
+    while (i >= 0 && !present(g.rs, g.rw, i)) i--
+    return i < 0 ? null : this.#first(g.rs, g.rw, i)
+  }
+
+  /** The first candidate of right slot i (by tieBreak), or null when it has none. */
+  #first(slots: readonly Slot[], ws: readonly number[], i: number): Row | null {
+    const s = slots[i]!
+    if (!(s instanceof Bucket)) return ws[i]! > 0 ? s : null
+    const rows = s.rows
+    const bw = s.weights
+    const order = this.#order
+    let best: Row | null = null
+    for (let j = 0; j < rows.length; j++) {
+      if (!(bw[j]! > 0)) continue
+      const r = rows[j]!
+      if (best === null || order(r, best) < 0) best = r
+    }
+    return best
+  }
+
+  /** The row a match contributes to the output: null for none or a tombstone. */
+  #effective(m: Row | null): Row | null {
+    return m !== null && this.live >= 0 && m[this.live] === false ? null : m
+  }
+
+  /** Right part for one key (state already absorbed; left side still L_old). */
+  #emitRightChanges(g: Group, rg: RightGroup, out: ZSet): void {
+    const C = rg.changed
+    const rt = g.rt
+    const rs = g.rs
+    const rw = g.rw
+    const n = rt.length
+    const strict = this.#strict
+    const lt = g.lt
+    for (let c = 0; c < C.length; c++) {
+      const t = C[c]!
+      const mOld = this.#effective(rg.old[c]!)
+      const ub = upperBound(rt, t)
+      let i = ub - 1
+      while (i >= 0 && !present(rs, rw, i)) i--
+      const mNew = i < 0 ? null : this.#effective(this.#first(rs, rw, i))
+      if (mOld === mNew || (mOld !== null && mNew !== null && rowsEqual(mOld, mNew))) continue
+      // the segment of t ends at the next present time or the next changed time
+      let ni = ub
+      while (ni < n && !present(rs, rw, ni)) ni++
+      // (a flag, not an Infinity sentinel: a left time may be Infinity)
+      let bounded = ni < n
+      let end = bounded ? rt[ni]! : 0
+      if (c + 1 < C.length && (!bounded || C[c + 1]! < end)) {
+        end = C[c + 1]!
+        bounded = true
+      }
+      for (let j = strict ? upperBound(lt, t) : lowerBound(lt, t); j < lt.length; j++) {
+        const x = lt[j]!
+        if (bounded && (strict ? x > end : x >= end)) break
+        const s = g.ls[j]!
+        if (s instanceof Bucket) {
+          const rows = s.rows
+          const bw = s.weights
+          for (let b = 0; b < rows.length; b++) {
+            this.#emit(rows[b]!, -bw[b]!, mOld, out)
+            this.#emit(rows[b]!, bw[b]!, mNew, out)
+          }
+        } else {
+          this.#emit(s, -g.lw[j]!, mOld, out)
+          this.#emit(s, g.lw[j]!, mNew, out)
+        }
+      }
+    }
+  }
+
+  #emit(l: Row, w: number, m: Row | null, out: ZSet): void {
+    if (m !== null) out.push(concat(l, m), w)
+    else if (this.outer) out.push(concat(l, this.#nulls), w)
+  }
+
+  /** The key's group, created if needed (and marked for the next advance). */
+  #group(key: RowKey): Group {
+    let g = this.#groups.get(key)
+    if (g === undefined) {
+      g = new Group(key)
+      this.#groups.set(key, g)
+    }
+    if (this.#frees) this.#pend(g)
+    return g
+  }
+
+  /** Deletes the key's group when it holds nothing. */
+  #settle(g: Group): void {
+    if (g.lt.length === 0 && g.rt.length === 0 && !g.dead) {
+      g.dead = true
+      this.#groups.delete(g.key)
+    }
+  }
+
+  /** Re-absorbs an undone delta (negated). Same filtering as step(); no user code. */
+  #unabsorb(e: Absorbed): void {
+    const left = e.side === 0
+    const tc = left ? this.leftTime : this.rightTime
+    const kc = left ? this.leftKey : this.rightKey
+    const keyOf = left ? this.#leftKeyOf : this.#rightKeyOf
+    const neg = this.#negate
+    const rows = e.delta.rows
+    const ws = e.delta.weights
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!
+      const w = ws[i]!
+      const t = r[tc]
+      if (w === 0 || t === null || t === undefined || hasNull(r, kc)) continue
+      const x = neg ? -(t as number) : (t as number)
+      const g = this.#group(keyOf(r))
+      this.#size += left ? addAt(g.lt, g.ls, g.lw, x, r, -w) : addAt(g.rt, g.rs, g.rw, x, r, -w)
+      this.#settle(g)
+    }
+  }
+
+  /** Forgets the left and right rows that can no longer change any output (see the header);
+   *  emits nothing; journaled until commit. Looks only at the keys that may hold something to
+   *  forget (touched since, or still holding left rows or older versions). */
+  advance(): void {
+    if (!this.#frees) return
+    const wl = this.#leftWatermark!()
+    const wr = this.#rightWatermark!()
+    const pending = this.#pending
+    this.#pending = []
+    this.#freed = null
+    let p = 0
+    try {
+      for (; p < pending.length; p++) {
+        const g = pending[p]!
+        g.pending = false
+        if (!g.dead) this.#free(g, wl, wr)
+      }
+    } finally {
+      // when a tieBreak threw, the keys not done yet stay pending
+      for (; p < pending.length; p++) if (!pending[p]!.dead) this.#pend(pending[p]!)
+      this.#freed = null
+    }
+  }
+
+  #free(g: Group, wl: number, wr: number): void {
+    const strict = this.#strict
+    const lt = g.lt
+    let lc = 0
+    if (lt.length !== 0 && lt[0]! < wl && (strict ? lt[0]! <= wr : lt[0]! < wr)) {
+      lc = strict ? Math.min(lowerBound(lt, wl), upperBound(lt, wr)) : lowerBound(lt, wl < wr ? wl : wr)
+    }
+    const rt = g.rt
+    let rc = 0
+    if (rt.length !== 0 && rt[0]! < wr && (strict ? rt[0]! < wl : rt[0]! <= wl)) {
+      let j = Math.min(lowerBound(rt, wr), strict ? lowerBound(rt, wl) : upperBound(rt, wl)) - 1
+      while (j >= 0 && !present(g.rs, g.rw, j)) j--
+      if (j >= 0) {
+        rc = j
+        // a frozen tombstone with nothing older left matches like nothing at all
+        if (this.#effective(this.#first(g.rs, g.rw, j)) === null) rc = j + 1
+      }
+    }
+    if (lc !== 0 || rc !== 0) {
+      let freed = this.#freed
+      if (freed === null) {
+        freed = this.#freed = new Freed()
+        this.#journal.record(freed)
+      }
+      const before = freed.entries
+      freed.keys.push(g.key)
+      freed.counts.push(lc, rc)
+      freed.take(lt, g.ls, g.lw, lc)
+      freed.take(rt, g.rs, g.rw, rc)
+      this.#size -= freed.entries - before
+      this.#settle(g)
+      if (g.dead) return
+    }
+    // worth a look next time: left rows, older versions, or a lone tombstone / non-candidate
+    if (lt.length !== 0 || rt.length > 1 || (rt.length === 1 && this.#effective(this.#first(g.rs, g.rw, 0)) === null)) this.#pend(g)
+  }
+
+  #pend(g: Group): void {
+    if (!g.pending) {
+      g.pending = true
+      this.#pending.push(g)
+    }
+  }
+
+  override commit(): void {
+    this.#journal.commit()
+  }
+
+  override rollback(): void {
+    this.#journal.undo((e) => {
+      if (e instanceof Absorbed) this.#unabsorb(e)
+      else {
+        // every later change is undone already: each key holds only what followed its prefix
+        let end = e.times.length
+        for (let q = e.keys.length - 1; q >= 0; q--) {
+          const lc = e.counts[2 * q]!
+          const rc = e.counts[2 * q + 1]!
+          const mid = end - rc
+          const start = mid - lc
+          const g = this.#group(e.keys[q]!)
+          g.lt = e.times.slice(start, mid).concat(g.lt)
+          g.ls = e.slots.slice(start, mid).concat(g.ls)
+          g.lw = e.ws.slice(start, mid).concat(g.lw)
+          g.rt = e.times.slice(mid, end).concat(g.rt)
+          g.rs = e.slots.slice(mid, end).concat(g.rs)
+          g.rw = e.ws.slice(mid, end).concat(g.rw)
+          end = start
+        }
+        this.#size += e.entries
+      }
+    })
+  }
+
+  override stateSize(): number {
+    return this.#size
+  }
+
+  override describeState(): string {
+    const cols = (c: readonly number[]): string => c.map((i) => '#' + i).join(', ')
+    const l = this.leftKey.length === 0 ? `left rows by time #${this.leftTime}` : `left rows by key (${cols(this.leftKey)}) and time #${this.leftTime}`
+    const r = this.rightKey.length === 0 ? `right rows by time #${this.rightTime}` : `right rows by key (${cols(this.rightKey)}) and time #${this.rightTime}`
+    return `${l}, ${r}; ${this.#size} rows; ${this.#frees ? 'freed below the watermarks' : 'unbounded'}`
+  }
+}
+
+/** Sorts a right group's entries by time (stable; usually already sorted). */
+function sortGroup(g: RightGroup): void {
+  const t = g.times
+  let sorted = true
+  for (let i = 1; i < t.length; i++) {
+    if (t[i]! < t[i - 1]!) {
+      sorted = false
+      break
+    }
+  }
+  if (sorted) return
+  const order = t.map((_, i) => i).sort((a, b) => (t[a]! < t[b]! ? -1 : t[a]! > t[b]! ? 1 : a - b))
+  g.times = order.map((i) => t[i]!)
+  g.rows = order.map((i) => g.rows[i]!)
+  g.weights = order.map((i) => g.weights[i]!)
+}
+
+export function asOfJoin(circuit: Circuit, left: Operator, right: Operator, options: AsOfJoinOptions): AsOfJoinOperator {
+  return circuit.add(new AsOfJoinOperator(left, right, options))
+}

@@ -1,0 +1,823 @@
+// IntervalJoinOperator — interval (time-band) equi-join, inner or outer:
+// `a JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' MINUTE AND a.ts + INTERVAL '1' HOUR`.
+//
+// Semantics:  l ~ r (l matches r) ⇔ k(l) = k(r) with no NULL in either key, both times non-NULL,
+//             l.t + lower ⊲ r.t ⊲ l.t + upper (⊲ is ≤ when that side is inclusive, else <;
+//             this is lower ⊲ r.t − l.t ⊲ upper, written with one addition per bound so every
+//             test below uses the very same floating-point values), and residual(l, r).
+//             With m(l) = Σ_{r ~ l} R(r) (the matches of l, counted with weights) and
+//             symmetrically m(r) = Σ_{l ~ r} L(l):
+//               L ⋈ R = Σ_{l ~ r} ([...l, ...r], L(l)·R(r))
+//               outer = L ⋈ R + Σ_{l ∈ L, m(l) ≤ 0} ([...l, ...NULLᵣ], L(l))     (left, full)
+//                             + Σ_{r ∈ R, m(r) ≤ 0} ([...NULLₗ, ...r], R(r))     (right, full)
+//             (a row with a NULL key or time matches nothing, so it is null-extended as is).
+//             Per step, with L, R, m the state before it:
+//               out = ΔL ⋈ R + L ⋈ ΔR + ΔL ⋈ ΔR                          (= new − old pairs)
+//                   + Σ_{l touched} (L′(l)·[m′(l) ≤ 0] − L(l)·[m(l) ≤ 0]) ⊗ NULLᵣ  (+ right)
+//             where m′(l) = m(l) + Σ_{δr ∈ ΔR, δr ~ l} ΔR(δr) for l ∈ L, and for a new row
+//             m′(l) = Σ_{r ∈ R, r ~ l} R(r) + Σ_{δr ~ l} ΔR(δr); l is touched when it is in ΔL
+//             or some δr matches it (every other row keeps both terms). So a first match
+//             retracts the null-extended row, losing the last one re-inserts it.
+//             `finalOuter` (EMIT ON WINDOW CLOSE): pairs are emitted as above, but the
+//             null-extended row of l is emitted in advance() once l is dead (no right row that
+//             can still arrive matches it, see below), with weight L(l)·[m(l) ≤ 0] — m(l) is
+//             final by then. `pad(l)` remembers what was emitted; a later change of a dead l
+//             (possible while l.t ≥ wl) emits the difference at once. Rows with a NULL key or
+//             time are final at once and null-extended in step(). Once the watermarks pass
+//             every row, the integral equals the batch result above.
+//
+// State kept: per side, Map key → sorted array of the distinct times held, and per time a
+//             bucket of entries (distinct rows: row, weight, and for a preserved side of an
+//             outer join the match count m and, with finalOuter, the pad weight emitted). One
+//             entry object per distinct row; a bucket past 32 rows keeps a row-key index.
+//             Rows with a NULL key or time are not kept (they never match).
+//
+// Freeing:    with both watermarks (every later left change, insert or delete, has time ≥ wl;
+//             right: ≥ wr; watermarks never decrease, except when a rollback restores them with
+//             the state), advance() forgets
+//               left l  iff  l.t < wl  and  deadL(l.t) := (l.t + upper < wr, or ≤ when upper is
+//                                                          exclusive)
+//               right r iff  r.t < wr  and  deadR(r.t) := (wl + lower > r.t, or ≥ when lower is
+//                                                          exclusive)
+//             Both tests are monotone in the time, so each side of a key frees a prefix.
+//             Proof (left; right mirrored). (i) No later change is l itself: it would have
+//             time l.t < wl. (ii) No later right change δr matches l: δr.t ≥ wr, and deadL says
+//             wr ⊲ l.t + upper fails, hence δr.t ⊲ l.t + upper fails (rounding of a sum is
+//             monotone, and the same sum is used by the match test). For deadR: δl.t ≥ wl gives
+//             δl.t + lower ≥ wl + lower, so δl.t + lower ⊲ r.t fails. (iii) A step reads a held
+//             left entry only (a) as a partner of a ΔR row (L ⋈ ΔR, m′ of a new right row):
+//             excluded by (ii); (b) when l is touched (its own change, or a ΔR row matching it):
+//             excluded by (i), (ii). So l is never read again and its outputs (pairs, and its
+//             null-extended row, whose status m(l) ≤ 0 is settled) never change. (iv) A kept
+//             row never needs a forgotten partner: m is stored as a number, and a row l′ that
+//             can still change has l′.t ≥ wl, so any r ~ l′ fails deadR(r.t) (l′ is a possible
+//             later left change matching r) and is kept; the same holds for every row a later
+//             ΔL can bring. With finalOuter the pads of dead rows are emitted before they are
+//             forgotten (freeable ⊂ dead). An infinite bound (upper = +∞ for the left side,
+//             lower = −∞ for the right) keeps that side forever. (Inner joins could forget a
+//             dead l with l.t ≥ wl; the rule stays the same so that a forgotten row is never
+//             seen again.) Forgetting emits nothing and is journaled, so rollback restores it.
+//
+// Linear:     no (bilinear).
+// Retracts:   yes (default); with finalOuter the output is append-only for append-only input.
+//
+// Rollback:   user code (`residual`) and time validation run in a first pass that only reads
+//             state and builds the pair output; the second pass updates state and journals,
+//             per touched entry, its weight, matches and pad before the step (a removed entry
+//             is re-inserted, a created one removed), and per advance() the freed prefixes and
+//             the pad changes. So rollback() restores the state exactly.
+//
+// Cost per step: O(|Δ| log n + candidate pairs in the band (residual evaluated on each) +
+// touched rows), n the rows of the key on the other side; an insert in time order is O(1)
+// to place, an out-of-order one splices. When both sides change in one step the output is
+// consolidated (the probes can produce entries that cancel), as in JoinOperator.
+// advance(): O(keys + rows freed), plus, with finalOuter, the dead rows still held (only rows
+// with time ≥ their own watermark).
+
+import type { Circuit } from '../circuit.js'
+import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
+import { BaseOperator, Journal, type Operator } from '../operator.js'
+import { ZSet, type Row } from '../zset.js'
+
+export type IntervalJoinKind = 'inner' | 'left' | 'right' | 'full'
+
+export interface IntervalJoinOptions {
+  /** Equality columns (may be empty = pure band join). */
+  readonly leftKey: readonly number[]
+  readonly rightKey: readonly number[]
+  /** Column holding a number (µs) or null. */
+  readonly leftTime: number
+  readonly rightTime: number
+  /** The band: a pair matches iff lower ⊲ r.time − l.time ⊲ upper, where ⊲ is ≤ when inclusive else <.
+   *  lower may be -Infinity or upper +Infinity (one-sided bands, e.g. `b.ts > a.ts`). */
+  readonly lower: number
+  readonly upper: number
+  readonly lowerInclusive: boolean
+  readonly upperInclusive: boolean
+  readonly kind: IntervalJoinKind
+  readonly leftWidth: number
+  readonly rightWidth: number
+  /** Extra ON conditions evaluated on a candidate pair (part of the match for outer joins). May throw (user code). */
+  readonly residual?: (l: Row, r: Row) => boolean
+  /** Every later LEFT change (insert or delete) has time ≥ leftWatermark(). */
+  readonly leftWatermark?: () => number
+  readonly rightWatermark?: () => number
+  /** Emit null-extended (outer) rows only once no match can arrive any more (needs both watermarks). */
+  readonly finalOuter?: boolean
+}
+
+/** One distinct row held on one side. */
+class Entry {
+  readonly row: Row
+  readonly time: number
+  readonly side: KeySide
+  weight = 0
+  /** Σ weights of the matching rows on the other side (preserved sides of outer joins). */
+  matches = 0
+  /** finalOuter: weight of the null-extended row emitted so far. */
+  pad = 0
+  /** Position in its bucket (valid while in it). */
+  pos = 0
+  /** In its bucket (false once removed at weight 0; a freed entry stays true). */
+  live = false
+  /** Step stamp of the last touch, and the values before that step. */
+  stamp = 0
+  w0 = 0
+  m0 = 0
+  p0 = 0
+
+  constructor(row: Row, time: number, side: KeySide) {
+    this.row = row
+    this.time = time
+    this.side = side
+  }
+}
+
+/** Above this many rows at one time, a bucket keeps a key index instead of scanning. */
+const BUCKET_SCAN = 32
+
+/** The entries held at one time of one key (order irrelevant; swap-remove). */
+class Bucket {
+  readonly entries: Entry[] = []
+  #index: Map<RowKey, Entry> | null = null
+
+  find(row: Row): Entry | undefined {
+    const idx = this.#index
+    if (idx !== null) return idx.get(rowKey(row))
+    const es = this.entries
+    for (let i = 0; i < es.length; i++) if (rowsEqual(es[i]!.row, row)) return es[i]
+    return undefined
+  }
+
+  add(e: Entry): void {
+    const es = this.entries
+    e.pos = es.length
+    es.push(e)
+    if (this.#index !== null) this.#index.set(rowKey(e.row), e)
+    else if (es.length > BUCKET_SCAN) {
+      const m = new Map<RowKey, Entry>()
+      for (let i = 0; i < es.length; i++) m.set(rowKey(es[i]!.row), es[i]!)
+      this.#index = m
+    }
+  }
+
+  remove(e: Entry): void {
+    const es = this.entries
+    const last = es.length - 1
+    if (e.pos !== last) {
+      const moved = es[last]!
+      es[e.pos] = moved
+      moved.pos = e.pos
+    }
+    es.pop()
+    if (this.#index !== null) this.#index.delete(rowKey(e.row))
+  }
+}
+
+/** One side's rows under one key, by time. */
+class KeySide {
+  readonly key: RowKey
+  readonly left: boolean
+  /** Distinct times held, ascending. */
+  times: number[] = []
+  /** buckets[i] = the entries at times[i] (never empty). */
+  buckets: Bucket[] = []
+
+  constructor(key: RowKey, left: boolean) {
+    this.key = key
+    this.left = left
+  }
+}
+
+/** Undo record of a step: the entries touched and their [weight, matches, pad] before it. */
+class StepUndo {
+  readonly entries: Entry[]
+  readonly old: number[]
+  constructor(entries: Entry[], old: number[]) {
+    this.entries = entries
+    this.old = old
+  }
+}
+
+/** A prefix of a key side freed by advance(). */
+interface Freed {
+  readonly side: KeySide
+  readonly times: number[]
+  readonly buckets: Bucket[]
+  readonly entries: number
+}
+
+/** Undo record of an advance(): pads emitted (with their previous values), prefixes freed. */
+class AdvanceUndo {
+  readonly pads: Entry[] = []
+  readonly oldPads: number[] = []
+  readonly freed: Freed[] = []
+}
+
+/** One side's share of a step's delta under one key, sorted by time. */
+class SideDelta {
+  rows: Row[] = []
+  times: number[] = []
+  weights: number[] = []
+  /** Preserved side: m′ of the row if it is new (matches in the other side's old state + delta). */
+  base: number[] | null = null
+}
+
+class Group {
+  readonly key: RowKey
+  l: SideDelta | null = null
+  r: SideDelta | null = null
+  constructor(key: RowKey) {
+    this.key = key
+  }
+}
+
+/** Pending match-count changes of held entries (entry, Δm). */
+class MatchChanges {
+  readonly entries: Entry[] = []
+  readonly deltas: number[] = []
+}
+
+/** First index i in ascending `a` with a[i] > x (strict) or a[i] ≥ x (a.length if none). */
+function firstAbove(a: readonly number[], x: number, strict: boolean): number {
+  let lo = 0
+  let hi = a.length
+  if (strict) {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (a[mid]! > x) hi = mid
+      else lo = mid + 1
+    }
+  } else {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (a[mid]! >= x) hi = mid
+      else lo = mid + 1
+    }
+  }
+  return lo
+}
+
+/** First index i in ascending left times `a` with rt ⊲ a[i] + upper (holds from there on). */
+function firstUpperHolds(a: readonly number[], rt: number, upper: number, inclusive: boolean): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const h = a[mid]! + upper
+    if (inclusive ? rt <= h : rt < h) hi = mid
+    else lo = mid + 1
+  }
+  return lo
+}
+
+/** First index i in ascending left times `a` where a[i] + lower ⊲ rt fails (fails from there on). */
+function firstLowerFails(a: readonly number[], rt: number, lower: number, inclusive: boolean): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const l = a[mid]! + lower
+    if (inclusive ? l <= rt : l < rt) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** First index i in ascending `a` with a[i] ≥ x. */
+function lowerBound(a: readonly number[], x: number): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a[mid]! < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** [...l, ...r] in one allocation. */
+function cat(l: Row, r: Row): Row {
+  const n = l.length
+  const m = r.length
+  const o = new Array<unknown>(n + m)
+  for (let i = 0; i < n; i++) o[i] = l[i]
+  for (let j = 0; j < m; j++) o[n + j] = r[j]
+  return o
+}
+
+/** Sorts a side delta by time in place (stable; usually already sorted). */
+function sortSide(d: SideDelta): void {
+  const t = d.times
+  let sorted = true
+  for (let i = 1; i < t.length; i++) {
+    if (t[i]! < t[i - 1]!) {
+      sorted = false
+      break
+    }
+  }
+  if (sorted) return
+  const order = t.map((_, i) => i).sort((a, b) => (t[a]! < t[b]! ? -1 : t[a]! > t[b]! ? 1 : a - b))
+  const rows = d.rows
+  const ws = d.weights
+  d.times = order.map((i) => t[i]!)
+  d.rows = order.map((i) => rows[i]!)
+  d.weights = order.map((i) => ws[i]!)
+}
+
+export class IntervalJoinOperator extends BaseOperator {
+  readonly name = 'IntervalJoin'
+  readonly left: Operator
+  readonly right: Operator
+  readonly leftKey: readonly number[]
+  readonly rightKey: readonly number[]
+  readonly leftTime: number
+  readonly rightTime: number
+  readonly lower: number
+  readonly upper: number
+  readonly lowerInclusive: boolean
+  readonly upperInclusive: boolean
+  readonly kind: IntervalJoinKind
+  readonly leftWidth: number
+  readonly rightWidth: number
+  readonly finalOuter: boolean
+  readonly #residual: ((l: Row, r: Row) => boolean) | undefined
+  readonly #leftWatermark: (() => number) | undefined
+  readonly #rightWatermark: (() => number) | undefined
+  readonly #leftKeyOf: (row: Row) => RowKey
+  readonly #rightKeyOf: (row: Row) => RowKey
+  readonly #preserveLeft: boolean
+  readonly #preserveRight: boolean
+  readonly #nullLeft: Row
+  readonly #nullRight: Row
+  readonly #left = new Map<RowKey, KeySide>()
+  readonly #right = new Map<RowKey, KeySide>()
+  readonly #journal = new Journal<StepUndo | AdvanceUndo>()
+  #leftRows = 0
+  #rightRows = 0
+  #stamp = 0
+
+  constructor(left: Operator, right: Operator, options: IntervalJoinOptions) {
+    super([left, right])
+    if (options.leftKey.length !== options.rightKey.length) {
+      throw new Error(`internal: interval join key arity mismatch (${options.leftKey.length} vs ${options.rightKey.length})`)
+    }
+    if (options.lower !== options.lower || options.upper !== options.upper) throw new Error('IntervalJoin: band bounds must be numbers')
+    const hasWatermarks = options.leftWatermark !== undefined && options.rightWatermark !== undefined
+    if (options.finalOuter === true && !hasWatermarks) throw new Error('IntervalJoin: finalOuter needs both watermarks')
+    this.left = left
+    this.right = right
+    this.leftKey = options.leftKey.slice()
+    this.rightKey = options.rightKey.slice()
+    this.leftTime = options.leftTime
+    this.rightTime = options.rightTime
+    this.lower = options.lower
+    this.upper = options.upper
+    this.lowerInclusive = options.lowerInclusive
+    this.upperInclusive = options.upperInclusive
+    this.kind = options.kind
+    this.leftWidth = options.leftWidth
+    this.rightWidth = options.rightWidth
+    this.finalOuter = options.finalOuter === true
+    this.#residual = options.residual
+    this.#leftWatermark = options.leftWatermark
+    this.#rightWatermark = options.rightWatermark
+    this.#leftKeyOf = keyFunction(this.leftKey)
+    this.#rightKeyOf = keyFunction(this.rightKey)
+    this.#preserveLeft = options.kind === 'left' || options.kind === 'full'
+    this.#preserveRight = options.kind === 'right' || options.kind === 'full'
+    this.#nullLeft = new Array<unknown>(options.leftWidth).fill(null)
+    this.#nullRight = new Array<unknown>(options.rightWidth).fill(null)
+  }
+
+  step(): void {
+    this.out = ZSet.empty()
+    const dl = this.inputs[0]!.out
+    const dr = this.inputs[1]!.out
+    const hasL = dl.rows.length !== 0
+    const hasR = dr.rows.length !== 0
+    if (!hasL && !hasR) return
+    const out = new ZSet()
+    // pass 1 (may throw: time validation, residual): reads state, builds the pair output
+    const groups = new Map<RowKey, Group>()
+    if (hasL) this.#group(dl, true, groups, out)
+    if (hasR) this.#group(dr, false, groups, out)
+    const ml = this.#preserveLeft && hasR ? new MatchChanges() : null
+    const mr = this.#preserveRight && hasL ? new MatchChanges() : null
+    for (const g of groups.values()) this.#probe(g, out, ml, mr)
+    // pass 2 (no user code): update the state, journal, null-extended rows
+    const stamp = ++this.#stamp
+    const touched: Entry[] = []
+    for (const g of groups.values()) {
+      if (g.l !== null) this.#absorb(g.key, g.l, true, stamp, touched)
+      if (g.r !== null) this.#absorb(g.key, g.r, false, stamp, touched)
+    }
+    if (ml !== null) this.#applyMatches(ml, stamp, touched)
+    if (mr !== null) this.#applyMatches(mr, stamp, touched)
+    if (touched.length !== 0) {
+      const old = new Array<number>(touched.length * 3)
+      const finalOuter = this.finalOuter
+      for (let i = 0; i < touched.length; i++) {
+        const e = touched[i]!
+        old[3 * i] = e.w0
+        old[3 * i + 1] = e.m0
+        old[3 * i + 2] = e.p0
+        if (e.side.left ? this.#preserveLeft : this.#preserveRight) {
+          if (!finalOuter) {
+            const before = e.w0 !== 0 && e.m0 <= 0 ? e.w0 : 0
+            const after = e.weight !== 0 && e.matches <= 0 ? e.weight : 0
+            if (after !== before) out.push(this.#pad(e), after - before)
+          } else if (e.pad !== 0) {
+            // dead and null-extended already: m is final, follow the weight
+            const target = e.matches <= 0 ? e.weight : 0
+            if (target !== e.pad) {
+              out.push(this.#pad(e), target - e.pad)
+              e.pad = target
+            }
+          }
+        }
+        if (e.weight === 0 && e.live) this.#remove(e)
+      }
+      this.#journal.record(new StepUndo(touched, old))
+    }
+    this.out = hasL && hasR ? out.consolidate() : out
+  }
+
+  /** Groups a delta by key (validating times); rows with a NULL key or time never match: a
+   *  preserved side null-extends them at once. */
+  #group(d: ZSet, isLeft: boolean, groups: Map<RowKey, Group>, out: ZSet): void {
+    const rows = d.rows
+    const ws = d.weights
+    const tc = isLeft ? this.leftTime : this.rightTime
+    const cols = isLeft ? this.leftKey : this.rightKey
+    const keyOf = isLeft ? this.#leftKeyOf : this.#rightKeyOf
+    const preserve = isLeft ? this.#preserveLeft : this.#preserveRight
+    for (let i = 0; i < rows.length; i++) {
+      const w = ws[i]!
+      if (w === 0) continue
+      const r = rows[i]!
+      const t = r[tc]
+      if (t === null || t === undefined || hasNull(r, cols)) {
+        if (preserve) out.push(isLeft ? cat(r, this.#nullRight) : cat(this.#nullLeft, r), w)
+        continue
+      }
+      if (typeof t !== 'number' || !Number.isFinite(t)) {
+        throw new Error(`IntervalJoin: ${isLeft ? 'left' : 'right'} time column #${tc} must be a finite number, got ${String(t)}`)
+      }
+      const k = keyOf(r)
+      let g = groups.get(k)
+      if (g === undefined) {
+        g = new Group(k)
+        groups.set(k, g)
+      }
+      let sd = isLeft ? g.l : g.r
+      if (sd === null) {
+        sd = new SideDelta()
+        if (isLeft) g.l = sd
+        else g.r = sd
+      }
+      sd.rows.push(r)
+      sd.times.push(t)
+      sd.weights.push(w)
+    }
+    for (const g of groups.values()) {
+      const sd = isLeft ? g.l : g.r
+      if (sd === null) continue
+      sortSide(sd)
+      if (preserve && sd.base === null) sd.base = new Array<number>(sd.rows.length).fill(0)
+    }
+  }
+
+  /** Pass 1 for one key: out += ΔL ⋈ R + L ⋈ ΔR + ΔL ⋈ ΔR (old state), the match counts of
+   *  possibly new delta rows (base), and the match-count changes of held entries. */
+  #probe(g: Group, out: ZSet, ml: MatchChanges | null, mr: MatchChanges | null): void {
+    const lk = this.#left.get(g.key)
+    const rk = this.#right.get(g.key)
+    const residual = this.#residual
+    const lower = this.lower
+    const upper = this.upper
+    const loIn = this.lowerInclusive
+    const upIn = this.upperInclusive
+    const gl = g.l
+    const gr = g.r
+    if (gl !== null && (rk !== undefined || gr !== null)) {
+      const lrows = gl.rows
+      const lts = gl.times
+      const lws = gl.weights
+      const lbase = gl.base
+      for (let i = 0; i < lrows.length; i++) {
+        const l = lrows[i]!
+        const w = lws[i]!
+        const lo = lts[i]! + lower
+        const hi = lts[i]! + upper
+        let m = 0
+        if (rk !== undefined) {
+          // ΔL ⋈ R: right times in (lo, hi) with the band's inclusivity
+          const times = rk.times
+          const buckets = rk.buckets
+          const end = firstAbove(times, hi, upIn)
+          for (let b = firstAbove(times, lo, !loIn); b < end; b++) {
+            const es = buckets[b]!.entries
+            for (let x = 0; x < es.length; x++) {
+              const e = es[x]!
+              if (residual !== undefined && !residual(l, e.row)) continue
+              out.push(cat(l, e.row), w * e.weight)
+              m += e.weight
+              if (mr !== null) {
+                mr.entries.push(e)
+                mr.deltas.push(w)
+              }
+            }
+          }
+        }
+        if (gr !== null) {
+          // ΔL ⋈ ΔR
+          const rrows = gr.rows
+          const rws = gr.weights
+          const rbase = gr.base
+          const times = gr.times
+          const end = firstAbove(times, hi, upIn)
+          for (let j = firstAbove(times, lo, !loIn); j < end; j++) {
+            const r = rrows[j]!
+            if (residual !== undefined && !residual(l, r)) continue
+            out.push(cat(l, r), w * rws[j]!)
+            m += rws[j]!
+            if (rbase !== null) rbase[j]! += w
+          }
+        }
+        if (lbase !== null) lbase[i] = m
+      }
+    }
+    if (gr !== null && lk !== undefined) {
+      // L ⋈ ΔR: left times t with t + lower ⊲ r.t ⊲ t + upper
+      const rrows = gr.rows
+      const rts = gr.times
+      const rws = gr.weights
+      const rbase = gr.base
+      const times = lk.times
+      const buckets = lk.buckets
+      for (let j = 0; j < rrows.length; j++) {
+        const r = rrows[j]!
+        const w = rws[j]!
+        const rt = rts[j]!
+        const end = firstLowerFails(times, rt, lower, loIn)
+        for (let b = firstUpperHolds(times, rt, upper, upIn); b < end; b++) {
+          const es = buckets[b]!.entries
+          for (let x = 0; x < es.length; x++) {
+            const e = es[x]!
+            if (residual !== undefined && !residual(e.row, r)) continue
+            out.push(cat(e.row, r), e.weight * w)
+            if (rbase !== null) rbase[j]! += e.weight
+            if (ml !== null) {
+              ml.entries.push(e)
+              ml.deltas.push(w)
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Pass 2: adds a side delta to the key's entries (creating new ones with m = base). */
+  #absorb(key: RowKey, d: SideDelta, isLeft: boolean, stamp: number, touched: Entry[]): void {
+    const map = isLeft ? this.#left : this.#right
+    let ks = map.get(key)
+    if (ks === undefined) {
+      ks = new KeySide(key, isLeft)
+      map.set(key, ks)
+    }
+    const rows = d.rows
+    const ts = d.times
+    const ws = d.weights
+    const base = d.base
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const t = ts[i]!
+      const times = ks.times
+      const n = times.length
+      const at = n === 0 || times[n - 1]! < t ? n : lowerBound(times, t)
+      let bucket: Bucket
+      let e: Entry | undefined
+      if (at < n && times[at] === t) {
+        bucket = ks.buckets[at]!
+        e = bucket.find(row)
+      } else {
+        bucket = new Bucket()
+        if (at === n) {
+          times.push(t)
+          ks.buckets.push(bucket)
+        } else {
+          times.splice(at, 0, t)
+          ks.buckets.splice(at, 0, bucket)
+        }
+      }
+      if (e === undefined) {
+        // new (a repeat of the row later in this delta finds it and adds no base)
+        e = new Entry(row, t, ks)
+        e.stamp = stamp
+        e.matches = base !== null ? base[i]! : 0
+        e.live = true
+        bucket.add(e)
+        if (isLeft) this.#leftRows++
+        else this.#rightRows++
+        touched.push(e)
+      } else if (e.stamp !== stamp) {
+        e.stamp = stamp
+        e.w0 = e.weight
+        e.m0 = e.matches
+        e.p0 = e.pad
+        touched.push(e)
+      }
+      e.weight += ws[i]!
+    }
+  }
+
+  #applyMatches(mc: MatchChanges, stamp: number, touched: Entry[]): void {
+    const es = mc.entries
+    const ds = mc.deltas
+    for (let i = 0; i < es.length; i++) {
+      const e = es[i]!
+      if (e.stamp !== stamp) {
+        e.stamp = stamp
+        e.w0 = e.weight
+        e.m0 = e.matches
+        e.p0 = e.pad
+        touched.push(e)
+      }
+      e.matches += ds[i]!
+    }
+  }
+
+  #pad(e: Entry): Row {
+    return e.side.left ? cat(e.row, this.#nullRight) : cat(this.#nullLeft, e.row)
+  }
+
+  /** Takes a live entry out of its bucket (and its key side out of the map when empty). */
+  #remove(e: Entry): void {
+    const ks = e.side
+    const times = ks.times
+    const at = lowerBound(times, e.time)
+    const bucket = ks.buckets[at]!
+    bucket.remove(e)
+    e.live = false
+    if (ks.left) this.#leftRows--
+    else this.#rightRows--
+    if (bucket.entries.length === 0) {
+      times.splice(at, 1)
+      ks.buckets.splice(at, 1)
+      if (times.length === 0) {
+        const map = ks.left ? this.#left : this.#right
+        if (map.get(ks.key) === ks) map.delete(ks.key)
+      }
+    }
+  }
+
+  /** Puts a removed entry back (rollback). */
+  #reinsert(e: Entry): void {
+    const ks = this.#attach(e.side)
+    const times = ks.times
+    const n = times.length
+    const at = n === 0 || times[n - 1]! < e.time ? n : lowerBound(times, e.time)
+    let bucket: Bucket
+    if (at < n && times[at] === e.time) bucket = ks.buckets[at]!
+    else {
+      bucket = new Bucket()
+      times.splice(at, 0, e.time)
+      ks.buckets.splice(at, 0, bucket)
+    }
+    bucket.add(e)
+    e.live = true
+    if (ks.left) this.#leftRows++
+    else this.#rightRows++
+  }
+
+  /** Makes sure a key side is in its map (rollback: newest-first undo finds the map as it was
+   *  right after the undone change, where the side was either present or emptied and dropped). */
+  #attach(ks: KeySide): KeySide {
+    const map = ks.left ? this.#left : this.#right
+    if (!map.has(ks.key)) map.set(ks.key, ks)
+    return ks
+  }
+
+  /** Left rows dead: no right change with time ≥ wr can match a left row at time t. */
+  #deadLeft(t: number, wr: number): boolean {
+    const h = t + this.upper
+    return this.upperInclusive ? h < wr : h <= wr
+  }
+
+  /** Right rows dead: no left change with time ≥ wl can match a right row at time t. */
+  #deadRight(t: number, wl: number): boolean {
+    const l = wl + this.lower
+    return this.lowerInclusive ? l > t : l >= t
+  }
+
+  /** End of tick: with finalOuter, null-extends the dead unmatched rows; then forgets the rows
+   *  that can neither change nor match any more (see the header). Journaled. */
+  advance(): void {
+    const lwf = this.#leftWatermark
+    const rwf = this.#rightWatermark
+    if (lwf === undefined || rwf === undefined) return
+    const wl = lwf()
+    const wr = rwf()
+    const undo = new AdvanceUndo()
+    const emitted = new ZSet()
+    this.#advanceSide(true, wl, wr, undo, emitted)
+    this.#advanceSide(false, wl, wr, undo, emitted)
+    if (undo.pads.length !== 0 || undo.freed.length !== 0) this.#journal.record(undo)
+    if (emitted.rows.length === 0) return
+    // appended: a step in the same pass may already have set `out`
+    if (this.out.rows.length === 0) this.out = emitted
+    else {
+      const merged = new ZSet(this.out.rows.slice(), this.out.weights.slice())
+      merged.append(emitted)
+      this.out = merged
+    }
+  }
+
+  #advanceSide(isLeft: boolean, wl: number, wr: number, undo: AdvanceUndo, emitted: ZSet): void {
+    const map = isLeft ? this.#left : this.#right
+    const own = isLeft ? wl : wr
+    const other = isLeft ? wr : wl
+    const pads = this.finalOuter && (isLeft ? this.#preserveLeft : this.#preserveRight)
+    for (const ks of map.values()) {
+      const times = ks.times
+      const n = times.length
+      if (!(isLeft ? this.#deadLeft(times[0]!, other) : this.#deadRight(times[0]!, other))) continue
+      if (pads) {
+        for (let b = 0; b < n && (isLeft ? this.#deadLeft(times[b]!, other) : this.#deadRight(times[b]!, other)); b++) {
+          const es = ks.buckets[b]!.entries
+          for (let x = 0; x < es.length; x++) {
+            const e = es[x]!
+            const target = e.matches <= 0 ? e.weight : 0
+            if (target === e.pad) continue
+            undo.pads.push(e)
+            undo.oldPads.push(e.pad)
+            emitted.push(this.#pad(e), target - e.pad)
+            e.pad = target
+          }
+        }
+      }
+      let cut = 0
+      while (cut < n && times[cut]! < own && (isLeft ? this.#deadLeft(times[cut]!, other) : this.#deadRight(times[cut]!, other))) cut++
+      if (cut === 0) continue
+      const freedTimes = times.splice(0, cut)
+      const freedBuckets = ks.buckets.splice(0, cut)
+      let entries = 0
+      for (let i = 0; i < freedBuckets.length; i++) entries += freedBuckets[i]!.entries.length
+      if (isLeft) this.#leftRows -= entries
+      else this.#rightRows -= entries
+      undo.freed.push({ side: ks, times: freedTimes, buckets: freedBuckets, entries })
+      if (times.length === 0) map.delete(ks.key)
+    }
+  }
+
+  override commit(): void {
+    this.#journal.commit()
+  }
+
+  override rollback(): void {
+    this.#journal.undo((u) => {
+      if (u instanceof StepUndo) {
+        const es = u.entries
+        const old = u.old
+        for (let i = es.length - 1; i >= 0; i--) {
+          const e = es[i]!
+          const w0 = old[3 * i]!
+          if (w0 === 0) {
+            if (e.live) this.#remove(e)
+          } else if (!e.live) this.#reinsert(e)
+          e.weight = w0
+          e.matches = old[3 * i + 1]!
+          e.pad = old[3 * i + 2]!
+        }
+      } else {
+        for (let i = u.freed.length - 1; i >= 0; i--) {
+          const f = u.freed[i]!
+          // every later change is undone already: the side holds only times after the prefix
+          const ks = this.#attach(f.side)
+          ks.times = f.times.concat(ks.times)
+          ks.buckets = f.buckets.concat(ks.buckets)
+          if (ks.left) this.#leftRows += f.entries
+          else this.#rightRows += f.entries
+        }
+        for (let i = u.pads.length - 1; i >= 0; i--) u.pads[i]!.pad = u.oldPads[i]!
+      }
+    })
+  }
+
+  override stateSize(): number {
+    return this.#leftRows + this.#rightRows
+  }
+
+  override describeState(): string {
+    const wm = this.#leftWatermark !== undefined && this.#rightWatermark !== undefined
+    const freeL = wm && this.upper !== Infinity
+    const freeR = wm && this.lower !== -Infinity
+    const how = freeL && freeR ? 'freed below the watermarks' : freeL ? 'left freed below the watermarks, right unbounded' : freeR ? 'right freed below the watermarks, left unbounded' : 'unbounded'
+    return `left and right rows by key and time (${this.#leftRows} + ${this.#rightRows}); ${how}`
+  }
+}
+
+export function intervalJoin(circuit: Circuit, left: Operator, right: Operator, options: IntervalJoinOptions): IntervalJoinOperator {
+  return circuit.add(new IntervalJoinOperator(left, right, options))
+}
