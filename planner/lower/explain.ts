@@ -58,7 +58,7 @@ export function deltaLine(p: DeltaPlan): string {
       const lo = p.lower === -Infinity ? '' : `${p.lower}us ${p.lowerInclusive ? '<=' : '<'} `
       const hi = p.upper === Infinity ? '' : ` ${p.upperInclusive ? '<=' : '<'} ${p.upper}us`
       const bounded = p.lower !== -Infinity || p.upper !== Infinity
-      return `IntervalJoin ${p.joinType} keys=[${keysText}] band=${lo}right#${p.rightTime} - left#${p.leftTime}${hi}${p.residual ? ' where ' + printScalar(p.residual) : ''}  // state: both sides' rows by key and time; ${bounded ? `bounded: a row is freed once the other side's watermark (${watermarkText(p.rightBound.sources)}, ${watermarkText(p.leftBound.sources)}) is past its band` : 'unbounded'}`
+      return `IntervalJoin ${p.joinType} keys=[${keysText}] band=${lo}right#${p.rightTime} - left#${p.leftTime}${hi}${p.residual ? ' where ' + printScalar(p.residual) : ''}${p.finalOuter && p.joinType !== 'inner' ? ' null-extended once final' : ''}  // state: both sides' rows by key and time; ${bounded ? `bounded: a row is freed once the other side's watermark (${watermarkText(p.rightBound.sources)}, ${watermarkText(p.leftBound.sources)}) is past its band` : 'unbounded'}`
     }
     case 'emitOnClose':
       return `EmitOnWindowClose on ${p.columns[p.column]?.name ?? '#' + p.column}  // state: rows not yet final; bounded: emitted and freed once ${watermarkText(p.sources)} ${p.strict ? '≥' : '>'} ${p.columns[p.column]?.name ?? '#' + p.column}`

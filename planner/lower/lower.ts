@@ -118,6 +118,8 @@ export interface LowerOptions {
   readonly intervalMicros?: (e: ScalarExpr) => number | undefined
   /** Is a relation a stream (insert-only)? */
   readonly isAppendOnly?: (relation: string) => boolean
+  /** EMIT ON WINDOW CLOSE over an interval join: outer rows only once final. */
+  readonly finalOuter?: boolean
 }
 
 /** Lowers a query whose output is emitted only once final (EMIT ON WINDOW CLOSE): the rows
@@ -125,6 +127,14 @@ export interface LowerOptions {
  *  output column is bounded by a watermark. */
 export function lowerEmitOnWindowClose(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
   const on = emitColumn(p, opts.watermarks ? watermarkColumns(p, opts.watermarks) : [])
+  if (!on) {
+    // an interval join of streams is final as it goes when it emits its null-extended rows
+    // only once no match can arrive: pairs of append-only inputs are never retracted
+    const final = lower(p, { ...opts, finalOuter: true })
+    let top: DeltaPlan = final
+    while (top.kind === 'mfp') top = top.input
+    if (top.kind === 'intervalJoin' && top.finalOuter) return final
+  }
   if (!on) throw new RivuletError(SqlState.featureNotSupported, 'EMIT ON WINDOW CLOSE needs an output column that a watermark bounds, such as window_end of a TUMBLE, HOP or SESSION window over a stream declared with WATERMARK FOR (selected or grouped by)')
   return { kind: 'emitOnClose', input: lower(p, opts), column: on.column, strict: on.strict, sources: on.sources, columns: p.columns }
 }

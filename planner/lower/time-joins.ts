@@ -229,7 +229,7 @@ export function lowerIntervalJoin(p: JoinNode, opts: LowerOptions): DeltaPlan | 
     residual: res ? remapColumns(res, (i) => (i < nl ? i : i - nl + lw)) : undefined,
     leftBound,
     rightBound,
-    finalOuter: false,
+    finalOuter: opts.finalOuter === true && appendOnly(p.left, opts) && appendOnly(p.right, opts),
     columns: [...l.plan.columns, ...r.plan.columns],
   }
   return finish(join, nl, lw, nr, p.columns, undefined, false)
