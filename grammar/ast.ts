@@ -566,7 +566,9 @@ export interface ExplainStmt {
   readonly kind: 'explain'
   /** Optional stage word: logical | optimized | delta | physical (default: delta plan).
    *  `view` for `EXPLAIN [VERBOSE] MATERIALIZED VIEW v`: then `statement` is the synthetic
-   *  `SELECT * FROM v` (all its spans are the span of the name `v`). */
+   *  `SELECT * FROM v` (all its spans are the span of the name `v`); `analyze` for
+   *  `EXPLAIN ANALYZE MATERIALIZED VIEW v` (the same, with state sizes instead of operator
+   *  ids). */
   readonly stage: string | undefined
   readonly verbose: boolean
   readonly statement: Statement

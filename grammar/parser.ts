@@ -2598,6 +2598,15 @@ export class SqlParser extends EmbeddedActionsParser {
       this.consume(1, T.VERBOSE)
       verbose = true
     })
+    // EXPLAIN ANALYZE MATERIALIZED VIEW v: the plan with each operator's state size now
+    let analyze = false
+    this.option(5, {
+      GATE: () => word(this.LA(1)) === 'analyze' && is(this.LA(2), T.MATERIALIZED),
+      DEF: () => {
+        this.consume(12, T.Identifier)
+        analyze = true
+      },
+    })
     return this.or(0, [
       {
         GATE: () => is(this.LA(1), T.MATERIALIZED) && is(this.LA(2), T.VIEW),
@@ -2631,7 +2640,7 @@ export class SqlParser extends EmbeddedActionsParser {
             },
             span,
           }
-          return { kind: 'explain', stage: 'view', verbose, statement, span: this.sp(start) }
+          return { kind: 'explain', stage: analyze ? 'analyze' : 'view', verbose, statement, span: this.sp(start) }
         },
       },
       {

@@ -497,9 +497,9 @@ export function printStatement(s: A.Statement): string {
     case 'explain': {
       let out = 'EXPLAIN '
       if (s.verbose) out += 'VERBOSE '
-      if (s.stage === 'view') {
+      if (s.stage === 'view' || s.stage === 'analyze') {
         const name = explainViewName(s.statement)
-        if (name !== undefined) return `${out}MATERIALIZED VIEW ${printName(name)}`
+        if (name !== undefined) return `${out}${s.stage === 'analyze' ? 'ANALYZE ' : ''}MATERIALIZED VIEW ${printName(name)}`
       }
       if (s.stage !== undefined) out += `${s.stage.toUpperCase()} `
       return out + printStatement(s.statement)

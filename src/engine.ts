@@ -1462,12 +1462,12 @@ export class Engine {
     if (inner.kind === 'select') query = inner.query
     else if (inner.kind === 'createView') query = inner.query
     else throw new RivuletError(SqlState.featureNotSupported, `EXPLAIN of ${inner.kind} statements is not supported`, positionAt(ctx.text, inner.span.start))
-    if (s.stage === 'view') {
+    if (s.stage === 'view' || s.stage === 'analyze') {
       const from = query.body.kind === 'select' ? query.body.from : undefined
       const name = from?.kind === 'table' ? lastPart(from.name) : ''
       const v = this.#catalog.entries.get(name)
       if (!v || (v.kind !== 'view' && v.kind !== 'materialized view')) throw new RivuletError(SqlState.undefinedTable, `materialized view "${name}" does not exist`)
-      text = explainWithState(v)
+      text = s.stage === 'analyze' ? explainStateSizes(v) : explainWithState(v)
     } else {
       const { plan } = this.#bindQuery(query, ctx)
       const stage = s.stage ?? 'delta'
@@ -1753,6 +1753,17 @@ function scannedRelations(p: LogicalPlan): Set<string> {
   }
   walk(p)
   return out
+}
+
+/** The view's delta plan with the entries of state each stateful operator holds right now
+ *  (no operator ids, so it reads the same in every run: for watching state stay bounded). */
+function explainStateSizes(v: ViewEntry): string {
+  const annotate = (p: DeltaPlan): string => {
+    const op = v.operators.get(p)
+    if (!op || op instanceof ivm.InputOperator || op.describeState() === '') return ''
+    return `  [state: ${op.stateSize()}]`
+  }
+  return `Materialize  [rows: ${v.sink.stateSize()}]\n${explainDelta(v.plan, 1, annotate)}`
 }
 
 /** The view's delta plan with each operator's id (shared arrangements show the same id in
