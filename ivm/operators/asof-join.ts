@@ -61,6 +61,18 @@
 //             key of a versioned table leaves no state. Keys with no rows left are deleted.
 //             Forgetting emits nothing and is journaled (one flat record per advance()), so
 //             rollback restores it.
+//             Free hints: advance() does not scan the keys. Left rows of a key are due once its
+//             first left time x passes the left bound (x < wl ∧ x < wr / x < wl ∧ x ≤ wr); its
+//             right rows once its right trigger s passes the right bound (s < wr ∧ s ≤ wl /
+//             s < wr ∧ s < wl), s = the first present time when older slots hold no candidate
+//             or its match is a tombstone, else the next present time (both bounds are
+//             downward closed in time). Two min-heaps of (time, key) hold, per key, one live
+//             hint per side at a time ≤ its first left time / its trigger (Group.lh / rh; an
+//             entry with another time, or of a deleted key, is stale and skipped). A step pushes
+//             a hint when it lowers one (a left row before the key's hint; a right change,
+//             after which the trigger is recomputed). advance() pops the due hints, frees their
+//             keys and re-hints them exactly (so what stays is not due, and a key is visited
+//             once); rollback re-hints every key an undo touched (stale hints stay, harmless).
 // Linear:     no.
 // Retracts:   yes.
 //
@@ -69,9 +81,9 @@
 // left time (else O(log n) plus the splice), v / n = right / left times of its key. A right
 // change at t is O(log v + log n) plus the left rows of t's segment when its match changed
 // (inherent: they all change output). Ties at one time cost a tieBreak scan of that time's
-// rows. advance() is O(entries freed + keys that may hold something to free: touched since the
-// last advance, or holding left rows, several right times or a lone tombstone) — a key holding
-// one live version and no left rows is not visited again until it changes.
+// rows. A change that lowers a key's hint pushes one (O(log h), h = hints held). advance() is
+// O((keys with something due + stale hints passed) · log h + entries freed): idle keys, and
+// keys whose rows are not due yet, are not visited.
 //
 // Journal and user code (tieBreak): old matches are read before anything changes; the right
 // delta is journaled and absorbed before the new matches are read; the left delta's matches
@@ -186,13 +198,64 @@ class Group {
   rt: number[] = []
   rs: Slot[] = []
   rw: number[] = []
-  /** In the operator's list of keys to look at in the next advance(). */
-  pending = false
+  /** The time of this group's left free hint (Infinity: none): the left hint heap holds
+   *  (lh, this), and lh ≤ the first left time (the least time at which a left row can be freed).
+   *  Other entries of this group in the heap, with another time, are stale. */
+  lh = Infinity
+  /** Likewise for the right rows: rh ≤ the right trigger (see #triggerR). */
+  rh = Infinity
   /** Removed from the operator's map (a later row of the key makes a new group). */
   dead = false
 
   constructor(key: RowKey) {
     this.key = key
+  }
+}
+
+/** A binary min-heap of free hints (time, group) in parallel arrays (no object per entry). */
+class HintHeap {
+  readonly times: number[] = []
+  readonly groups: Group[] = []
+
+  push(t: number, g: Group): void {
+    const times = this.times
+    const groups = this.groups
+    let i = times.length
+    times.push(t)
+    groups.push(g)
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      const pt = times[p]!
+      if (pt <= t) break
+      times[i] = pt
+      groups[i] = groups[p]!
+      i = p
+    }
+    times[i] = t
+    groups[i] = g
+  }
+
+  /** Removes the least entry (times[0], groups[0]). */
+  pop(): void {
+    const times = this.times
+    const groups = this.groups
+    const t = times.pop()!
+    const g = groups.pop()!
+    const n = times.length
+    if (n === 0) return
+    let i = 0
+    for (;;) {
+      let c = 2 * i + 1
+      if (c >= n) break
+      if (c + 1 < n && times[c + 1]! < times[c]!) c++
+      const ct = times[c]!
+      if (ct >= t) break
+      times[i] = ct
+      groups[i] = groups[c]!
+      i = c
+    }
+    times[i] = t
+    groups[i] = g
   }
 }
 
@@ -367,8 +430,12 @@ export class AsOfJoinOperator extends BaseOperator {
   readonly #frees: boolean
   readonly #groups = new Map<RowKey, Group>()
   readonly #journal = new Journal<Absorbed | Freed>()
-  /** Keys that may hold something to free (only kept when #frees). */
-  #pending: Group[] = []
+  /** Free hints (only kept when #frees): per group with left rows, (lh, group) — see Group. */
+  readonly #leftHints = new HintHeap()
+  /** Per group whose right rows may become freeable, (rh, group). */
+  readonly #rightHints = new HintHeap()
+  /** Groups advance() has examined so far. */
+  #visits = 0
   /** The Freed entry of the running advance() (journaled when first needed). */
   #freed: Freed | null = null
   /** Left + right rows held. */
@@ -458,6 +525,10 @@ export class AsOfJoinOperator extends BaseOperator {
         for (let j = 0; j < dT.length; j++) change += addAt(g.rt, g.rs, g.rw, dT[j]!, dR[j]!, dW[j]!)
         this.#size += change
         this.#settle(g)
+        if (this.#frees && !g.dead) {
+          const tr = this.#triggerR(g, false)
+          if (tr < g.rh) this.#hintRight(tr, g)
+        }
       }
       for (let gi = 0; gi < rgroups.length; gi++) {
         const rg = rgroups[gi]!
@@ -498,6 +569,7 @@ export class AsOfJoinOperator extends BaseOperator {
       }
       if (lheld) {
         this.#journal.record(new Absorbed(0, dl))
+        const frees = this.#frees
         let g: Group | undefined
         let k: RowKey | undefined
         let change = 0
@@ -511,6 +583,8 @@ export class AsOfJoinOperator extends BaseOperator {
             k = key
           }
           change += addAt(g.lt, g.ls, g.lw, x, rows[i]!, ws[i]!)
+          // (also for a deletion: one that finds no row stays as a negative entry)
+          if (frees && x < g.lh) this.#hintLeft(x, g)
         }
         if (g !== undefined) this.#settle(g)
         this.#size += change
@@ -638,14 +712,13 @@ export class AsOfJoinOperator extends BaseOperator {
     else if (this.outer) out.push(concat(l, this.#nulls), w)
   }
 
-  /** The key's group, created if needed (and marked for the next advance). */
+  /** The key's group, created if needed. */
   #group(key: RowKey): Group {
     let g = this.#groups.get(key)
     if (g === undefined) {
       g = new Group(key)
       this.#groups.set(key, g)
     }
-    if (this.#frees) this.#pend(g)
     return g
   }
 
@@ -675,30 +748,71 @@ export class AsOfJoinOperator extends BaseOperator {
       const g = this.#group(keyOf(r))
       this.#size += left ? addAt(g.lt, g.ls, g.lw, x, r, -w) : addAt(g.rt, g.rs, g.rw, x, r, -w)
       this.#settle(g)
+      if (this.#frees && !g.dead) this.#rehint(g)
     }
   }
 
   /** Forgets the left and right rows that can no longer change any output (see the header);
-   *  emits nothing; journaled until commit. Looks only at the keys that may hold something to
-   *  forget (touched since, or still holding left rows or older versions). */
+   *  emits nothing; journaled until commit. Looks only at the groups whose free hint has come
+   *  due (see the header), each at most once (its new hints are not due). */
   advance(): void {
     if (!this.#frees) return
     const wl = this.#leftWatermark!()
     const wr = this.#rightWatermark!()
-    const pending = this.#pending
-    this.#pending = []
+    const strict = this.#strict
     this.#freed = null
-    let p = 0
     try {
-      for (; p < pending.length; p++) {
-        const g = pending[p]!
-        g.pending = false
-        if (!g.dead) this.#free(g, wl, wr)
+      // left rows at x are freed once x < wl and x < wr ('>=') / x ≤ wr ('>')
+      const L = this.#leftHints
+      const lt = L.times
+      const lg = L.groups
+      while (lt.length !== 0) {
+        const h = lt[0]!
+        if (!(h < wl && (strict ? h <= wr : h < wr))) break
+        const g = lg[0]!
+        if (g.dead || g.lh !== h) L.pop()
+        else this.#visit(g, wl, wr, 0)
+      }
+      // right rows are freed once their trigger s < wr and s ≤ wl ('>=') / s < wl ('>')
+      const R = this.#rightHints
+      const rt = R.times
+      const rg = R.groups
+      while (rt.length !== 0) {
+        const h = rt[0]!
+        if (!(h < wr && (strict ? h < wl : h <= wl))) break
+        const g = rg[0]!
+        if (g.dead || g.rh !== h) R.pop()
+        else this.#visit(g, wl, wr, 1)
       }
     } finally {
-      // when a tieBreak threw, the keys not done yet stay pending
-      for (; p < pending.length; p++) if (!pending[p]!.dead) this.#pend(pending[p]!)
       this.#freed = null
+    }
+  }
+
+  /** Frees what is due in g, whose hint tops the left (side 0) or right hint heap, and replaces
+   *  its hints by exact ones, which are not due (else the loop would find g again). When a
+   *  tieBreak throws, the heaps are untouched: the hints still hold (g only lost rows). */
+  #visit(g: Group, wl: number, wr: number, side: 0 | 1): void {
+    this.#visits++
+    this.#free(g, wl, wr)
+    const dead = g.dead
+    const tl = dead || g.lt.length === 0 ? Infinity : g.lt[0]!
+    const tr = dead ? Infinity : this.#triggerR(g, true)
+    if (side === 0) {
+      this.#leftHints.pop()
+      g.lh = Infinity
+    } else {
+      this.#rightHints.pop()
+      g.rh = Infinity
+    }
+    if (dead) return
+    if (tl !== g.lh) {
+      g.lh = tl
+      if (tl !== Infinity) this.#leftHints.push(tl, g)
+    }
+    if (tr !== g.rh) {
+      g.rh = tr
+      if (tr !== Infinity) this.#rightHints.push(tr, g)
     }
   }
 
@@ -717,7 +831,7 @@ export class AsOfJoinOperator extends BaseOperator {
       if (j >= 0) {
         rc = j
         // a frozen tombstone with nothing older left matches like nothing at all
-        if (this.#effective(this.#first(g.rs, g.rw, j)) === null) rc = j + 1
+        if (this.#tombstoneAt(g.rs, g.rw, j, true)) rc = j + 1
       }
     }
     if (lc !== 0 || rc !== 0) {
@@ -733,17 +847,63 @@ export class AsOfJoinOperator extends BaseOperator {
       freed.take(rt, g.rs, g.rw, rc)
       this.#size -= freed.entries - before
       this.#settle(g)
-      if (g.dead) return
     }
-    // worth a look next time: left rows, older versions, or a lone tombstone / non-candidate
-    if (lt.length !== 0 || rt.length > 1 || (rt.length === 1 && this.#effective(this.#first(g.rs, g.rw, 0)) === null)) this.#pend(g)
   }
 
-  #pend(g: Group): void {
-    if (!g.pending) {
-      g.pending = true
-      this.#pending.push(g)
-    }
+  /** The right trigger of g: the least time s such that, once the right bound passes s, some
+   *  right row of g is freed — the first present time if it is not the first slot or its match
+   *  is a tombstone, else the next present time (Infinity if none). Exact with `exact` (may
+   *  call tieBreak); without it, no user code and possibly earlier (a slot mixing live rows and
+   *  tombstones counts as a tombstone), which is still a valid hint. */
+  #triggerR(g: Group, exact: boolean): number {
+    const rt = g.rt
+    const rs = g.rs
+    const rw = g.rw
+    const n = rt.length
+    let i = 0
+    while (i < n && !present(rs, rw, i)) i++
+    if (i >= n) return Infinity
+    if (i !== 0 || this.#tombstoneAt(rs, rw, 0, exact)) return rt[i]!
+    i++
+    while (i < n && !present(rs, rw, i)) i++
+    return i < n ? rt[i]! : Infinity
+  }
+
+  /** Whether the match of present right slot i is a tombstone. Without `exact` (no user code),
+   *  a slot whose candidates mix live rows and tombstones answers true. */
+  #tombstoneAt(slots: readonly Slot[], ws: readonly number[], i: number, exact: boolean): boolean {
+    const live = this.live
+    if (live < 0) return false
+    const s = slots[i]!
+    if (!(s instanceof Bucket)) return s[live] === false
+    if (exact) return this.#first(slots, ws, i)![live] === false
+    const rows = s.rows
+    const bw = s.weights
+    for (let j = 0; j < rows.length; j++) if (bw[j]! > 0 && rows[j]![live] === false) return true
+    return false
+  }
+
+  #hintLeft(t: number, g: Group): void {
+    g.lh = t
+    this.#leftHints.push(t, g)
+  }
+
+  #hintRight(t: number, g: Group): void {
+    g.rh = t
+    this.#rightHints.push(t, g)
+  }
+
+  /** Restores the hints of a group whose state an undo changed (no user code). */
+  #rehint(g: Group): void {
+    if (g.lt.length !== 0 && g.lt[0]! < g.lh) this.#hintLeft(g.lt[0]!, g)
+    const tr = this.#triggerR(g, false)
+    if (tr < g.rh) this.#hintRight(tr, g)
+  }
+
+  /** How many groups advance() has examined so far (for tests: advance() is proportional to
+   *  the groups with something due, not to the groups holding state). */
+  get advanceVisits(): number {
+    return this.#visits
   }
 
   override commit(): void {
@@ -768,6 +928,7 @@ export class AsOfJoinOperator extends BaseOperator {
           g.rt = e.times.slice(mid, end).concat(g.rt)
           g.rs = e.slots.slice(mid, end).concat(g.rs)
           g.rw = e.ws.slice(mid, end).concat(g.rw)
+          if (this.#frees) this.#rehint(g)
           end = start
         }
         this.#size += e.entries
