@@ -259,6 +259,57 @@ export class Engine {
     }
   }
 
+  /** `SUBSCRIBE [TO] name | (query) [WITH (SNAPSHOT = false)]` as a statement (SPEC §4): the
+   *  callback gets the current contents as one batch of inserts (unless SNAPSHOT = false),
+   *  then every tick's changes. A table, stream or query is maintained by a hidden view of
+   *  its own, dropped by `stop()`. Returns the columns and the stop function. */
+  subscribeStatement(sql: string, callback: (batch: ChangeBatch) => void): { columns: ColumnInfo[]; stop: () => void } {
+    this.#checkOpen()
+    this.#checkNotAborted()
+    const parsed = parse(sql)
+    const s = parsed.length === 1 ? parsed[0]!.statement : undefined
+    if (!s || s.kind !== 'subscribe') throw new RivuletError(SqlState.syntaxError, 'expected one SUBSCRIBE statement')
+    let snapshot = true
+    for (const o of s.with) {
+      const v = o.value
+      const literal = v?.kind === 'literal' ? v.value : undefined
+      const flag = v === undefined ? true : literal?.type === 'boolean' ? literal.value : v.kind === 'column' && v.parts.length === 1 ? v.parts[0] : undefined
+      if (o.name !== 'snapshot' || (flag !== true && flag !== false && flag !== 'true' && flag !== 'false')) throw new RivuletError(SqlState.invalidParameterValue, `unrecognized SUBSCRIBE option "${o.name}"${o.name === 'snapshot' ? ' value (expected true or false)' : ' (known: SNAPSHOT)'}`, positionAt(sql, o.span.start))
+      snapshot = flag === true || flag === 'true'
+    }
+    let name: string
+    let hidden: string | undefined
+    const target = s.target ? this.#catalog.entries.get(lastPart(s.target)) : undefined
+    if (s.target && !target) throw new RivuletError(SqlState.undefinedTable, `relation "${s.target.parts.join('.')}" does not exist`, positionAt(sql, s.target.span.start))
+    if (target && isView(target)) name = target.name
+    else {
+      const query = s.query ? sql.slice(s.query.span.start, s.query.span.end) : `SELECT * FROM ${quoteIdentifier(target!.name)}`
+      hidden = `${HIDDEN_PREFIX}${++this.#hiddenViews}`
+      this.execute(`CREATE MATERIALIZED VIEW ${hidden} AS ${query}`)
+      name = hidden
+    }
+    const columns = columnInfo(this.#catalog.entries.get(name)!.columns)
+    let stop: () => void
+    try {
+      stop = this.subscribe(name, callback, { snapshot })
+    } catch (e) {
+      if (hidden) this.execute(`DROP MATERIALIZED VIEW ${hidden}`)
+      throw e
+    }
+    let stopped = false
+    return {
+      columns,
+      stop: () => {
+        if (stopped) return
+        stopped = true
+        stop()
+        if (hidden && !this.#closed && this.#catalog.entries.has(hidden)) this.execute(`DROP MATERIALIZED VIEW ${hidden}`)
+      },
+    }
+  }
+
+  #hiddenViews = 0
+
   insert(table: string, rows: readonly InputRow[]): number {
     this.#checkOpen()
     this.#checkNotAborted()
@@ -300,8 +351,9 @@ export class Engine {
   relations(): RelationInfo[] {
     const out: RelationInfo[] = []
     for (const e of this.#catalog.entries.values()) {
-      // system relations (rivulet_late_events) are read by name, not listed
-      if (e.kind === 'system') continue
+      // system relations (rivulet_late_events) are read by name, not listed; nor are the
+      // hidden views behind SUBSCRIBE statements
+      if (e.kind === 'system' || e.name.startsWith(HIDDEN_PREFIX)) continue
       out.push({
         name: e.name,
         kind: e.kind,
@@ -343,7 +395,7 @@ export class Engine {
         this.#refuseInTransaction('CREATE TRIGGER', ctx, s.span.start)
         return this.#inTick(() => this.#createTrigger(s, ctx), false)
       case 'subscribe':
-        throw new RivuletError(SqlState.featureNotSupported, 'SUBSCRIBE as a statement arrives with the REPL/server issue; use Engine.subscribe()', positionAt(ctx.text, s.span.start))
+        throw new RivuletError(SqlState.featureNotSupported, 'SUBSCRIBE streams changes: run it in the REPL or over the server, or call Engine.subscribeStatement() / Engine.subscribe()', positionAt(ctx.text, s.span.start))
       case 'createTable':
         this.#refuseInTransaction(s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', ctx, s.span.start)
         return this.#inTick(() => this.#createTable(s, ctx), false)
@@ -1670,6 +1722,13 @@ function hasTemporalFilter(p: DeltaPlan): boolean {
 }
 
 const EMPTY_ROW: Row = []
+
+/** Names of the hidden views behind SUBSCRIBE statements (not listed by relations()). */
+const HIDDEN_PREFIX = '__rivulet_subscribe_'
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
 
 /** The system relation of late events (SPEC §2). */
 const LATE_EVENTS = 'rivulet_late_events'

@@ -678,3 +678,35 @@ describe('relations()', () => {
     ])
   })
 })
+
+describe('subscribeStatement (SUBSCRIBE as a statement)', () => {
+  it('streams a table, a view or a query: snapshot, then changes; stop() drops the hidden view', () => {
+    const db = Engine.open()
+    db.execute('CREATE TABLE t (k INT PRIMARY KEY, v INT)')
+    db.execute('CREATE VIEW s AS SELECT sum(v) AS total FROM t')
+    db.execute('INSERT INTO t VALUES (1, 10)')
+    const seen: string[] = []
+    const onTable = db.subscribeStatement('SUBSCRIBE TO t', (b) => seen.push(`t ${b.tick} ${JSON.stringify(b.changes)}`))
+    const onView = db.subscribeStatement('SUBSCRIBE s WITH (SNAPSHOT = false)', (b) => seen.push(`s ${b.tick} ${JSON.stringify(b.changes)}`))
+    const onQuery = db.subscribeStatement('SUBSCRIBE (SELECT k FROM t WHERE v > 15)', (b) => seen.push(`q ${b.tick} ${JSON.stringify(b.changes)}`))
+    expect(onQuery.columns).toEqual([{ name: 'k', type: 'integer' }])
+    db.execute('UPDATE t SET v = 20')
+    expect(seen).toEqual([
+      't 1 [[[1,10],1]]',
+      'q 1 []',
+      't 2 [[[1,10],-1],[[1,20],1]]',
+      's 2 [[[10],-1],[[20],1]]',
+      'q 2 [[[1],1]]',
+    ])
+    expect(db.relations().map((r) => r.name)).toEqual(['t', 's'])
+    onTable.stop()
+    onView.stop()
+    onQuery.stop()
+    onQuery.stop()
+    db.execute('INSERT INTO t VALUES (2, 1)')
+    expect(seen).toHaveLength(5)
+    expect(() => db.subscribeStatement('SUBSCRIBE nope', () => {})).toThrow(/does not exist/)
+    expect(() => db.subscribeStatement('SUBSCRIBE t WITH (PROGRESS)', () => {})).toThrow(/unrecognized SUBSCRIBE option/)
+    expect(() => db.execute('SUBSCRIBE t')).toThrow(/subscribeStatement/)
+  })
+})
