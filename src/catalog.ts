@@ -376,6 +376,8 @@ export interface TableEntry {
    *  and the input that carries its changes (read by temporal joins). */
   readonly versions?: VersionStore
   readonly versionInput?: ivm.InputOperator
+  /** Column defaults and the watermark expression as written in CREATE (for \d). */
+  readonly source?: { readonly defaults: readonly (string | undefined)[]; readonly watermark: string | undefined }
 }
 
 export interface Subscriber {

@@ -56,7 +56,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .option('-x, --expanded', 'expanded table output (psql \\x)')
     .action(async (opts: RootOptions) => {
       if (actions.length === 0) {
-        io.stdout('rivulet: the interactive REPL arrives in a later release; use -c SQL or -f FILE (see --help)\n')
+        // the REPL (src/repl), loaded only when needed so -c/-f start fast
+        const { startRepl } = await import('./repl/repl.js')
+        exitCode = await startRepl({ ...(opts.data !== undefined ? { data: opts.data } : {}), expanded: opts.expanded === true, version: packageVersion(), out: io.stdout, err: io.stderr })
         return
       }
       exitCode = runScripts(actions, opts, io)
@@ -87,12 +89,15 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   program
     .command('serve')
-    .description('Postgres wire-protocol server (not available yet)')
-    .option('--port <port>', 'port to listen on', '6875')
+    .description('Postgres wire-protocol server: psql -h 127.0.0.1 -p 6875 works; runs until SIGINT/SIGTERM')
+    .option('--port <port>', 'port to listen on (0 = any free port, printed)', '6875')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data <dir>', 'durable data directory')
-    .action(() => {
-      io.stderr('rivulet serve: not available yet (issue #6)\n')
-      exitCode = 2
+    .option('--password <password>', 'require this password from clients (default: trust)')
+    .option('--auth <method>', 'password check: scram-sha-256 (default), md5 or password (cleartext)')
+    .action(async (opts: { port: string; host: string; data?: string; password?: string; auth?: string }) => {
+      const { serve } = await import('./server/serve.js')
+      exitCode = await serve(opts, io)
     })
 
   program

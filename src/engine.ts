@@ -360,6 +360,7 @@ export class Engine {
         columns: columnInfo(e.columns),
         primaryKey: e.kind === 'table' || e.kind === 'stream' ? e.primaryKey.map((i) => e.columns[i]!.name) : [],
         ...(e.kind === 'view' || e.kind === 'materialized view' ? { definition: e.definition } : {}),
+        ...relationDetails(e),
       })
     }
     return out
@@ -709,7 +710,9 @@ export class Engine {
     const versions = watermark && !stream ? new VersionStore(primaryKey, watermark.column, watermark.retention !== undefined) : undefined
     const versionInput = versions ? this.#circuit.add(new ivm.InputOperator(() => versions.snapshot())) : undefined
     if (versionInput) this.#circuit.retain(versionInput)
-    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, ...(watermark ? { watermark } : {}), ...(versions ? { versions, versionInput } : {}) }
+    const text = (span: { start: number; end: number } | undefined): string | undefined => (span && ctx.text ? ctx.text.slice(span.start, span.end) : undefined)
+    const source = { defaults: s.columns.map((c) => text(c.default?.span)), watermark: text(s.watermark?.expr.span) }
+    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, source, ...(watermark ? { watermark } : {}), ...(versions ? { versions, versionInput } : {}) }
     this.#catalog.add(entry)
     return { command: s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
   }
@@ -1722,6 +1725,22 @@ function hasTemporalFilter(p: DeltaPlan): boolean {
 }
 
 const EMPTY_ROW: Row = []
+
+/** NOT NULL columns, defaults and watermark of a table or stream, as relations() lists them. */
+function relationDetails(e: Entry): Pick<RelationInfo, 'notNull' | 'defaults' | 'watermark' | 'versioned'> {
+  if (isView(e)) return { notNull: [], defaults: {} }
+  const defaults: Record<string, string> = {}
+  e.source?.defaults.forEach((d, i) => {
+    if (d !== undefined) defaults[e.columns[i]!.name] = d
+  })
+  const w = e.watermark
+  return {
+    notNull: e.columns.filter((_, i) => e.notNull[i]).map((c) => c.name),
+    defaults,
+    ...(w ? { watermark: { column: e.columns[w.column]!.name, expression: e.source?.watermark ?? e.columns[w.column]!.name } } : {}),
+    ...(e.versions ? { versioned: true } : {}),
+  }
+}
 
 /** Names of the hidden views behind SUBSCRIBE statements (not listed by relations()). */
 const HIDDEN_PREFIX = '__rivulet_subscribe_'

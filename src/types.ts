@@ -63,6 +63,14 @@ export interface RelationInfo {
   readonly primaryKey: readonly string[]
   /** The defining query text (views). */
   readonly definition?: string
+  /** Columns declared NOT NULL (primary-key and event-time columns included). */
+  readonly notNull: readonly string[]
+  /** Column defaults, as written in CREATE TABLE, by column name. */
+  readonly defaults: Readonly<Record<string, string>>
+  /** Streams and versioned tables: `WATERMARK FOR column AS expression`, as written. */
+  readonly watermark?: { readonly column: string; readonly expression: string }
+  /** A versioned table (temporal joins read its version history). */
+  readonly versioned?: boolean
 }
 
 export interface EngineOptions {

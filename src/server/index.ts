@@ -1,0 +1,138 @@
+// `rivulet serve`: a Postgres v3 wire-protocol server over one Engine, shared by every session
+// (SPEC §1.1). psql, node-postgres and other libpq-style clients connect to it.
+//
+//   const srv = await startServer({ engine: Engine.open(), port: 0 })
+//   // psql -h 127.0.0.1 -p ${srv.port}
+//   await srv.close()
+
+import { createServer, type Server, type Socket } from 'node:net'
+import type { Engine } from '../engine.js'
+import type { AuthMethod } from './auth.js'
+import { EngineGate } from './gate.js'
+import { Session, type ServerContext } from './session.js'
+
+export interface ServerOptions {
+  readonly engine: Engine
+  /** Address to listen on (default 127.0.0.1). */
+  readonly host?: string
+  /** Port (default 6875; 0 picks a free one). */
+  readonly port?: number
+  /** Require this password from every client (default: none, trust). */
+  readonly password?: string
+  /** How the password is checked: 'scram-sha-256' (default; 'scram' also), 'md5', or
+   *  'password' (cleartext). Ignored without a password. */
+  readonly auth?: 'scram-sha-256' | 'scram' | 'md5' | 'password'
+  /** Largest frontend message accepted (default 64 MiB); a larger one ends the connection. */
+  readonly maxMessageBytes?: number
+  /** Most bytes of changes a subscription may hold for a client that does not read them
+   *  (default 16 MiB); past that the subscription ends with an error (54000). */
+  readonly subscriptionBufferBytes?: number
+  /** How long a statement waits for another session's transaction to end (default 10 s). */
+  readonly lockTimeoutMs?: number
+  /** How often processing time is advanced for views with temporal filters (default 1000 ms;
+   *  0 = never). */
+  readonly refreshIntervalMs?: number
+}
+
+export interface RunningServer {
+  readonly host: string
+  readonly port: number
+  /** Open sessions. */
+  readonly sessions: number
+  /** Stops listening, ends every session (FATAL 57P01 to each client), resolves when all
+   *  connections are closed. The engine is left open. */
+  close(): Promise<void>
+}
+
+/** The version the server reports (server_version); psql reads the major version from it. */
+export const SERVER_VERSION = '15.0 (rivulet)'
+
+export function startServer(options: ServerOptions): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1'
+  const auth: AuthMethod = options.password === undefined ? 'trust' : options.auth === 'md5' ? 'md5' : options.auth === 'password' ? 'password' : 'scram-sha-256'
+  const gate = new EngineGate(options.engine, options.lockTimeoutMs ?? 10_000)
+  const sessions = new Map<number, Session>() // by pid, once started (for CancelRequest)
+  const connections = new Map<Socket, Session>()
+  const oids = new Map<string, number>()
+  let pid = 0
+  const ctx: ServerContext = {
+    gate,
+    auth,
+    password: options.password,
+    maxMessageBytes: options.maxMessageBytes ?? 64 * 1024 * 1024,
+    subscriptionBufferBytes: options.subscriptionBufferBytes ?? 16 * 1024 * 1024,
+    serverVersion: SERVER_VERSION,
+    oidOf(name) {
+      let oid = oids.get(name)
+      if (oid === undefined) oids.set(name, (oid = 16384 + oids.size))
+      return oid
+    },
+    nextPid: () => (pid = (pid % 0x7ffffffe) + 1) + 1000,
+    register: (s) => void sessions.set(s.pid, s),
+    unregister: (s) => {
+      if (sessions.get(s.pid) === s) sessions.delete(s.pid)
+    },
+    cancel(p, key) {
+      const s = sessions.get(p)
+      if (s && s.secret === key) s.cancelCurrent()
+    },
+  }
+
+  const server: Server = createServer((socket) => {
+    try {
+      connections.set(socket, new Session(socket, ctx))
+      socket.on('close', () => connections.delete(socket))
+    } catch {
+      socket.destroy()
+    }
+  })
+  // a failing accept or client socket must never take the process down
+  server.on('error', () => undefined)
+
+  const refreshMs = options.refreshIntervalMs ?? 1000
+  const timer =
+    refreshMs > 0
+      ? setInterval(() => {
+          if (gate.owner !== undefined) return
+          try {
+            options.engine.refresh()
+          } catch {
+            // a closed engine; the server is being shut down
+          }
+        }, refreshMs)
+      : undefined
+  timer?.unref()
+
+  return new Promise((resolve, reject) => {
+    const onError = (e: Error): void => reject(e)
+    server.once('error', onError)
+    server.listen(options.port ?? 6875, host, () => {
+      server.off('error', onError)
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : (options.port ?? 6875)
+      let closing: Promise<void> | undefined
+      resolve({
+        host,
+        port,
+        get sessions() {
+          return connections.size
+        },
+        close() {
+          closing ??= new Promise<void>((done) => {
+            if (timer) clearInterval(timer)
+            // connections that do not close after their FATAL message are cut
+            const cut = setTimeout(() => {
+              for (const socket of connections.keys()) socket.destroy()
+            }, 1000)
+            server.close(() => {
+              clearTimeout(cut)
+              done()
+            })
+            for (const s of [...connections.values()]) s.terminate('terminating connection due to administrator command')
+          })
+          return closing
+        },
+      })
+    })
+  })
+}

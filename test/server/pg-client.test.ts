@@ -1,0 +1,193 @@
+// The server against node-postgres (`pg`), the way applications use it: parameterized queries
+// (extended protocol, values as text), prepared statements reused, concurrent clients and
+// transactions (ReadyForQuery status I/T/E as pg tracks it), subscriptions through
+// DECLARE CURSOR + FETCH, and cancelling a waiting FETCH with a CancelRequest.
+
+import { connect } from 'node:net'
+import pg from 'pg'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { Engine } from '../../src/engine.js'
+import { startServer, type RunningServer } from '../../src/server/index.js'
+
+let engine: Engine
+let server: RunningServer
+const open: pg.Client[] = []
+
+async function client(user = 'app'): Promise<pg.Client> {
+  const c = new pg.Client({ host: '127.0.0.1', port: server.port, user, database: 'db' })
+  c.on('error', () => undefined)
+  await c.connect()
+  open.push(c)
+  return c
+}
+
+/** Sends a CancelRequest for `c`'s session, as psql does on Ctrl-C. */
+function cancel(c: pg.Client): Promise<void> {
+  const { processID, secretKey } = c as unknown as { processID: number; secretKey: number }
+  return new Promise((resolve, reject) => {
+    const s = connect(server.port, '127.0.0.1', () => {
+      const b = Buffer.alloc(16)
+      b.writeInt32BE(16, 0)
+      b.writeInt32BE(80877102, 4)
+      b.writeInt32BE(processID, 8)
+      b.writeInt32BE(secretKey, 12)
+      s.end(b)
+    })
+    s.on('close', () => resolve())
+    s.on('error', reject)
+  })
+}
+
+beforeAll(async () => {
+  engine = Engine.open()
+  server = await startServer({ engine, port: 0, lockTimeoutMs: 5000 })
+})
+
+afterAll(async () => {
+  await server.close()
+  engine.close()
+})
+
+beforeEach(() => {
+  engine.execute('DROP TABLE IF EXISTS people CASCADE')
+  engine.execute('CREATE TABLE people (id INT PRIMARY KEY, name TEXT, score DOUBLE PRECISION, active BOOLEAN, born DATE)')
+})
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.end().catch(() => undefined)))
+})
+
+describe('pg client', () => {
+  it('runs parameterized queries: quotes, backslashes, unicode, NULLs, numbers, booleans', async () => {
+    const c = await client()
+    const people: [number, string | null, number | null, boolean | null, string | null][] = [
+      [1, "O'Brien", 1.5, true, '1990-05-17'],
+      [2, 'back\\slash "quoted" -- not a comment; DROP TABLE people', -0.25, false, null],
+      [3, 'Zoë 😀 ☃', null, null, '2000-02-29'],
+      [4, null, 1e-7, true, null],
+    ]
+    for (const p of people) expect((await c.query('INSERT INTO people VALUES ($1, $2, $3, $4, $5)', p)).rowCount).toBe(1)
+    const r = await c.query("SELECT id, name, score, active, born::text AS born FROM people WHERE id >= $1 AND (name <> $2 OR name IS NULL) ORDER BY id", [1, 'nobody'])
+    expect(r.rows.map((x) => [x.id, x.name, x.score, x.active, x.born])).toEqual(people)
+    expect(r.fields.map((f) => [f.name, f.dataTypeID])).toEqual([
+      ['id', 23],
+      ['name', 25],
+      ['score', 701],
+      ['active', 16],
+      ['born', 25],
+    ])
+    expect((await c.query('SELECT name FROM people WHERE name = $1', ["O'Brien"])).rows).toEqual([{ name: "O'Brien" }])
+    expect((await c.query('SELECT count(*)::int AS n FROM people WHERE score > $1', [0])).rows).toEqual([{ n: 2 }])
+    expect((await c.query('SELECT $1::int * 2 AS x, $2::text AS y', [21, null])).rows).toEqual([{ x: 42, y: null }])
+    const bad = await c.query('SELECT nosuch FROM people WHERE id = $1', [1]).catch((e: unknown) => e)
+    expect(bad).toMatchObject({ code: '42703', position: '8' })
+  })
+
+  it('reuses named prepared statements', async () => {
+    const c = await client()
+    for (let i = 0; i < 50; i++) await c.query({ name: 'ins', text: 'INSERT INTO people (id, name) VALUES ($1, $2)', values: [i, `p${i}`] })
+    for (let i = 0; i < 50; i += 7) expect((await c.query({ name: 'get', text: 'SELECT name FROM people WHERE id = $1', values: [i] })).rows).toEqual([{ name: `p${i}` }])
+    expect((await c.query('SELECT count(*)::int AS n FROM people')).rows).toEqual([{ n: 50 }])
+  })
+
+  it('serves several clients at once on one engine', async () => {
+    const cs = await Promise.all(Array.from({ length: 8 }, (_, i) => client(`user${i}`)))
+    await Promise.all(cs.map(async (c, k) => {
+      for (let i = 0; i < 25; i++) await c.query('INSERT INTO people (id, name) VALUES ($1, $2)', [k * 100 + i, `c${k}`])
+    }))
+    const counts = await Promise.all(cs.map((c, k) => c.query('SELECT count(*)::int AS n FROM people WHERE name = $1', [`c${k}`])))
+    expect(counts.map((r) => r.rows[0].n)).toEqual(Array(8).fill(25))
+  })
+
+  it('tracks transactions: BEGIN (T), an error (E), ROLLBACK / COMMIT (I)', async () => {
+    const c = await client()
+    const other = await client('other')
+    expect(c.getTransactionStatus()).toBe('I')
+    await c.query('BEGIN')
+    expect(c.getTransactionStatus()).toBe('T')
+    await c.query("INSERT INTO people (id, name) VALUES (1, 'kept')")
+    await c.query('COMMIT')
+    expect(c.getTransactionStatus()).toBe('I')
+    await c.query('BEGIN')
+    await c.query("INSERT INTO people (id, name) VALUES (2, 'undone')")
+    await c.query('ROLLBACK')
+    await c.query('BEGIN')
+    await c.query("INSERT INTO people (id, name) VALUES (3, 'aborted')")
+    await expect(c.query('INSERT INTO people (id, name) VALUES (1, $1)', ['duplicate'])).rejects.toMatchObject({ code: '23505' })
+    expect(c.getTransactionStatus()).toBe('E')
+    await expect(c.query('SELECT 1')).rejects.toMatchObject({ code: '25P02' })
+    const end = await c.query('COMMIT')
+    expect(end.command).toBe('ROLLBACK')
+    expect(c.getTransactionStatus()).toBe('I')
+    expect((await other.query('SELECT id, name FROM people ORDER BY id')).rows).toEqual([{ id: 1, name: 'kept' }])
+    // DDL is refused inside a block (the engine's rule, as in Materialize)
+    await c.query('BEGIN')
+    await expect(c.query('CREATE TABLE x (a INT)')).rejects.toMatchObject({ code: '25001' })
+    await c.query('ROLLBACK')
+  })
+
+  it('serializes concurrent write transactions of different clients', async () => {
+    const [a, b] = await Promise.all([client('a'), client('b')])
+    const run = async (c: pg.Client, base: number): Promise<void> => {
+      await c.query('BEGIN')
+      for (let i = 0; i < 5; i++) {
+        await c.query('INSERT INTO people (id, name) VALUES ($1, $2)', [base + i, 'tx'])
+        await new Promise((r) => setTimeout(r, 5))
+      }
+      await c.query('COMMIT')
+    }
+    await Promise.all([run(a, 0), run(b, 100)])
+    expect((await a.query('SELECT count(*)::int AS n FROM people')).rows).toEqual([{ n: 10 }])
+  })
+
+  it('subscribes through DECLARE CURSOR FOR SUBSCRIBE and FETCH', async () => {
+    engine.execute("INSERT INTO people (id, name, score) VALUES (1, 'ann', 10)")
+    engine.execute('CREATE MATERIALIZED VIEW scores AS SELECT name, sum(score) AS total FROM people GROUP BY name')
+    const sub = await client('subscriber')
+    const writer = await client('writer')
+    await sub.query('BEGIN')
+    await sub.query('DECLARE c CURSOR FOR SUBSCRIBE scores')
+    const snapshot = await sub.query('FETCH ALL c')
+    expect(snapshot.fields.map((f) => f.name)).toEqual(['tick', 'diff', 'name', 'total'])
+    expect(snapshot.rows.map((r) => [r.diff, r.name, r.total])).toEqual([['1', 'ann', 10]])
+    // FETCH without a timeout waits for the next change, made by another client meanwhile
+    const waiting = sub.query('FETCH ALL c')
+    await new Promise((r) => setTimeout(r, 50))
+    await writer.query('INSERT INTO people (id, name, score) VALUES ($1, $2, $3)', [2, 'ann', 5])
+    const change = await waiting
+    expect(change.rows.map((r) => [r.diff, r.name, r.total]).sort()).toEqual([
+      ['-1', 'ann', 10],
+      ['1', 'ann', 15],
+    ])
+    expect(Number(change.rows[0].tick)).toBeGreaterThan(Number(snapshot.rows[0].tick))
+    // with a timeout and nothing new: no rows
+    expect((await sub.query("FETCH ALL c WITH (timeout = '100ms')")).rows).toEqual([])
+    expect((await sub.query('CLOSE c')).command).toBe('CLOSE')
+    await expect(sub.query('FETCH ALL c')).rejects.toMatchObject({ code: '34000' })
+    await sub.query('ROLLBACK')
+    engine.execute('DROP MATERIALIZED VIEW scores')
+  })
+
+  it('cancels a FETCH waiting for rows (57014)', async () => {
+    const sub = await client('subscriber')
+    await sub.query('BEGIN')
+    await sub.query('DECLARE c CURSOR FOR SUBSCRIBE people WITH (SNAPSHOT = false)')
+    const waiting = sub.query('FETCH c').catch((e: unknown) => e)
+    await new Promise((r) => setTimeout(r, 100))
+    await cancel(sub)
+    expect(await waiting).toMatchObject({ code: '57014', message: 'canceling statement due to user request' })
+    expect(sub.getTransactionStatus()).toBe('E')
+    await sub.query('ROLLBACK')
+    expect((await sub.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
+  })
+
+  it('a plain cursor over a SELECT fetches in chunks', async () => {
+    const c = await client()
+    for (let i = 0; i < 5; i++) await c.query('INSERT INTO people (id) VALUES ($1)', [i])
+    await c.query('BEGIN')
+    await c.query('DECLARE cur NO SCROLL CURSOR FOR SELECT id FROM people ORDER BY id')
+    expect((await c.query('FETCH FORWARD 2 FROM cur')).rows).toEqual([{ id: 0 }, { id: 1 }])
+    expect((await c.query('FETCH ALL FROM cur')).rows).toEqual([{ id: 2 }, { id: 3 }, { id: 4 }])
+    await c.query('COMMIT')
+  })
+})
