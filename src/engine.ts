@@ -1448,7 +1448,8 @@ export class Engine {
     let keys: unknown[][] = []
     if (p.kind === 'filter' && p.input.kind === 'scan') {
       const v = this.#catalog.entries.get(p.input.relation)
-      if (!v || !isView(v)) return undefined
+      if (!v) return undefined
+      if (!isView(v)) return this.#primaryKeyRead(v, p.predicate, projection)
       const conj = p.predicate.kind === 'and' ? p.predicate.args : [p.predicate]
       const byColumn = new Map<number, unknown[]>()
       for (const c of conj) {
@@ -1494,6 +1495,61 @@ export class Engine {
       if (!b) continue
       for (let i = 0; i < b.rows.length; i++) out.push(project ? project(b.rows[i]!) : b.rows[i]!, b.weights[i]!)
     }
+    return out
+  }
+
+  /** `SELECT … FROM t WHERE pk = literal [AND …]` (or `pk IN (literals)`) on a table with a
+   *  primary key: the rows are looked up by key instead of scanned. Undefined when the
+   *  predicate is not exactly equalities (or IN lists) on every key column. */
+  #primaryKeyRead(t: TableEntry, predicate: ScalarExpr, projection: readonly ScalarExpr[] | undefined): ivm.ZSet | undefined {
+    const keyOf = t.store.keyOf
+    if (keyOf === undefined || t.store instanceof AppendLog) return undefined
+    const conj = predicate.kind === 'and' ? predicate.args : [predicate]
+    if (conj.length !== t.primaryKey.length) return undefined
+    const lists = new Map<number, unknown[]>()
+    /** The value of a constant expression (a literal, or a cast of one: `'5'::int4` as a
+     *  driver sends a parameter), or NO_VALUE. */
+    const constant = (e: ScalarExpr): unknown => {
+      if (e.kind === 'literal') return e.value
+      if (e.kind !== 'cast' || e.arg.kind !== 'literal') return NO_VALUE
+      try {
+        return evaluateConstant(e)
+      } catch {
+        return NO_VALUE
+      }
+    }
+    for (const c of conj) {
+      let column: number | undefined
+      let values: unknown[] | undefined
+      if (c.kind === 'call' && c.fn === 'eq' && c.args[0]!.kind === 'column' && constant(c.args[1]!) !== NO_VALUE) [column, values] = [c.args[0]!.index, [constant(c.args[1]!)]]
+      else if (c.kind === 'call' && c.fn === 'eq' && c.args[1]!.kind === 'column' && constant(c.args[0]!) !== NO_VALUE) [column, values] = [c.args[1]!.index, [constant(c.args[0]!)]]
+      else if (c.kind === 'inList' && !c.negated && c.arg.kind === 'column' && c.list.every((x) => constant(x) !== NO_VALUE)) [column, values] = [c.arg.index, c.list.map(constant)]
+      // a literal of another type than the column (compared after a cast) is scanned
+      if (column === undefined || !t.primaryKey.includes(column) || lists.has(column) || c.kind === 'call' && c.args.some((a) => a.type !== t.columns[column!]!.type)) return undefined
+      if (c.kind === 'inList' && (c.arg.type !== t.columns[column]!.type || c.list.some((x) => x.type !== c.arg.type))) return undefined
+      lists.set(column, values!)
+    }
+    const out = new ivm.ZSet()
+    const project = projection ? this.#compiledProjection(projection) : undefined
+    const probe = new Array<unknown>(t.columns.length).fill(null)
+    const seen = new Set<ivm.RowKey>()
+    const visit = (i: number): void => {
+      if (i === t.primaryKey.length) {
+        const k = keyOf(probe)
+        if (seen.has(k)) return
+        seen.add(k)
+        const row = t.store.rows.get(k)
+        if (row !== undefined) out.push(project ? project(row) : row, 1)
+        return
+      }
+      const col = t.primaryKey[i]!
+      for (const v of lists.get(col)!) {
+        if (v === null) continue
+        probe[col] = v
+        visit(i + 1)
+      }
+    }
+    visit(0)
     return out
   }
 
@@ -1741,6 +1797,9 @@ function relationDetails(e: Entry): Pick<RelationInfo, 'notNull' | 'defaults' | 
     ...(e.versions ? { versioned: true } : {}),
   }
 }
+
+/** "Not a constant" for the primary-key read (NULL is a constant). */
+const NO_VALUE = Symbol('no value')
 
 /** Names of the hidden views behind SUBSCRIBE statements (not listed by relations()). */
 const HIDDEN_PREFIX = '__rivulet_subscribe_'

@@ -34,7 +34,9 @@
 //             ascending with, per time, the left rows there and their weights, and likewise
 //             the right rows. A time holding one row stores it inline (no wrapper); several
 //             rows share a bucket (a key index once it holds more than BUCKET_SCAN rows). Matches
-//             are not stored: they are found by binary search on the right times.
+//             are not stored: they are found by binary search on the right times, except that
+//             each key caches its last present right time and the match there (the match of
+//             every later left time, so a left row after it reads no timeline).
 //             Freeing (advance(), only for '>=' / '>' with both watermarks; '<=' / '<' keep
 //             everything): let wl / wr be the watermarks — every later left / right change has
 //             a time ≥ wl / ≥ wr. A right change at t ≥ wr only touches the left rows of t's
@@ -189,7 +191,8 @@ class Bucket {
 type Slot = Row | Bucket
 
 /** One key's state: the left and right timelines (times ascending, distinct; slots and
- *  weights parallel to them; the weight of a Bucket slot is unused, 0). */
+ *  weights parallel to them; the weight of a Bucket slot is 0, and only of a Bucket slot: a
+ *  row of weight 0 is removed — so the weight tells a slot's kind without reading it). */
 class Group {
   readonly key: RowKey
   lt: number[] = []
@@ -204,6 +207,11 @@ class Group {
   lh = Infinity
   /** Likewise for the right rows: rh ≤ the right trigger (see #triggerR). */
   rh = Infinity
+  /** The last present right time (−Infinity: none) and its first candidate: the match of every
+   *  left time after it (so most matches read no timeline). NaN: not known (any right change
+   *  resets it; #tail computes it). */
+  tailT = NaN
+  tailM: Row | null = null
   /** Removed from the operator's map (a later row of the key makes a new group). */
   dead = false
 
@@ -261,38 +269,68 @@ class HintHeap {
 
 /** What one `advance()` freed, kept until commit for rollback: per key, how many slots it took
  *  from the front of the left and of the right timeline, and those slots, all concatenated (left
- *  then right, key after key) — flat arrays, so freeing allocates nothing per key. */
+ *  then right, key after key) — flat arrays with explicit lengths, reused after commit (reset),
+ *  so freeing allocates nothing per key and, once the arrays have grown, nothing at all. */
 class Freed {
+  /** The keys (nk of them) and [left count, right count] per key. */
   readonly keys: RowKey[] = []
-  /** [left count, right count] per key. */
   readonly counts: number[] = []
+  nk = 0
+  /** The slots taken (ns of them) with their times and weights. */
   readonly times: number[] = []
-  readonly slots: Slot[] = []
+  readonly slots: (Slot | null)[] = []
   readonly ws: number[] = []
+  ns = 0
+  /** Rows in the slots taken. */
   entries = 0
+
+  addKey(key: RowKey, lc: number, rc: number): void {
+    const k = this.nk++
+    this.keys[k] = key
+    this.counts[2 * k] = lc
+    this.counts[2 * k + 1] = rc
+  }
 
   /** Moves the first n slots of a timeline here (in place: no array is allocated). */
   take(times: number[], slots: Slot[], ws: number[], n: number): void {
-    for (let i = 0; i < n; i++) {
-      const s = slots[i]!
-      this.times.push(times[i]!)
-      this.slots.push(s)
-      this.ws.push(ws[i]!)
-      this.entries += s instanceof Bucket ? s.size : 1
+    const ft = this.times
+    const fs = this.slots
+    const fw = this.ws
+    let j = this.ns
+    let entries = 0
+    for (let i = 0; i < n; i++, j++) {
+      const w = ws[i]!
+      ft[j] = times[i]!
+      fs[j] = slots[i]!
+      fw[j] = w
+      // (only a Bucket slot has weight 0: the slot itself is not read)
+      entries += w !== 0 ? 1 : (slots[i] as Bucket).size
     }
+    this.ns = j
+    this.entries += entries
     dropFront(times, n)
     dropFront(slots, n)
     dropFront(ws, n)
   }
+
+  /** Empties it for reuse (drops the references to the slots and keys). */
+  reset(): void {
+    const fs = this.slots
+    for (let j = 0; j < this.ns; j++) fs[j] = null
+    const keys = this.keys
+    for (let k = 0; k < this.nk; k++) keys[k] = null
+    this.nk = this.ns = this.entries = 0
+  }
 }
 
-function dropFront(a: unknown[], n: number): void {
+/** Removes the first n entries (a plain loop: copyWithin is a slow generic builtin; pop, not
+ *  a length store, for the usual few). */
+function dropFront<T>(a: T[], n: number): void {
   if (n === 0) return
-  if (n === a.length) a.length = 0
-  else {
-    a.copyWithin(0, n)
-    a.length -= n
-  }
+  const len = a.length
+  if (n !== len) for (let i = n; i < len; i++) a[i - n] = a[i]!
+  if (n <= 4) for (let i = 0; i < n; i++) a.pop()
+  else a.length = len - n
 }
 
 /** An absorbed input delta (side 0 = left, 1 = right). */
@@ -388,9 +426,9 @@ function removeAt(times: number[], slots: Slot[], ws: number[], i: number): void
 
 /** Whether slot i holds a candidate (a row of weight > 0). */
 function present(slots: readonly Slot[], ws: readonly number[], i: number): boolean {
-  const s = slots[i]!
-  if (!(s instanceof Bucket)) return ws[i]! > 0
-  const bw = s.weights
+  const w = ws[i]!
+  if (w !== 0) return w > 0
+  const bw = (slots[i] as Bucket).weights
   for (let j = 0; j < bw.length; j++) if (bw[j]! > 0) return true
   return false
 }
@@ -438,6 +476,10 @@ export class AsOfJoinOperator extends BaseOperator {
   #visits = 0
   /** The Freed entry of the running advance() (journaled when first needed). */
   #freed: Freed | null = null
+  /** The Freed entries in the journal (the first #nJournaledFreed), and reset ones to reuse. */
+  readonly #journaledFreed: (Freed | null)[] = []
+  #nJournaledFreed = 0
+  readonly #spareFreed: Freed[] = []
   /** Left + right rows held. */
   #size = 0
 
@@ -522,7 +564,14 @@ export class AsOfJoinOperator extends BaseOperator {
         const dR = rg.rows
         const dW = rg.weights
         let change = 0
-        for (let j = 0; j < dT.length; j++) change += addAt(g.rt, g.rs, g.rw, dT[j]!, dR[j]!, dW[j]!)
+        if (g.rt.length === 0 && dT.length === 1) {
+          // (exact-size arrays: most keys hold one version, and a push would make room for 17)
+          g.rt = [dT[0]!]
+          g.rs = [dR[0]!]
+          g.rw = [dW[0]!]
+          change = 1
+        } else for (let j = 0; j < dT.length; j++) change += addAt(g.rt, g.rs, g.rw, dT[j]!, dR[j]!, dW[j]!)
+        g.tailT = NaN
         this.#size += change
         this.#settle(g)
         if (this.#frees && !g.dead) {
@@ -545,6 +594,8 @@ export class AsOfJoinOperator extends BaseOperator {
       let prevG: Group | undefined
       let prevT = NaN
       let prevM: Row | null = null
+      // each row's group (when it had one), so absorbing does not look it up again
+      const lgroups: (Group | undefined)[] = lheld ? new Array<Group | undefined>(nl) : []
       for (let i = 0; i < nl; i++) {
         const w = ws[i]!
         if (w === 0) continue
@@ -555,6 +606,7 @@ export class AsOfJoinOperator extends BaseOperator {
           continue
         }
         const g = groups.get(lkeys[i]!)
+        if (lheld) lgroups[i] = g
         let m: Row | null
         if (g === undefined) m = null
         else if (g === prevG && x === prevT) m = prevM
@@ -571,18 +623,25 @@ export class AsOfJoinOperator extends BaseOperator {
         this.#journal.record(new Absorbed(0, dl))
         const frees = this.#frees
         let g: Group | undefined
-        let k: RowKey | undefined
         let change = 0
         for (let i = 0; i < nl; i++) {
           const x = ltimes[i]!
           if (x !== x) continue
-          const key = lkeys[i]!
-          if (g === undefined || g.dead || key !== k) {
+          let gi = lgroups[i]
+          // (none yet, or emptied by an earlier row of this delta: a new one)
+          if (gi === undefined || gi.dead) gi = this.#group(lkeys[i]!)
+          if (gi !== g) {
             if (g !== undefined) this.#settle(g)
-            g = this.#group(key)
-            k = key
+            g = gi
           }
-          change += addAt(g.lt, g.ls, g.lw, x, rows[i]!, ws[i]!)
+          if (g.lt.length === 0) {
+            // (exact-size arrays: a key usually holds few left rows, and an emptied array has
+            // released its store, so a push would allocate room for 17)
+            g.lt = [x]
+            g.ls = [rows[i]!]
+            g.lw = [ws[i]!]
+            change++
+          } else change += addAt(g.lt, g.ls, g.lw, x, rows[i]!, ws[i]!)
           // (also for a deletion: one that finds no row stays as a negative entry)
           if (frees && x < g.lh) this.#hintLeft(x, g)
         }
@@ -632,20 +691,36 @@ export class AsOfJoinOperator extends BaseOperator {
   /** The match of a left row at internal time x (inclusive: greatest present time ≤ x;
    *  strict: < x), or null. A tombstone is returned as such. */
   #matchAt(g: Group, x: number, strict: boolean): Row | null {
+    let tt = g.tailT
+    if (tt !== tt) tt = this.#tail(g)
+    if (strict ? x > tt : x >= tt) return g.tailM
+    // x before the last present time (or at it, strict)
     const rt = g.rt
-    const n = rt.length
-    if (n === 0) return null
-    let i = x > rt[n - 1]! ? n - 1 : (strict ? lowerBound(rt, x) : upperBound(rt, x)) - 1
+    let i = (strict ? lowerBound(rt, x) : upperBound(rt, x)) - 1
     while (i >= 0 && !present(g.rs, g.rw, i)) i--
     return i < 0 ? null : this.#first(g.rs, g.rw, i)
+  }
+
+  /** Computes g.tailT / g.tailM (user code: tieBreak); returns tailT. */
+  #tail(g: Group): number {
+    const rs = g.rs
+    const rw = g.rw
+    let i = g.rt.length - 1
+    while (i >= 0 && !present(rs, rw, i)) i--
+    const m = i < 0 ? null : this.#first(rs, rw, i)
+    const t = i < 0 ? -Infinity : g.rt[i]!
+    g.tailM = m
+    g.tailT = t
+    return t
   }
 
   /** The first candidate of right slot i (by tieBreak), or null when it has none. */
   #first(slots: readonly Slot[], ws: readonly number[], i: number): Row | null {
     const s = slots[i]!
-    if (!(s instanceof Bucket)) return ws[i]! > 0 ? s : null
-    const rows = s.rows
-    const bw = s.weights
+    const w = ws[i]!
+    if (w !== 0) return w > 0 ? (s as Row) : null
+    const rows = (s as Bucket).rows
+    const bw = (s as Bucket).weights
     const order = this.#order
     let best: Row | null = null
     for (let j = 0; j < rows.length; j++) {
@@ -746,7 +821,11 @@ export class AsOfJoinOperator extends BaseOperator {
       if (w === 0 || t === null || t === undefined || hasNull(r, kc)) continue
       const x = neg ? -(t as number) : (t as number)
       const g = this.#group(keyOf(r))
-      this.#size += left ? addAt(g.lt, g.ls, g.lw, x, r, -w) : addAt(g.rt, g.rs, g.rw, x, r, -w)
+      if (left) this.#size += addAt(g.lt, g.ls, g.lw, x, r, -w)
+      else {
+        this.#size += addAt(g.rt, g.rs, g.rw, x, r, -w)
+        g.tailT = NaN
+      }
       this.#settle(g)
       if (this.#frees && !g.dead) this.#rehint(g)
     }
@@ -794,10 +873,17 @@ export class AsOfJoinOperator extends BaseOperator {
    *  tieBreak throws, the heaps are untouched: the hints still hold (g only lost rows). */
   #visit(g: Group, wl: number, wr: number, side: 0 | 1): void {
     this.#visits++
-    this.#free(g, wl, wr)
+    // a side whose hint is not due has nothing to free (hint ≤ its time, the bounds are
+    // downward closed): it is not read, and keeps its hint
+    const strict = this.#strict
+    const lh = g.lh
+    const rh = g.rh
+    const dueL = lh < wl && (strict ? lh <= wr : lh < wr)
+    const dueR = rh < wr && (strict ? rh < wl : rh <= wl)
+    this.#free(g, wl, wr, dueL, dueR)
     const dead = g.dead
-    const tl = dead || g.lt.length === 0 ? Infinity : g.lt[0]!
-    const tr = dead ? Infinity : this.#triggerR(g, true)
+    const tl = dead || !dueL ? lh : g.lt.length === 0 ? Infinity : g.lt[0]!
+    const tr = dead || !dueR ? rh : this.#triggerR(g, true)
     if (side === 0) {
       this.#leftHints.pop()
       g.lh = Infinity
@@ -816,16 +902,17 @@ export class AsOfJoinOperator extends BaseOperator {
     }
   }
 
-  #free(g: Group, wl: number, wr: number): void {
+  /** Frees g's left rows (when dueL) and right rows (when dueR) that are due (see the header). */
+  #free(g: Group, wl: number, wr: number, dueL: boolean, dueR: boolean): void {
     const strict = this.#strict
     const lt = g.lt
     let lc = 0
-    if (lt.length !== 0 && lt[0]! < wl && (strict ? lt[0]! <= wr : lt[0]! < wr)) {
+    if (dueL && lt.length !== 0 && lt[0]! < wl && (strict ? lt[0]! <= wr : lt[0]! < wr)) {
       lc = strict ? Math.min(lowerBound(lt, wl), upperBound(lt, wr)) : lowerBound(lt, wl < wr ? wl : wr)
     }
     const rt = g.rt
     let rc = 0
-    if (rt.length !== 0 && rt[0]! < wr && (strict ? rt[0]! < wl : rt[0]! <= wl)) {
+    if (dueR && rt.length !== 0 && rt[0]! < wr && (strict ? rt[0]! < wl : rt[0]! <= wl)) {
       let j = Math.min(lowerBound(rt, wr), strict ? lowerBound(rt, wl) : upperBound(rt, wl)) - 1
       while (j >= 0 && !present(g.rs, g.rw, j)) j--
       if (j >= 0) {
@@ -837,14 +924,15 @@ export class AsOfJoinOperator extends BaseOperator {
     if (lc !== 0 || rc !== 0) {
       let freed = this.#freed
       if (freed === null) {
-        freed = this.#freed = new Freed()
+        freed = this.#freed = this.#spareFreed.pop() ?? new Freed()
+        this.#journaledFreed[this.#nJournaledFreed++] = freed
         this.#journal.record(freed)
       }
       const before = freed.entries
-      freed.keys.push(g.key)
-      freed.counts.push(lc, rc)
+      freed.addKey(g.key, lc, rc)
       freed.take(lt, g.ls, g.lw, lc)
       freed.take(rt, g.rs, g.rw, rc)
+      if (rc !== 0) g.tailT = NaN
       this.#size -= freed.entries - before
       this.#settle(g)
     }
@@ -875,10 +963,10 @@ export class AsOfJoinOperator extends BaseOperator {
     const live = this.live
     if (live < 0) return false
     const s = slots[i]!
-    if (!(s instanceof Bucket)) return s[live] === false
+    if (ws[i] !== 0) return (s as Row)[live] === false
     if (exact) return this.#first(slots, ws, i)![live] === false
-    const rows = s.rows
-    const bw = s.weights
+    const rows = (s as Bucket).rows
+    const bw = (s as Bucket).weights
     for (let j = 0; j < rows.length; j++) if (bw[j]! > 0 && rows[j]![live] === false) return true
     return false
   }
@@ -908,6 +996,21 @@ export class AsOfJoinOperator extends BaseOperator {
 
   override commit(): void {
     this.#journal.commit()
+    this.#recycleFreed()
+  }
+
+  /** The journal let go of its Freed records: they are reset and kept for reuse (a few). */
+  #recycleFreed(): void {
+    const used = this.#journaledFreed
+    for (let i = 0; i < this.#nJournaledFreed; i++) {
+      const f = used[i]!
+      used[i] = null
+      if (this.#spareFreed.length < 4) {
+        f.reset()
+        this.#spareFreed.push(f)
+      }
+    }
+    this.#nJournaledFreed = 0
   }
 
   override rollback(): void {
@@ -915,25 +1018,28 @@ export class AsOfJoinOperator extends BaseOperator {
       if (e instanceof Absorbed) this.#unabsorb(e)
       else {
         // every later change is undone already: each key holds only what followed its prefix
-        let end = e.times.length
-        for (let q = e.keys.length - 1; q >= 0; q--) {
+        let end = e.ns
+        const slots = e.slots as Slot[]
+        for (let q = e.nk - 1; q >= 0; q--) {
           const lc = e.counts[2 * q]!
           const rc = e.counts[2 * q + 1]!
           const mid = end - rc
           const start = mid - lc
           const g = this.#group(e.keys[q]!)
           g.lt = e.times.slice(start, mid).concat(g.lt)
-          g.ls = e.slots.slice(start, mid).concat(g.ls)
+          g.ls = slots.slice(start, mid).concat(g.ls)
           g.lw = e.ws.slice(start, mid).concat(g.lw)
           g.rt = e.times.slice(mid, end).concat(g.rt)
-          g.rs = e.slots.slice(mid, end).concat(g.rs)
+          g.rs = slots.slice(mid, end).concat(g.rs)
           g.rw = e.ws.slice(mid, end).concat(g.rw)
+          if (mid !== end) g.tailT = NaN
           if (this.#frees) this.#rehint(g)
           end = start
         }
         this.#size += e.entries
       }
     })
+    this.#recycleFreed()
   }
 
   override stateSize(): number {

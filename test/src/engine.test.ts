@@ -646,8 +646,10 @@ describe('relations()', () => {
   it('lists every relation with its kind, columns (Postgres type names), key and definition', () => {
     const db = Engine.open()
     db.execute(`
-      CREATE TABLE t (k INT PRIMARY KEY, name VARCHAR, score DOUBLE PRECISION, at TIMESTAMP);
+      CREATE TABLE t (k INT PRIMARY KEY, name VARCHAR NOT NULL DEFAULT 'anon', score DOUBLE PRECISION, at TIMESTAMP);
       CREATE STREAM s (id BIGINT, ok BOOLEAN);
+      CREATE STREAM e (ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND);
+      CREATE TABLE r (cur TEXT PRIMARY KEY, vf TIMESTAMP, WATERMARK FOR vf AS vf);
       CREATE MATERIALIZED VIEW m AS SELECT k, score * 2 AS double_score FROM t;
       CREATE VIEW v AS SELECT count(*) AS n FROM s WHERE ok;
     `)
@@ -662,8 +664,24 @@ describe('relations()', () => {
           { name: 'at', type: 'timestamp' },
         ],
         primaryKey: ['k'],
+        notNull: ['k', 'name'],
+        defaults: { name: "'anon'" },
       },
-      { name: 's', kind: 'stream', columns: [{ name: 'id', type: 'bigint' }, { name: 'ok', type: 'boolean' }], primaryKey: [] },
+      { name: 's', kind: 'stream', columns: [{ name: 'id', type: 'bigint' }, { name: 'ok', type: 'boolean' }], primaryKey: [], notNull: [], defaults: {} },
+      { name: 'e', kind: 'stream', columns: [{ name: 'ts', type: 'timestamp' }], primaryKey: [], notNull: ['ts'], defaults: {}, watermark: { column: 'ts', expression: "ts - INTERVAL '5' SECOND" } },
+      {
+        name: 'r',
+        kind: 'table',
+        columns: [
+          { name: 'cur', type: 'text' },
+          { name: 'vf', type: 'timestamp' },
+        ],
+        primaryKey: ['cur'],
+        notNull: ['cur', 'vf'],
+        defaults: {},
+        watermark: { column: 'vf', expression: 'vf' },
+        versioned: true,
+      },
       {
         name: 'm',
         kind: 'materialized view',
@@ -673,8 +691,10 @@ describe('relations()', () => {
         ],
         primaryKey: [],
         definition: 'SELECT k, score * 2 AS double_score FROM t',
+        notNull: [],
+        defaults: {},
       },
-      { name: 'v', kind: 'view', columns: [{ name: 'n', type: 'bigint' }], primaryKey: [], definition: 'SELECT count(*) AS n FROM s WHERE ok' },
+      { name: 'v', kind: 'view', columns: [{ name: 'n', type: 'bigint' }], primaryKey: [], definition: 'SELECT count(*) AS n FROM s WHERE ok', notNull: [], defaults: {} },
     ])
   })
 })
@@ -708,5 +728,27 @@ describe('subscribeStatement (SUBSCRIBE as a statement)', () => {
     expect(() => db.subscribeStatement('SUBSCRIBE nope', () => {})).toThrow(/does not exist/)
     expect(() => db.subscribeStatement('SUBSCRIBE t WITH (PROGRESS)', () => {})).toThrow(/unrecognized SUBSCRIBE option/)
     expect(() => db.execute('SUBSCRIBE t')).toThrow(/subscribeStatement/)
+  })
+})
+
+describe('primary-key reads', () => {
+  it('look rows up by key (literals, casts, IN lists, composite keys) with the same results as a scan', () => {
+    const db = Engine.open()
+    db.execute('CREATE TABLE t (k INT PRIMARY KEY, v TEXT)')
+    db.execute('CREATE TABLE u (a TEXT, b INT, x INT, PRIMARY KEY (a, b))')
+    db.insert('t', [[1, 'one'], [2, 'two'], [5, 'five']])
+    db.insert('u', [['p', 1, 10], ['p', 2, 20], ['q', 1, 30]])
+    const rows = (sql: string) => db.query(sql).rows
+    expect(rows('SELECT * FROM t WHERE k = 5')).toEqual([[5, 'five']])
+    expect(rows("SELECT v FROM t WHERE k = '5'::int4")).toEqual([['five']])
+    expect(rows("SELECT v FROM t WHERE '2' = k")).toEqual([['two']])
+    expect(rows('SELECT k FROM t WHERE k IN (1, 1, 5, 7, NULL) ORDER BY k')).toEqual([[1], [5]])
+    expect(rows('SELECT * FROM t WHERE k = NULL')).toEqual([])
+    expect(rows('SELECT * FROM t WHERE k = 5.0')).toEqual([[5, 'five']])
+    expect(rows("SELECT x FROM u WHERE b = 1 AND a IN ('p', 'q') ORDER BY x")).toEqual([[10], [30]])
+    expect(rows("SELECT x FROM u WHERE a = 'p'")).toEqual([[10], [20]])
+    expect(() => db.query("SELECT * FROM t WHERE k = 'x'")).toThrow(/invalid input syntax for type integer/)
+    db.execute("UPDATE t SET v = 'FIVE' WHERE k = 5")
+    expect(rows('SELECT v FROM t WHERE k = 5')).toEqual([['FIVE']])
   })
 })

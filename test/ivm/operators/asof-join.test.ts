@@ -331,6 +331,97 @@ describe('AsOfJoin', () => {
     expect(j.stateSize()).toBe(1)
   })
 
+  it('advance() visits only the keys with something due: idle keys holding rows cost nothing', () => {
+    let wl = 0
+    let wr = 0
+    const { d, j } = setup({ live: 3, leftWatermark: () => wl, rightWatermark: () => wr })
+    // 1,000 idle keys, each with a version at 0 and a left row at 500 (kept until both
+    // watermarks pass 500): the old advance() looked at all of them every time
+    const idleL: Row[] = []
+    const idleR: Row[] = []
+    for (let k = 0; k < 1000; k++) {
+      idleL.push([`k${k}`, 500, k])
+      idleR.push([`k${k}`, 0, k, true])
+    }
+    d.tick([ins(...idleL), ins(...idleR)], [])
+    d.circuit.advance()
+    d.commit()
+    expect(j.stateSize()).toBe(2000)
+    const before = j.advanceVisits
+    // key a: every round a new version at t and a left row at t + 1; then both watermarks pass
+    // t + 1, so the left row and the previous version are due — a is the only key visited,
+    // once per advance (its left and right rows together)
+    for (let t = 10; t <= 100; t += 10) {
+      d.tick([ins(['a', t + 1, t]), ins(['a', t, t, true])], [])
+      wl = wr = t + 5
+      d.circuit.advance()
+      d.commit()
+      expect(j.stateSize()).toBe(2001)
+    }
+    expect(j.advanceVisits - before).toBe(10)
+    // an advance with nothing due visits nothing
+    d.circuit.advance()
+    d.commit()
+    expect(j.advanceVisits - before).toBe(10)
+    // past 500 the idle keys' left rows are due: each key once; their lone versions stay
+    wl = wr = 1000
+    d.circuit.advance()
+    d.commit()
+    expect(j.advanceVisits - before).toBe(1010)
+    expect(j.stateSize()).toBe(1001)
+  })
+
+  it('a free that comes due again after a rollback of its advance is not lost', () => {
+    let wl = 0
+    let wr = 0
+    const { d, j } = setup({ live: 3, leftWatermark: () => wl, rightWatermark: () => wr })
+    d.tick([ins(...lefts(12, 32)), ins(r10, r20, ['a', 30, 3, true])], [])
+    d.commit()
+    wl = wr = 25
+    d.circuit.advance()
+    d.circuit.endStep()
+    // 12 and r10 freed; rolled back, then the watermarks move back (the tick never happened)
+    expect(j.stateSize()).toBe(3)
+    d.circuit.rollback()
+    expect(j.stateSize()).toBe(5)
+    wl = wr = 15
+    d.circuit.advance()
+    d.commit()
+    // 12 (< 15) goes; r10 stays (its successor 20 is not ≤ 15)
+    expect(j.stateSize()).toBe(4)
+    wl = wr = 40
+    d.circuit.advance()
+    d.commit()
+    expect(j.stateSize()).toBe(1)
+  })
+
+  it('a tieBreak that throws inside advance() loses no hint: after rollback the next advance frees as usual', () => {
+    let wl = 0
+    let wr = 0
+    let boom = false
+    const tieBreak = (a: Row, b: Row): number => {
+      if (boom) throw new Error('boom')
+      return (b[2] as number) - (a[2] as number)
+    }
+    const { d, j } = setup({ live: 3, tieBreak, leftWatermark: () => wl, rightWatermark: () => wr })
+    // key a: r10 and two tied versions at 20 (whether the match at 20 is a tombstone asks
+    // tieBreak); key b: a left row at 5, freed first
+    d.tick([ins(['b', 5, 0]), ins(r10, ['a', 20, 1, true], ['a', 20, 2, true])], [])
+    d.commit()
+    expect(j.stateSize()).toBe(4)
+    wl = wr = 30
+    boom = true
+    expect(() => d.circuit.advance()).toThrow(/boom/)
+    d.circuit.rollback()
+    expect(j.stateSize()).toBe(4)
+    boom = false
+    d.circuit.advance()
+    d.commit()
+    // b's left row (5 < 30) and r10 (its successor 20 < 30) go; the tied versions stay
+    expect(j.stateSize()).toBe(2)
+    expect(d.step([ins(['a', 40, 'x'])], j)).toEqual(expected([['a', 40, 'x', 'a', 20, 2, true], 1]))
+  })
+
   it("'<=' / '<' keep everything (state unbounded); advance without watermarks is a no-op", () => {
     const { d, j } = setup({ match: '<=', leftWatermark: () => 100, rightWatermark: () => 100 })
     d.step([ins(...lefts(5)), ins(r10, r20)], j)

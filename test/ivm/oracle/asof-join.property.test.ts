@@ -279,35 +279,10 @@ describe('AsOfJoin (oracle)', { timeout: 120_000 }, () => {
   })
 
   it('watermarks: advance() frees state without changing the output; rollback restores it', () => {
-    // changes at or after the watermarks (inserts, and deletes of rows there); watermarks advance
-    const batchArb = fc.record({
-      changes: fc.array(
-        fc.record({
-          side: fc.constantFrom<0 | 1>(0, 0, 1),
-          del: fc.boolean(),
-          key: keyValue,
-          // exactly at the watermark often: the boundary cases of freeing
-          offset: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 4 })),
-          payload,
-          live: fc.boolean(),
-          pick: fc.nat(),
-          weight: fc.integer({ min: 1, max: 2 }),
-        }),
-        { minLength: 0, maxLength: 6 },
-      ),
-      leftBy: fc.integer({ min: 0, max: 3 }),
-      rightBy: fc.integer({ min: 0, max: 3 }),
-    })
-    const txArb = fc.record({ batches: fc.array(batchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean() })
-    const wmCfg: fc.Arbitrary<Cfg> = fc.record({
-      match: fc.constantFrom<Match>('>=', '>'),
-      outer: fc.boolean(),
-      tombstones: fc.boolean(),
-      key: fc.constantFrom<number[]>([0], [0], []),
-    })
+    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean() })
     let freedSome = 0
     fc.assert(
-      fc.property(wmCfg, fc.array(txArb, { minLength: 1, maxLength: 8 }), (cfg, txs) => {
+      fc.property(wmCfgArb, fc.array(txArb, { minLength: 1, maxLength: 8 }), (cfg, txs) => {
         let wl = 0
         let wr = 0
         const run = new Run(cfg, { left: () => wl, right: () => wr })
@@ -320,24 +295,7 @@ describe('AsOfJoin (oracle)', { timeout: 120_000 }, () => {
           const savedRefOut = copy(ref.outputs)
           const savedWm = [wl, wr]
           for (const b of tx.batches) {
-            const ds = [new ZSet(), new ZSet()]
-            for (const ch of b.changes) {
-              const side = ch.side
-              const t = run.tables[side]!
-              const wm = side === 0 ? wl : wr
-              if (ch.del) {
-                const rows = t.entries().filter(([r]) => (r[TIME] as number) >= wm)
-                if (rows.length === 0) continue
-                const [row, w] = rows[ch.pick % rows.length]!
-                const dw = Math.min(w, ch.weight)
-                ds[side]!.push(row, -dw)
-                t.add(ZSet.of([[row, -dw]]))
-              } else {
-                const row: Row = side === 0 ? [ch.key, wm + ch.offset, ch.payload] : [ch.key, wm + ch.offset, ch.payload, ch.live]
-                ds[side]!.push(row, ch.weight)
-                t.add(ZSet.of([[row, ch.weight]]))
-              }
-            }
+            const ds = wmDeltas(b, run.tables, wl, wr)
             ref.tables[0]!.add(ds[0]!)
             ref.tables[1]!.add(ds[1]!)
             expect(run.push(ds)).toEqual(ref.push(ds))
@@ -377,6 +335,74 @@ describe('AsOfJoin (oracle)', { timeout: 120_000 }, () => {
     expect(freedSome).toBeGreaterThan(0)
   })
 
+  it('watermarks with rollbacks: a rolled-back transaction (steps and advances) leaves no trace, and freeing resumes', () => {
+    // `run` runs every transaction, `clean` only the committed ones (replayed batch by batch,
+    // with the same watermarks and advances): after every transaction both hold the same
+    // state and output, and exactly what the watermarks allow
+    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean() })
+    let restored = 0
+    fc.assert(
+      fc.property(wmCfgArb, fc.array(txArb, { minLength: 1, maxLength: 10 }), (cfg, txs) => {
+        let wl = 0
+        let wr = 0
+        let cwl = 0
+        let cwr = 0
+        const run = new Run(cfg, { left: () => wl, right: () => wr })
+        const clean = new Run(cfg, { left: () => cwl, right: () => cwr })
+        for (const tx of txs) {
+          const saved = run.tables.map(copy)
+          const savedOut = copy(run.outputs)
+          const savedWm = [wl, wr] as const
+          const sizeBefore = run.op.stateSize()
+          const done: { ds: ZSet[]; wl: number; wr: number }[] = []
+          for (const b of tx.batches) {
+            const ds = wmDeltas(b, run.tables, wl, wr)
+            run.push(ds)
+            wl += b.leftBy
+            wr += b.rightBy
+            expect(run.circuit.advance()).toBe(false)
+            run.circuit.endStep()
+            done.push({ ds, wl, wr })
+          }
+          if (tx.rollback) {
+            const sizeAfter = run.op.stateSize()
+            run.rollBack(saved, savedOut)
+            ;[wl, wr] = savedWm
+            expect(run.op.stateSize()).toBe(sizeBefore)
+            if (sizeAfter < sizeBefore) restored++
+          } else {
+            run.circuit.commit()
+            for (const { ds, wl: l, wr: r } of done) {
+              clean.tables[0]!.add(ds[0]!)
+              clean.tables[1]!.add(ds[1]!)
+              clean.push(ds)
+              cwl = l
+              cwr = r
+              clean.circuit.advance()
+              clean.circuit.endStep()
+            }
+            clean.circuit.commit()
+          }
+          expect(run.op.stateSize()).toBe(clean.op.stateSize())
+          expect(run.outputs.entries()).toEqual(clean.outputs.entries())
+          expect(run.outputs.entries()).toEqual(run.want())
+          expect(run.op.stateSize()).toBe(heldAfterFreeing(run.tables[0]!.entries(), run.tables[1]!.entries(), cfg, wl, wr))
+        }
+        // freeing resumes after the rollbacks: both watermarks past every time
+        wl = wr = cwl = cwr = 1000
+        run.circuit.advance()
+        run.circuit.commit()
+        clean.circuit.advance()
+        clean.circuit.commit()
+        expect(run.op.stateSize()).toBe(latestLive(run.tables[1]!.entries(), cfg))
+        expect(run.op.stateSize()).toBe(clean.op.stateSize())
+      }),
+      runs(400),
+    )
+    // rolled-back advances that had freed something do occur
+    expect(restored).toBeGreaterThan(0)
+  })
+
   // the shared harness: incremental, rollback (A, B, rollback, C) and backfill
   const harnessCfgs: Cfg[] = [
     { match: '>=', outer: true, tombstones: true, key: [0] },
@@ -393,6 +419,58 @@ describe('AsOfJoin (oracle)', { timeout: 120_000 }, () => {
       }))
   }
 })
+
+/** Changes at or after the watermarks (inserts, and deletes of rows there), then the
+ *  watermarks advance by leftBy / rightBy. */
+const wmBatchArb = fc.record({
+  changes: fc.array(
+    fc.record({
+      side: fc.constantFrom<0 | 1>(0, 0, 1),
+      del: fc.boolean(),
+      key: keyValue,
+      // exactly at the watermark often: the boundary cases of freeing
+      offset: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 4 })),
+      payload,
+      live: fc.boolean(),
+      pick: fc.nat(),
+      weight: fc.integer({ min: 1, max: 2 }),
+    }),
+    { minLength: 0, maxLength: 6 },
+  ),
+  leftBy: fc.integer({ min: 0, max: 3 }),
+  rightBy: fc.integer({ min: 0, max: 3 }),
+})
+type WmBatch = typeof wmBatchArb extends fc.Arbitrary<infer T> ? T : never
+
+const wmCfgArb: fc.Arbitrary<Cfg> = fc.record({
+  match: fc.constantFrom<Match>('>=', '>'),
+  outer: fc.boolean(),
+  tombstones: fc.boolean(),
+  key: fc.constantFrom<number[]>([0], [0], []),
+})
+
+/** One delta per side for a batch at watermarks (wl, wr), applied to `tables`. */
+function wmDeltas(b: WmBatch, tables: Accumulator[], wl: number, wr: number): ZSet[] {
+  const ds = [new ZSet(), new ZSet()]
+  for (const ch of b.changes) {
+    const side = ch.side
+    const t = tables[side]!
+    const wm = side === 0 ? wl : wr
+    if (ch.del) {
+      const rows = t.entries().filter(([r]) => (r[TIME] as number) >= wm)
+      if (rows.length === 0) continue
+      const [row, w] = rows[ch.pick % rows.length]!
+      const dw = Math.min(w, ch.weight)
+      ds[side]!.push(row, -dw)
+      t.add(ZSet.of([[row, -dw]]))
+    } else {
+      const row: Row = side === 0 ? [ch.key, wm + ch.offset, ch.payload] : [ch.key, wm + ch.offset, ch.payload, ch.live]
+      ds[side]!.push(row, ch.weight)
+      t.add(ZSet.of([[row, ch.weight]]))
+    }
+  }
+  return ds
+}
 
 /** What the operator holds after advance() at watermarks (wl, wr), '>=' / '>' only, restated
  *  from the tables (see the operator's header): left rows unless x < min(wl, wr) ('>=') /
