@@ -227,7 +227,7 @@ export class VersionStore {
       const key = a.keys[this.#head++]!
       const v = this.#byKey.get(key)
       if (v === undefined) continue
-      const j = search(v.times, cutoff + 1) - 1
+      const j = ivm.lowerBound(v.times, cutoff + 1) - 1
       if (j > 0) {
         v.times.splice(0, j)
         v.rows.splice(0, j)
@@ -253,7 +253,7 @@ export class VersionStore {
   at(key: ivm.RowKey, time: number): Row | undefined {
     const v = this.#byKey.get(key)
     if (v === undefined) return undefined
-    const i = search(v.times, time)
+    const i = ivm.lowerBound(v.times, time)
     return i < v.times.length && v.times[i] === time ? v.rows[i] : undefined
   }
 
@@ -270,7 +270,7 @@ export class VersionStore {
     const time = row[this.timeColumn] as number
     let v = this.#byKey.get(key)
     if (v === undefined) this.#byKey.set(key, (v = { times: [], rows: [] }))
-    const i = search(v.times, time)
+    const i = ivm.lowerBound(v.times, time)
     let previous: Row | undefined
     if (i < v.times.length && v.times[i] === time) {
       previous = v.rows[i]
@@ -303,7 +303,7 @@ export class VersionStore {
     for (let n = j.length - 1; n >= 0; n--) {
       const [key, time, previous] = j[n]!
       const v = this.#byKey.get(key)!
-      const i = search(v.times, time)
+      const i = ivm.lowerBound(v.times, time)
       if (previous !== undefined) v.rows[i] = previous
       else {
         v.times.splice(i, 1)
@@ -324,18 +324,6 @@ export class VersionStore {
   }
 }
 
-/** First position in ascending `times` whose value is ≥ `t`. */
-function search(times: readonly number[], t: number): number {
-  let lo = 0
-  let hi = times.length
-  if (hi > 0 && times[hi - 1]! < t) return hi
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (times[mid]! < t) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 
 /** A stream's event time (SPEC §2): `WATERMARK FOR column AS expr`. */
 export interface StreamWatermark {

@@ -94,9 +94,11 @@
 // deltas, newest first, and putting freed prefixes back) is exact.
 
 import type { Circuit } from '../circuit.js'
-import { compareRows, hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
+import { compareRows, hasNull, keyFunction, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
+import { lowerBound, upperBound } from '../sorted.js'
+import { RowBucket } from '../row-bucket.js'
 
 export interface AsOfJoinOptions {
   /** Equality columns of left rows (may be empty). */
@@ -126,69 +128,9 @@ export interface AsOfJoinOptions {
   readonly rightWatermark?: () => number
 }
 
-/** Above this many rows at one time, a bucket keeps a key index instead of scanning. */
-const BUCKET_SCAN = 32
 
-/** Several rows at one time, with their weights (parallel arrays; a linear `rowsEqual` scan,
- *  a row key index past BUCKET_SCAN rows). */
-class Bucket {
-  readonly rows: Row[]
-  readonly weights: number[]
-  #index: Map<RowKey, number> | null = null
-
-  constructor(r0: Row, w0: number, r1: Row, w1: number) {
-    this.rows = [r0, r1]
-    this.weights = [w0, w1]
-  }
-
-  get size(): number {
-    return this.rows.length
-  }
-
-  #find(row: Row): number {
-    const idx = this.#index
-    if (idx !== null) return idx.get(rowKey(row)) ?? -1
-    const rows = this.rows
-    for (let i = 0; i < rows.length; i++) if (rowsEqual(rows[i]!, row)) return i
-    return -1
-  }
-
-  /** Adds (row, w); returns +1 when a row entered, −1 when one left, 0 otherwise. */
-  add(row: Row, w: number): number {
-    const i = this.#find(row)
-    if (i < 0) {
-      const at = this.rows.length
-      this.rows.push(row)
-      this.weights.push(w)
-      if (this.#index !== null) this.#index.set(rowKey(row), at)
-      else if (at + 1 > BUCKET_SCAN) {
-        const m = new Map<RowKey, number>()
-        for (let j = 0; j <= at; j++) m.set(rowKey(this.rows[j]!), j)
-        this.#index = m
-      }
-      return 1
-    }
-    const nw = this.weights[i]! + w
-    if (nw !== 0) {
-      this.weights[i] = nw
-      return 0
-    }
-    const last = this.rows.length - 1
-    const idx = this.#index
-    if (idx !== null) idx.delete(rowKey(this.rows[i]!))
-    if (i !== last) {
-      this.rows[i] = this.rows[last]!
-      this.weights[i] = this.weights[last]!
-      if (idx !== null) idx.set(rowKey(this.rows[i]!), i)
-    }
-    this.rows.pop()
-    this.weights.pop()
-    return -1
-  }
-}
-
-/** The rows at one time: the row itself (its weight in the parallel weights array) or a Bucket. */
-type Slot = Row | Bucket
+/** The rows at one time: the row itself (its weight in the parallel weights array) or a RowBucket. */
+type Slot = Row | RowBucket
 
 /** One key's state: the left and right timelines (times ascending, distinct; slots and
  *  weights parallel to them; the weight of a Bucket slot is 0, and only of a Bucket slot: a
@@ -304,7 +246,7 @@ class Freed {
       fs[j] = slots[i]!
       fw[j] = w
       // (only a Bucket slot has weight 0: the slot itself is not read)
-      entries += w !== 0 ? 1 : (slots[i] as Bucket).size
+      entries += w !== 0 ? 1 : (slots[i] as RowBucket).size
     }
     this.ns = j
     this.entries += entries
@@ -352,37 +294,13 @@ interface RightGroup {
   old: (Row | null)[]
 }
 
-/** First index i in ascending `a` with a[i] ≥ x (a.length if none). */
-function lowerBound(a: readonly number[], x: number): number {
-  let lo = 0
-  let hi = a.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (a[mid]! < x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** First index i in ascending `a` with a[i] > x (a.length if none). */
-function upperBound(a: readonly number[], x: number): number {
-  let lo = 0
-  let hi = a.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (a[mid]! <= x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
 /** Adds (row, w) at time t to a timeline. Returns the change in entries held (+1, 0, −1). */
 function addAt(times: number[], slots: Slot[], ws: number[], t: number, row: Row, w: number): number {
   const n = times.length
   const i = n === 0 || times[n - 1]! < t ? n : lowerBound(times, t)
   if (i < n && times[i] === t) {
     const s = slots[i]!
-    if (s instanceof Bucket) {
+    if (s instanceof RowBucket) {
       const change = s.add(row, w)
       if (s.size === 0) removeAt(times, slots, ws, i)
       return change
@@ -396,7 +314,7 @@ function addAt(times: number[], slots: Slot[], ws: number[], t: number, row: Row
       removeAt(times, slots, ws, i)
       return -1
     }
-    slots[i] = new Bucket(s, ws[i]!, row, w)
+    slots[i] = new RowBucket([s, row], [ws[i]!, w])
     ws[i] = 0
     return 1
   }
@@ -428,7 +346,7 @@ function removeAt(times: number[], slots: Slot[], ws: number[], i: number): void
 function present(slots: readonly Slot[], ws: readonly number[], i: number): boolean {
   const w = ws[i]!
   if (w !== 0) return w > 0
-  const bw = (slots[i] as Bucket).weights
+  const bw = (slots[i] as RowBucket).weights
   for (let j = 0; j < bw.length; j++) if (bw[j]! > 0) return true
   return false
 }
@@ -719,8 +637,8 @@ export class AsOfJoinOperator extends BaseOperator {
     const s = slots[i]!
     const w = ws[i]!
     if (w !== 0) return w > 0 ? (s as Row) : null
-    const rows = (s as Bucket).rows
-    const bw = (s as Bucket).weights
+    const rows = (s as RowBucket).rows
+    const bw = (s as RowBucket).weights
     const order = this.#order
     let best: Row | null = null
     for (let j = 0; j < rows.length; j++) {
@@ -767,7 +685,7 @@ export class AsOfJoinOperator extends BaseOperator {
         const x = lt[j]!
         if (bounded && (strict ? x > end : x >= end)) break
         const s = g.ls[j]!
-        if (s instanceof Bucket) {
+        if (s instanceof RowBucket) {
           const rows = s.rows
           const bw = s.weights
           for (let b = 0; b < rows.length; b++) {
@@ -965,8 +883,8 @@ export class AsOfJoinOperator extends BaseOperator {
     const s = slots[i]!
     if (ws[i] !== 0) return (s as Row)[live] === false
     if (exact) return this.#first(slots, ws, i)![live] === false
-    const rows = (s as Bucket).rows
-    const bw = (s as Bucket).weights
+    const rows = (s as RowBucket).rows
+    const bw = (s as RowBucket).weights
     for (let j = 0; j < rows.length; j++) if (bw[j]! > 0 && rows[j]![live] === false) return true
     return false
   }

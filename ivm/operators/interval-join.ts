@@ -78,6 +78,7 @@ import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
+import { lowerBound } from '../sorted.js'
 
 export type IntervalJoinKind = 'inner' | 'left' | 'right' | 'full'
 
@@ -279,18 +280,6 @@ function firstLowerFails(a: readonly number[], rt: number, lower: number, inclus
     const mid = (lo + hi) >>> 1
     const l = a[mid]! + lower
     if (inclusive ? l <= rt : l < rt) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** First index i in ascending `a` with a[i] ≥ x. */
-function lowerBound(a: readonly number[], x: number): number {
-  let lo = 0
-  let hi = a.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (a[mid]! < x) lo = mid + 1
     else hi = mid
   }
   return lo

@@ -33,9 +33,11 @@
 // `advance()` is O(partitions + entries freed).
 
 import type { Circuit } from '../circuit.js'
-import { keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
+import { keyFunction, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
+import { lowerBound } from '../sorted.js'
+import { RowBucket } from '../row-bucket.js'
 
 export interface SessionWindowOptions {
   /** Partition columns (rows with equal values here form independent sessions). */
@@ -48,70 +50,12 @@ export interface SessionWindowOptions {
   readonly watermark?: () => number
 }
 
-/** The rows held at one time, with their weights: parallel arrays found by a linear
- *  `rowsEqual` scan (one row per time is the common case; no map per time), plus a key index
- *  once a time holds many rows. */
-class Bucket {
-  readonly rows: Row[] = []
-  readonly weights: number[] = []
-  #index: Map<RowKey, number> | null = null
-
-  get size(): number {
-    return this.rows.length
-  }
-
-  #find(row: Row): number {
-    const idx = this.#index
-    if (idx !== null) return idx.get(rowKey(row)) ?? -1
-    const rows = this.rows
-    for (let i = 0; i < rows.length; i++) if (rowsEqual(rows[i]!, row)) return i
-    return -1
-  }
-
-  /** Adds (row, w); returns +1 when a row entered, −1 when one left, 0 otherwise. */
-  add(row: Row, w: number): number {
-    const i = this.#find(row)
-    if (i < 0) {
-      const at = this.rows.length
-      this.rows.push(row)
-      this.weights.push(w)
-      if (this.#index !== null) this.#index.set(rowKey(row), at)
-      else if (at + 1 > BUCKET_SCAN) {
-        const m = new Map<RowKey, number>()
-        for (let j = 0; j <= at; j++) m.set(rowKey(this.rows[j]!), j)
-        this.#index = m
-      }
-      return 1
-    }
-    const nw = this.weights[i]! + w
-    if (nw !== 0) {
-      this.weights[i] = nw
-      return 0
-    }
-    // remove position i: swap with the last
-    const last = this.rows.length - 1
-    const idx = this.#index
-    if (idx !== null) idx.delete(rowKey(this.rows[i]!))
-    if (i !== last) {
-      this.rows[i] = this.rows[last]!
-      this.weights[i] = this.weights[last]!
-      if (idx !== null) idx.set(rowKey(this.rows[i]!), i)
-    }
-    this.rows.pop()
-    this.weights.pop()
-    return -1
-  }
-}
-
-/** Above this many rows at one time, a bucket keeps a key index instead of scanning. */
-const BUCKET_SCAN = 32
-
 class Partition {
   readonly key: RowKey
   /** Distinct times held, ascending. */
   times: number[] = []
   /** buckets[i] = the rows at times[i] (never empty). */
-  buckets: Bucket[] = []
+  buckets: RowBucket[] = []
 
   constructor(key: RowKey) {
     this.key = key
@@ -122,7 +66,7 @@ class Partition {
 interface Forgotten {
   readonly key: RowKey
   readonly times: number[]
-  readonly buckets: Bucket[]
+  readonly buckets: RowBucket[]
   readonly entries: number
 }
 
@@ -132,18 +76,6 @@ interface Group {
   times: number[]
   rows: Row[]
   weights: number[]
-}
-
-/** First index i in ascending `a` with a[i] ≥ x (a.length if none). */
-function lowerBound(a: readonly number[], x: number): number {
-  let lo = 0
-  let hi = a.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (a[mid]! < x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 export class SessionWindowOperator extends BaseOperator {
@@ -291,10 +223,10 @@ export class SessionWindowOperator extends BaseOperator {
     const times = p.times
     const n = times.length
     const i = n === 0 || times[n - 1]! < t ? n : lowerBound(times, t)
-    let b: Bucket
+    let b: RowBucket
     if (i < n && times[i] === t) b = p.buckets[i]!
     else {
-      b = new Bucket()
+      b = new RowBucket()
       if (i === n) {
         times.push(t)
         p.buckets.push(b)

@@ -18,6 +18,7 @@ import type { Circuit } from '../circuit.js'
 import { rowKey, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
+import { lowerBound } from '../sorted.js'
 
 export interface TemporalFilterOptions {
   /** When the row becomes visible (µs), null = never; undefined function = always was. */
@@ -158,17 +159,6 @@ export class TemporalFilterOperator extends BaseOperator {
   override describeState(): string {
     return `changes scheduled in processing time: ${this.#entries} (${this.#times.length} distinct times)`
   }
-}
-
-function lowerBound(a: readonly number[], t: number): number {
-  let lo = 0
-  let hi = a.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (a[mid]! < t) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 export function temporalFilter(circuit: Circuit, input: Operator, options: TemporalFilterOptions): TemporalFilterOperator {
