@@ -97,7 +97,7 @@ import type { Circuit } from '../circuit.js'
 import { compareRows, hasNull, keyFunction, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { lowerBound, upperBound } from '../sorted.js'
+import { lowerBound, upperBound, sortByTime } from '../sorted.js'
 import { RowBucket } from '../row-bucket.js'
 
 export interface AsOfJoinOptions {
@@ -598,7 +598,7 @@ export class AsOfJoinOperator extends BaseOperator {
     }
     const res: RightGroup[] = []
     for (const g of byKey.values()) {
-      sortGroup(g)
+      sortByTime(g)
       const t = g.times
       for (let j = 0; j < t.length; j++) if (j === 0 || t[j] !== t[j - 1]) g.changed.push(t[j]!)
       res.push(g)
@@ -972,22 +972,6 @@ export class AsOfJoinOperator extends BaseOperator {
   }
 }
 
-/** Sorts a right group's entries by time (stable; usually already sorted). */
-function sortGroup(g: RightGroup): void {
-  const t = g.times
-  let sorted = true
-  for (let i = 1; i < t.length; i++) {
-    if (t[i]! < t[i - 1]!) {
-      sorted = false
-      break
-    }
-  }
-  if (sorted) return
-  const order = t.map((_, i) => i).sort((a, b) => (t[a]! < t[b]! ? -1 : t[a]! > t[b]! ? 1 : a - b))
-  g.times = order.map((i) => t[i]!)
-  g.rows = order.map((i) => g.rows[i]!)
-  g.weights = order.map((i) => g.weights[i]!)
-}
 
 export function asOfJoin(circuit: Circuit, left: Operator, right: Operator, options: AsOfJoinOptions): AsOfJoinOperator {
   return circuit.add(new AsOfJoinOperator(left, right, options))

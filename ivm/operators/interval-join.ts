@@ -78,7 +78,7 @@ import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { lowerBound } from '../sorted.js'
+import { lowerBound, sortByTime } from '../sorted.js'
 
 export type IntervalJoinKind = 'inner' | 'left' | 'right' | 'full'
 
@@ -295,24 +295,6 @@ function cat(l: Row, r: Row): Row {
   return o
 }
 
-/** Sorts a side delta by time in place (stable; usually already sorted). */
-function sortSide(d: SideDelta): void {
-  const t = d.times
-  let sorted = true
-  for (let i = 1; i < t.length; i++) {
-    if (t[i]! < t[i - 1]!) {
-      sorted = false
-      break
-    }
-  }
-  if (sorted) return
-  const order = t.map((_, i) => i).sort((a, b) => (t[a]! < t[b]! ? -1 : t[a]! > t[b]! ? 1 : a - b))
-  const rows = d.rows
-  const ws = d.weights
-  d.times = order.map((i) => t[i]!)
-  d.rows = order.map((i) => rows[i]!)
-  d.weights = order.map((i) => ws[i]!)
-}
 
 export class IntervalJoinOperator extends BaseOperator {
   readonly name = 'IntervalJoin'
@@ -472,7 +454,7 @@ export class IntervalJoinOperator extends BaseOperator {
     for (const g of groups.values()) {
       const sd = isLeft ? g.l : g.r
       if (sd === null) continue
-      sortSide(sd)
+      sortByTime(sd)
       if (preserve && sd.base === null) sd.base = new Array<number>(sd.rows.length).fill(0)
     }
   }
