@@ -637,6 +637,35 @@ export interface SubscribeStmt {
   readonly span: Span
 }
 
+/** `COPY t [(col, …)] FROM 'file' | STDIN [[WITH] (option [value], …)]` and `COPY t [(col, …)] |
+ *  (query) TO 'file' | STDOUT …` (the engine loads files; STDIN / STDOUT belong to the server).
+ *  Postgres' older option spellings after the file (`CSV`, `HEADER`, `BINARY`, `DELIMITER [AS]
+ *  'c'`, `NULL [AS] 's'`, `QUOTE [AS] 'c'`, `ESCAPE [AS] 'c'`, optionally after WITH) are parsed
+ *  into the same option list: `CSV` → `FORMAT csv`, `BINARY` → `FORMAT binary`. */
+export interface CopyStmt {
+  readonly kind: 'copy'
+  /** The table (undefined for `COPY (query) TO …`). */
+  readonly table: Name | undefined
+  readonly query: Query | undefined
+  /** The column list, if written. */
+  readonly columns: readonly string[] | undefined
+  readonly direction: 'from' | 'to'
+  /** The file name as written; undefined for STDIN / STDOUT. */
+  readonly file: string | undefined
+  readonly options: readonly CopyOption[]
+  readonly span: Span
+}
+
+/** One COPY option: `FORMAT csv`, `HEADER`, `DELIMITER ';'`, `max_rejected = 10`. `name` is
+ *  lower-cased (a quoted name taken as is). */
+export interface CopyOption {
+  readonly name: string
+  /** A string literal, a number as written (`-1`, `2.5`) or a word (lower-cased unless
+   *  quoted); undefined when only the name is given. */
+  readonly value: { readonly kind: 'string' | 'number' | 'word'; readonly text: string } | undefined
+  readonly span: Span
+}
+
 export type Statement =
   | SelectStmt
   | InsertStmt
@@ -654,6 +683,7 @@ export type Statement =
   | SubscribeStmt
   | ReindexStmt
   | CreateTriggerStmt
+  | CopyStmt
 
 /** One parsed statement plus the text it came from (for error carets and EXPLAIN). */
 export interface ParsedStatement {

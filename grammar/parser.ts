@@ -277,6 +277,10 @@ const ruleDescriptions: Record<string, string> = {
   tablePrimary: 'a table name, subquery or table function',
   tableElement: 'a column definition',
   intervalUnit: 'an interval unit (YEAR, MONTH, DAY, HOUR, MINUTE, SECOND)',
+  copyFile: "a file name ('…'), STDIN or STDOUT",
+  copyString: 'a string literal',
+  copyOptionValue: 'an option value',
+  copyLegacyOption: 'a COPY option',
 }
 
 function found(t: IToken | undefined): string {
@@ -429,6 +433,7 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(10, this.flushStmt) },
       { ALT: () => this.subrule(11, this.subscribeStmt) },
       { ALT: () => this.subrule(12, this.reindexStmt) },
+      { ALT: () => this.subrule(13, this.copyStmt) },
     ]),
   )
 
@@ -2816,6 +2821,146 @@ export class SqlParser extends EmbeddedActionsParser {
       ])
     })
     return { kind: 'reindex', object, name, span: this.sp(start) }
+  })
+
+  /** `COPY t [(cols)] FROM | TO 'file' | STDIN | STDOUT [[WITH] options]`, `COPY (query) TO …`
+   *  (ast.ts CopyStmt). Options: `(name [[=] value], …)` or the old bare forms (CSV, HEADER,
+   *  DELIMITER 'c', …), not both. */
+  copyStmt = this.RULE('copyStmt', (): A.CopyStmt => {
+    const start = this.start()
+    this.consume(0, T.COPY)
+    let table: A.Name | undefined
+    let query: A.Query | undefined
+    let columns: string[] | undefined
+    const direction = this.or(0, [
+      {
+        ALT: (): 'from' | 'to' => {
+          this.consume(1, T.LParen)
+          query = this.subrule(0, this.query)
+          this.consume(2, T.RParen)
+          this.consume(3, T.TO)
+          return 'to'
+        },
+      },
+      {
+        ALT: (): 'from' | 'to' => {
+          table = this.subrule(1, this.qualifiedName)
+          this.option(0, () => {
+            columns = this.subrule(2, this.parenIdentList)
+          })
+          return this.or(1, [
+            { ALT: () => (this.consume(4, T.FROM), 'from' as const) },
+            { ALT: () => (this.consume(5, T.TO), 'to' as const) },
+          ])
+        },
+      },
+    ])
+    const file = this.subrule(3, this.copyFile)
+    let withWord: IToken | undefined
+    this.option(1, () => {
+      withWord = this.consume(6, T.WITH)
+    })
+    let list: A.CopyOption[] | undefined
+    this.option(2, () => {
+      list = this.subrule(4, this.copyOptionList)
+    })
+    const legacy: A.CopyOption[] = []
+    this.many(0, () => {
+      legacy.push(this.subrule(5, this.copyLegacyOption))
+    })
+    this.ACTION(() => {
+      if (list !== undefined && legacy.length > 0) this.fail(SqlState.syntaxError, 'syntax error: COPY options are either a parenthesized list or the old bare forms, not both', legacy[0]!.span.start)
+      if (withWord !== undefined && list === undefined && legacy.length === 0) this.fail(SqlState.syntaxError, 'syntax error at end of input', withWord.startOffset + withWord.image.length)
+    })
+    return { kind: 'copy', table, query, columns, direction, file, options: list ?? legacy, span: this.sp(start) }
+  })
+
+  /** A file name, or STDIN / STDOUT (undefined). */
+  copyFile = this.RULE('copyFile', (): string | undefined =>
+    this.or(0, [
+      { ALT: () => this.subrule(0, this.copyString) },
+      {
+        GATE: () => word(this.LA(1)) === 'stdin' || word(this.LA(1)) === 'stdout',
+        ALT: () => {
+          this.consume(0, T.Identifier)
+          return undefined
+        },
+      },
+    ]),
+  )
+
+  copyString = this.RULE('copyString', (): string =>
+    this.or(0, [{ ALT: () => stringValue(this.consume(0, T.StringLiteral)) }, { ALT: () => stringValue(this.consume(1, T.EString)) }]),
+  )
+
+  copyOptionList = this.RULE('copyOptionList', (): A.CopyOption[] => {
+    this.consume(0, T.LParen)
+    const out = [this.subrule(0, this.copyOption)]
+    this.many(0, () => {
+      this.consume(1, T.Comma)
+      out.push(this.subrule(1, this.copyOption))
+    })
+    this.consume(2, T.RParen)
+    return out
+  })
+
+  /** `name [[=] value]` (Postgres writes no `=`; `max_rejected = 10` reads better). */
+  copyOption = this.RULE('copyOption', (): A.CopyOption => {
+    const start = this.start()
+    const name = this.subrule(0, this.label)
+    let value: A.CopyOption['value']
+    this.option(0, () => {
+      this.option(1, () => this.consume(0, T.Equals))
+      value = this.subrule(1, this.copyOptionValue)
+    })
+    return { name, value, span: this.sp(start) }
+  })
+
+  copyOptionValue = this.RULE('copyOptionValue', (): NonNullable<A.CopyOption['value']> =>
+    this.or(0, [
+      { ALT: () => ({ kind: 'string' as const, text: this.subrule(0, this.copyString) }) },
+      {
+        ALT: () => {
+          let sign = ''
+          this.option(0, () => {
+            this.consume(0, T.Minus)
+            sign = '-'
+          })
+          const n = this.or(1, [{ ALT: () => this.consume(1, T.IntegerLiteral) }, { ALT: () => this.consume(2, T.DecimalLiteral) }])
+          return { kind: 'number' as const, text: sign + n.image }
+        },
+      },
+      { ALT: () => ({ kind: 'word' as const, text: this.subrule(1, this.label) }) },
+    ]),
+  )
+
+  /** One of the old bare options: CSV, BINARY, HEADER, DELIMITER [AS] 'c', NULL [AS] 's',
+   *  QUOTE [AS] 'c', ESCAPE [AS] 'c'. */
+  copyLegacyOption = this.RULE('copyLegacyOption', (): A.CopyOption => {
+    const start = this.start()
+    return this.or(0, [
+      {
+        GATE: () => ['csv', 'binary', 'header'].includes(word(this.LA(1))),
+        ALT: (): A.CopyOption => {
+          const w = word(this.consume(0, T.Identifier))
+          const span = this.sp(start)
+          return w === 'header' ? { name: 'header', value: undefined, span } : { name: 'format', value: { kind: 'word', text: w }, span }
+        },
+      },
+      {
+        GATE: () => word(this.LA(1)) === 'delimiter' || word(this.LA(1)) === 'quote' || !is(this.LA(1), T.Identifier),
+        ALT: (): A.CopyOption => {
+          const t = this.or(1, [
+            { ALT: () => this.consume(1, T.NULL) },
+            { ALT: () => this.consume(2, T.ESCAPE) },
+            { ALT: () => this.consume(3, T.Identifier) },
+          ])
+          this.option(0, () => this.consume(4, T.AS))
+          const text = this.subrule(0, this.copyString)
+          return { name: word(t), value: { kind: 'string', text }, span: this.sp(start) }
+        },
+      },
+    ])
   })
 
   flushStmt = this.RULE('flushStmt', (): A.FlushStmt => {

@@ -428,6 +428,25 @@ function explainViewName(s: A.Statement): A.Name | undefined {
   return b.from.name
 }
 
+/** COPY in Postgres' current form: options as `WITH (NAME value, …)` (old bare forms print
+ *  as their list equivalents). */
+function printCopy(s: A.CopyStmt): string {
+  let out = 'COPY '
+  if (s.query !== undefined) out += `(${printQuery(s.query)})`
+  else if (s.table !== undefined) out += printName(s.table)
+  if (s.columns !== undefined) out += ` ${identList(s.columns)}`
+  out += s.direction === 'from' ? ' FROM ' : ' TO '
+  out += s.file !== undefined ? quoteString(s.file) : s.direction === 'from' ? 'STDIN' : 'STDOUT'
+  if (s.options.length === 0) return out
+  const option = (o: A.CopyOption): string => {
+    const v = o.value
+    if (v === undefined) return printWord(o.name)
+    const value = v.kind === 'string' ? quoteString(v.text) : v.kind === 'number' ? v.text : SIMPLE_IDENT.test(v.text) ? v.text : `"${v.text.replace(/"/g, '""')}"`
+    return `${printWord(o.name)} ${value}`
+  }
+  return `${out} WITH (${s.options.map(option).join(', ')})`
+}
+
 export function printStatement(s: A.Statement): string {
   switch (s.kind) {
     case 'select':
@@ -522,6 +541,8 @@ export function printStatement(s: A.Statement): string {
       if (s.when !== undefined) out += ` WHEN ${expr(s.when, 0)}`
       return `${out} BEGIN ${s.body.map((b) => `${printStatement(b)};`).join(' ')} END`
     }
+    case 'copy':
+      return printCopy(s)
     case 'subscribe': {
       let out = 'SUBSCRIBE '
       if (s.query !== undefined) out += `(${printQuery(s.query)})`

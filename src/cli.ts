@@ -9,7 +9,7 @@ import { Command, CommanderError } from 'commander'
 import { RivuletError } from '../grammar/index.js'
 import { runDemo } from './demo.js'
 import { Engine } from './engine.js'
-import { formatError, formatResult } from './format.js'
+import { formatError, formatNotice, formatResult } from './format.js'
 import { splitStatements, type ScriptStatement } from './split.js'
 
 /** Where the CLI writes; injectable for tests. */
@@ -95,7 +95,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .option('--data <dir>', 'durable data directory')
     .option('--password <password>', 'require this password from clients (default: trust)')
     .option('--auth <method>', 'password check: scram-sha-256 (default), md5 or password (cleartext)')
-    .action(async (opts: { port: string; host: string; data?: string; password?: string; auth?: string }) => {
+    .option('--allow-server-files', "let COPY t FROM 'file' read files on this machine (default: refused, 42501)")
+    .action(async (opts: { port: string; host: string; data?: string; password?: string; auth?: string; allowServerFiles?: boolean }) => {
       const { serve } = await import('./server/serve.js')
       exitCode = await serve(opts, io)
     })
@@ -173,7 +174,10 @@ function runScript(engine: Engine, text: string, action: ScriptAction, opts: Roo
       io.stderr(renderError(e, text, stmt, action))
       return false
     }
-    for (const r of results) io.stdout(formatResult(r, { expanded: opts.expanded === true }))
+    for (const r of results) {
+      if (r.notice !== undefined) io.stderr(formatNotice(r.notice))
+      io.stdout(formatResult(r, { expanded: opts.expanded === true }))
+    }
   }
   return true
 }

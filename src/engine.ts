@@ -41,6 +41,7 @@ import { AppendLog, EngineCatalog, TableStore, VersionStore, isView, watermarksO
 import { compileProjection, compileScalar, evaluateConstant, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
+import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
 import { castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
 
@@ -88,6 +89,8 @@ export class Engine {
   readonly #streamsTouched = new Set<TableEntry>()
   /** rivulet_late_events (SPEC §2): late events, queryable and usable in views. */
   readonly #lateEvents: TableEntry
+  /** rivulet_rejected: records COPY could not load (copy.ts). */
+  readonly #rejected: TableEntry
   /** Processing time source (epoch ms) and the open tick's reading of it (µs). */
   readonly #clock: () => number | Date
   #tickNow: number | undefined
@@ -116,6 +119,11 @@ export class Engine {
     this.#circuit.retain(input)
     this.#lateEvents = { kind: 'system', name: LATE_EVENTS, columns, primaryKey: [], notNull: columns.map(() => false), defaults: columns.map(() => undefined), store, input }
     this.#catalog.add(this.#lateEvents)
+    const rejectedStore = new TableStore([])
+    const rejectedInput = this.#circuit.add(new ivm.InputOperator(() => rejectedStore.snapshot()))
+    this.#circuit.retain(rejectedInput)
+    this.#rejected = { kind: 'system', name: REJECTED, columns: REJECTED_COLUMNS, primaryKey: [], notNull: REJECTED_COLUMNS.map(() => false), defaults: REJECTED_COLUMNS.map(() => undefined), store: rejectedStore, input: rejectedInput }
+    this.#catalog.add(this.#rejected)
   }
 
   /** Lets processing time pass without input: reads the clock and applies what time changes
@@ -412,6 +420,14 @@ export class Engine {
         return this.#inTick(() => this.#update(s, ctx))
       case 'delete':
         return this.#inTick(() => this.#deleteStmt(s, ctx))
+      case 'copy':
+        return this.#inTick(() =>
+          copyFrom(s, ctx.text, {
+            table: (name, at) => this.#table(name, ctx, at),
+            insert: (t, rows) => this.#insertRows(t, rows, ctx),
+            reject: (rows) => this.#applyDelta(this.#rejected, new ivm.ZSet(rows, rows.map(() => 1)).consolidate()),
+          }),
+        )
     }
   }
 

@@ -328,6 +328,11 @@ export function formatResult(r: StatementResult, opts: FormatOptions = {}): stri
   return r.command ? `${r.command}\n` : ''
 }
 
+/** A statement's notice as psql prints it (on stderr): `NOTICE:  message`. */
+export function formatNotice(message: string): string {
+  return `NOTICE:  ${message}\n`
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------------

@@ -39,6 +39,9 @@ export interface StatementResult {
   readonly rowCount: number
   readonly columns?: readonly ColumnInfo[]
   readonly rows?: ResultValue[][]
+  /** A notice for the user (psql prints it as `NOTICE:  …`), e.g. COPY's
+   *  "3 records rejected: see rivulet_rejected". */
+  readonly notice?: string
 }
 
 /** One tick's changes to a subscribed view: [row, diff] pairs, retractions with diff < 0. */

@@ -9,7 +9,7 @@ import { homedir } from 'node:os'
 import { dirname, resolve } from 'node:path'
 import { RivuletError } from '../../grammar/index.js'
 import type { Engine } from '../engine.js'
-import { displayWidth, formatError, formatResult, formatValue, isRightAligned } from '../format.js'
+import { displayWidth, formatError, formatNotice, formatResult, formatValue, isRightAligned } from '../format.js'
 import { splitStatements } from '../split.js'
 import type { ChangeBatch, ColumnInfo, StatementResult } from '../types.js'
 import { INITIAL_STATE, promptChar, scan, type LexState } from './buffer.js'
@@ -248,7 +248,10 @@ export class ReplSession {
     const elapsed = this.#now() - start
     this.#trackTransaction(error !== undefined)
     if (results) {
-      for (const r of results) this.#out(this.#format(r))
+      for (const r of results) {
+        if (r.notice !== undefined) this.#err(formatNotice(r.notice))
+        this.#out(this.#format(r))
+      }
     } else this.#err(this.#where(src) + renderError(error, text))
     if (this.#timing) this.#out(formatTiming(elapsed))
     return 'continue'

@@ -27,6 +27,8 @@ export interface ServerOptions {
   /** Most bytes of changes a subscription may hold for a client that does not read them
    *  (default 16 MiB); past that the subscription ends with an error (54000). */
   readonly subscriptionBufferBytes?: number
+  /** Let `COPY t FROM 'file'` read files on the server's machine (default false: 42501). */
+  readonly allowServerFiles?: boolean
   /** How long a statement waits for another session's transaction to end (default 10 s). */
   readonly lockTimeoutMs?: number
   /** How often processing time is advanced for views with temporal filters (default 1000 ms;
@@ -61,6 +63,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     password: options.password,
     maxMessageBytes: options.maxMessageBytes ?? 64 * 1024 * 1024,
     subscriptionBufferBytes: options.subscriptionBufferBytes ?? 16 * 1024 * 1024,
+    allowServerFiles: options.allowServerFiles === true,
     serverVersion: SERVER_VERSION,
     oidOf(name) {
       let oid = oids.get(name)

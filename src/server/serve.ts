@@ -9,6 +9,7 @@ export interface ServeOptions {
   readonly host?: string
   readonly data?: string
   readonly password?: string
+  readonly allowServerFiles?: boolean
   readonly auth?: string
 }
 
@@ -45,7 +46,7 @@ export async function serve(opts: ServeOptions, io: ServeIo): Promise<number> {
   }
   let server
   try {
-    server = await startServer({ engine, host, port, ...(opts.password !== undefined ? { password: opts.password, auth: auth as (typeof AUTH_METHODS)[number] } : {}) })
+    server = await startServer({ engine, host, port, allowServerFiles: opts.allowServerFiles === true, ...(opts.password !== undefined ? { password: opts.password, auth: auth as (typeof AUTH_METHODS)[number] } : {}) })
   } catch (e) {
     engine.close()
     io.stderr(`rivulet serve: cannot listen on ${host}:${port}: ${e instanceof Error ? e.message : String(e)}\n`)

@@ -56,6 +56,9 @@ export interface ServerContext {
   readonly password: string | undefined
   readonly maxMessageBytes: number
   readonly subscriptionBufferBytes: number
+  /** Whether `COPY t FROM 'file'` may read the server's files (as Postgres allows only to
+   *  pg_read_server_files). */
+  readonly allowServerFiles: boolean
   readonly serverVersion: string
   oidOf(name: string): number
   nextPid(): number
@@ -564,9 +567,13 @@ export class Session {
 
   async #runStatement(text: string, op: Cancellation): Promise<Outcome> {
     if (isEmptyStatement(text)) return { kind: 'empty' }
-    const cmd = parseServerCommand(text)
+    let cmd = parseServerCommand(text)
     if (cmd?.kind === 'begin' || cmd?.kind === 'commit' || cmd?.kind === 'rollback') return this.#transactionCommand(cmd.kind)
     if (this.#tx === 'E') throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
+    if (cmd?.kind === 'copyFromFile') {
+      if (!this.#ctx.allowServerFiles) throw new RivuletError('42501', 'permission denied to COPY from a file: it reads the server\'s files', undefined, 'Start the server with --allow-server-files to allow it.')
+      cmd = undefined
+    }
     if (cmd) return this.#serverCommand(cmd, op)
     const result = this.#answerLocally(text)
     if (result) return { kind: 'rows', ...result }
@@ -592,6 +599,8 @@ export class Session {
     const results = gate.engine.execute(text)
     const r = results[results.length - 1]
     if (!r) return { kind: 'empty' }
+    // a notice (COPY's rejected records) goes to the client as psql shows it: NOTICE:  …
+    for (const x of results) if (x.notice !== undefined) this.#send(errorResponse({ severity: 'NOTICE', code: '00000', message: x.notice }, 'N'))
     if (r.columns) return { kind: 'rows', fields: r.columns, rows: r.rows ?? [], command: r.command }
     return { kind: 'command', tag: r.command }
   }
@@ -657,7 +666,7 @@ export class Session {
     return c
   }
 
-  async #serverCommand(cmd: Exclude<ServerCommand, { kind: 'begin' | 'commit' | 'rollback' }>, op: Cancellation): Promise<Outcome> {
+  async #serverCommand(cmd: Exclude<ServerCommand, { kind: 'begin' | 'commit' | 'rollback' | 'copyFromFile' }>, op: Cancellation): Promise<Outcome> {
     switch (cmd.kind) {
       case 'set':
         return this.#set(cmd.name, cmd.value)

@@ -23,6 +23,8 @@ export type ServerCommand =
   | { readonly kind: 'deallocate'; readonly name: string | undefined }
   | { readonly kind: 'discard' }
   | { readonly kind: 'unlisten' }
+  /** `COPY t FROM 'file'`: the engine runs it, but it reads the server's files. */
+  | { readonly kind: 'copyFromFile' }
 
 /** Whether a statement only reads (runs outside the engine's transaction). */
 export function isReadOnly(words: readonly string[]): boolean {
@@ -270,7 +272,7 @@ function parseCopy(sql: string, tokens: Token[]): ServerCommand | undefined {
     }
     if (tokens[i]?.value === 'from') {
       if (tokens[i + 1]?.value === 'stdin') throw unsupported('COPY FROM STDIN is not supported; use INSERT (or COPY FROM a file)')
-      return undefined // COPY t FROM 'file': the engine's
+      return { kind: 'copyFromFile' } // the engine's, when the server allows it
     }
     query = `SELECT ${columns} FROM ${table}`
   }

@@ -191,3 +191,31 @@ describe('pg client', () => {
     await c.query('COMMIT')
   })
 })
+
+describe("COPY t FROM 'file' over the server", () => {
+  it('is refused unless the server allows reading its files; then rejected records come back as a NOTICE', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    const { tmpdir } = await import('node:os')
+    const file = join(mkdtempSync(join(tmpdir(), 'rivulet-copy-')), 'people.csv')
+    writeFileSync(file, "1,ann,1.5,true,2000-01-01\nx,bad,1,true,2000-01-01\n")
+    const c = await client()
+    await expect(c.query(`COPY people FROM '${file}' WITH (FORMAT csv)`)).rejects.toMatchObject({ code: '42501' })
+    expect((await c.query('SELECT count(*) AS n FROM people')).rows).toEqual([{ n: '0' }])
+    const allowing = await startServer({ engine, port: 0, allowServerFiles: true })
+    const d = new pg.Client({ host: '127.0.0.1', port: allowing.port, user: 'app', database: 'db' })
+    const notices: string[] = []
+    d.on('notice', (n) => notices.push(n.message ?? ''))
+    await d.connect()
+    try {
+      const r = await d.query(`COPY people FROM '${file}' WITH (FORMAT csv)`)
+      expect(r.command).toBe('COPY')
+      expect(r.rowCount).toBe(1)
+      expect(notices).toEqual(['1 record rejected: see rivulet_rejected'])
+      expect((await d.query('SELECT name FROM people')).rows).toEqual([{ name: 'ann' }])
+    } finally {
+      await d.end()
+      await allowing.close()
+    }
+  })
+})
