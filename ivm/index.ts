@@ -1,7 +1,7 @@
 // Public API of the incremental runtime. ivm knows no SQL: rows are arrays of opaque values,
 // and the planner hands it closures (row functions, predicates, comparators) and key columns.
 
-export { ZSet, type Row } from './zset.js'
+export { ZSet, concatRows, type Row } from './zset.js'
 export { valueKey, rowKey, columnsKey, keyFunction, hasNull, valuesEqual, rowsEqual, compareValues, compareRows, hashValue, rowHash, type RowKey } from './key.js'
 export { BaseOperator, LinearOperator, Journal, type Operator } from './operator.js'
 export { Circuit } from './circuit.js'

@@ -8,6 +8,16 @@ import { rowHash, rowsEqual } from './key.js'
  *  encoding and the functions the planner hands it. */
 export type Row = readonly unknown[]
 
+/** [...l, ...r] in one allocation (joins' output rows). */
+export function concatRows(l: Row, r: Row): Row {
+  const n = l.length
+  const m = r.length
+  const o = new Array<unknown>(n + m)
+  for (let i = 0; i < n; i++) o[i] = l[i]
+  for (let j = 0; j < m; j++) o[n + j] = r[j]
+  return o
+}
+
 export class ZSet {
   readonly rows: Row[]
   readonly weights: number[]

@@ -77,7 +77,7 @@
 import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
-import { ZSet, type Row } from '../zset.js'
+import { concatRows, ZSet, type Row } from '../zset.js'
 import { lowerBound, sortByTime } from '../sorted.js'
 
 export type IntervalJoinKind = 'inner' | 'left' | 'right' | 'full'
@@ -285,17 +285,6 @@ function firstLowerFails(a: readonly number[], rt: number, lower: number, inclus
   return lo
 }
 
-/** [...l, ...r] in one allocation. */
-function cat(l: Row, r: Row): Row {
-  const n = l.length
-  const m = r.length
-  const o = new Array<unknown>(n + m)
-  for (let i = 0; i < n; i++) o[i] = l[i]
-  for (let j = 0; j < m; j++) o[n + j] = r[j]
-  return o
-}
-
-
 export class IntervalJoinOperator extends BaseOperator {
   readonly name = 'IntervalJoin'
   readonly left: Operator
@@ -429,7 +418,7 @@ export class IntervalJoinOperator extends BaseOperator {
       const r = rows[i]!
       const t = r[tc]
       if (t === null || t === undefined || hasNull(r, cols)) {
-        if (preserve) out.push(isLeft ? cat(r, this.#nullRight) : cat(this.#nullLeft, r), w)
+        if (preserve) out.push(isLeft ? concatRows(r, this.#nullRight) : concatRows(this.#nullLeft, r), w)
         continue
       }
       if (typeof t !== 'number' || !Number.isFinite(t)) {
@@ -492,7 +481,7 @@ export class IntervalJoinOperator extends BaseOperator {
             for (let x = 0; x < es.length; x++) {
               const e = es[x]!
               if (residual !== undefined && !residual(l, e.row)) continue
-              out.push(cat(l, e.row), w * e.weight)
+              out.push(concatRows(l, e.row), w * e.weight)
               m += e.weight
               if (mr !== null) {
                 mr.entries.push(e)
@@ -511,7 +500,7 @@ export class IntervalJoinOperator extends BaseOperator {
           for (let j = firstAbove(times, lo, !loIn); j < end; j++) {
             const r = rrows[j]!
             if (residual !== undefined && !residual(l, r)) continue
-            out.push(cat(l, r), w * rws[j]!)
+            out.push(concatRows(l, r), w * rws[j]!)
             m += rws[j]!
             if (rbase !== null) rbase[j]! += w
           }
@@ -537,7 +526,7 @@ export class IntervalJoinOperator extends BaseOperator {
           for (let x = 0; x < es.length; x++) {
             const e = es[x]!
             if (residual !== undefined && !residual(e.row, r)) continue
-            out.push(cat(e.row, r), e.weight * w)
+            out.push(concatRows(e.row, r), e.weight * w)
             if (rbase !== null) rbase[j]! += e.weight
             if (ml !== null) {
               ml.entries.push(e)
@@ -620,7 +609,7 @@ export class IntervalJoinOperator extends BaseOperator {
   }
 
   #pad(e: Entry): Row {
-    return e.side.left ? cat(e.row, this.#nullRight) : cat(this.#nullLeft, e.row)
+    return e.side.left ? concatRows(e.row, this.#nullRight) : concatRows(this.#nullLeft, e.row)
   }
 
   /** Takes a live entry out of its bucket (and its key side out of the map when empty). */

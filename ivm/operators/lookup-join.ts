@@ -31,7 +31,7 @@
 import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
-import { ZSet, type Row } from '../zset.js'
+import { concatRows, ZSet, type Row } from '../zset.js'
 import { Bucket, type ArrangeOperator, type Arrangement } from './arrange.js'
 
 export interface LookupJoinOptions {
@@ -92,15 +92,6 @@ interface TakeUndo {
   readonly taken: number
 }
 
-/** [...l, ...r] in one allocation. */
-function cat(l: Row, r: Row): Row {
-  const n = l.length
-  const m = r.length
-  const o = new Array<unknown>(n + m)
-  for (let i = 0; i < n; i++) o[i] = l[i]
-  for (let j = 0; j < m; j++) o[n + j] = r[j]
-  return o
-}
 
 export class LookupJoinOperator extends BaseOperator {
   readonly name = 'LookupJoin'
@@ -168,16 +159,16 @@ export class LookupJoinOperator extends BaseOperator {
           for (let j = 0; j < rrows.length; j++) {
             const r = rrows[j]!
             if (residual !== undefined && !residual(l, r)) continue
-            out.push(cat(l, r), w * rws[j]!)
+            out.push(concatRows(l, r), w * rws[j]!)
             matched += rws[j]!
           }
         } else if (residual === undefined || residual(l, s)) {
-          out.push(cat(l, s), w)
+          out.push(concatRows(l, s), w)
           matched = 1
         }
       }
     }
-    if (this.outer && matched <= 0) out.push(cat(l, this.#nulls), w)
+    if (this.outer && matched <= 0) out.push(concatRows(l, this.#nulls), w)
   }
 
   #stepRetracting(delta: ZSet, out: ZSet): void {

@@ -36,7 +36,7 @@ import type { Circuit } from '../circuit.js'
 import { keyFunction, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { lowerBound } from '../sorted.js'
+import { lowerBound, sortByTime } from '../sorted.js'
 import { RowBucket } from '../row-bucket.js'
 
 export interface SessionWindowOptions {
@@ -130,7 +130,10 @@ export class SessionWindowOperator extends BaseOperator {
     if (groups.size === 0) return
     this.#journal.record(d)
     const out = new ZSet()
-    for (const g of groups.values()) this.#stepPartition(sortGroup(g), out)
+    for (const g of groups.values()) {
+      sortByTime(g)
+      this.#stepPartition(g, out)
+    }
     this.out = out.consolidate()
   }
 
@@ -327,20 +330,6 @@ export class SessionWindowOperator extends BaseOperator {
   }
 }
 
-/** Sorts a group's entries by time (stable; usually already sorted). */
-function sortGroup(g: Group): Group {
-  const t = g.times
-  let sorted = true
-  for (let i = 1; i < t.length; i++) {
-    if (t[i]! < t[i - 1]!) {
-      sorted = false
-      break
-    }
-  }
-  if (sorted) return g
-  const order = t.map((_, i) => i).sort((a, b) => (t[a]! < t[b]! ? -1 : t[a]! > t[b]! ? 1 : a - b))
-  return { key: g.key, times: order.map((i) => t[i]!), rows: order.map((i) => g.rows[i]!), weights: order.map((i) => g.weights[i]!) }
-}
 
 function annotate(row: Row, start: number, end: number): Row {
   const n = row.length
