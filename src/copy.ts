@@ -57,6 +57,8 @@ export interface CopyHooks {
   readonly insert: (t: TableEntry, rows: Row[]) => number
   /** Adds rows of rivulet_rejected in the open tick. */
   readonly reject: (rows: Row[]) => void
+  /** Called after each chunk read: bytes read so far and the file's size. */
+  readonly progress?: (done: number, total: number) => void
 }
 
 const BAD_COPY_FILE_FORMAT = '22P04'
@@ -71,7 +73,7 @@ export function copyFrom(s: ast.CopyStmt, sql: string, hooks: CopyHooks): Statem
   const t = hooks.table(name, s.table!.span.start)
   const targets = targetColumns(s, t, sql)
   const loader = new Loader(t, targets, opts, s.file)
-  const reader = openReader(s.file, opts)
+  const reader = openReader(s.file, opts, hooks.progress)
   try {
     loader.run(reader)
   } finally {
@@ -321,7 +323,7 @@ const DOT = 46
 /** The decoder that tells invalid UTF-8 apart from a genuine U+FFFD in the data. */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
-function openReader(file: string, opts: CopyOptions): RecordReader {
+function openReader(file: string, opts: CopyOptions, progress: ((done: number, total: number) => void) | undefined): RecordReader {
   const full = path.resolve(process.cwd(), file)
   let fd: number
   try {
@@ -329,13 +331,16 @@ function openReader(file: string, opts: CopyOptions): RecordReader {
   } catch (e) {
     throw fileError(e, file)
   }
+  let size: number
   try {
-    if (fstatSync(fd).isDirectory()) throw new RivuletError(SqlState.wrongObjectType, `"${file}" is a directory`)
+    const stat = fstatSync(fd)
+    if (stat.isDirectory()) throw new RivuletError(SqlState.wrongObjectType, `"${file}" is a directory`)
+    size = stat.size
   } catch (e) {
     closeSync(fd)
     throw e instanceof RivuletError ? e : fileError(e, file)
   }
-  return new RecordReader(fd, file, opts)
+  return new RecordReader(fd, file, opts, progress ? (done) => progress(done, size) : undefined)
 }
 
 function fileError(e: unknown, file: string): RivuletError {
@@ -379,9 +384,12 @@ class RecordReader {
   /** CSV: the record ran to the end of the file inside quotes. */
   unterminated = false
 
-  constructor(fd: number, file: string, opts: CopyOptions) {
+  readonly #progress: ((done: number) => void) | undefined
+
+  constructor(fd: number, file: string, opts: CopyOptions, progress: ((done: number) => void) | undefined) {
     this.#fd = fd
     this.#file = file
+    this.#progress = progress
     this.#csv = opts.csv
     this.#delim = opts.delimiter
     this.#quote = opts.quote
@@ -448,6 +456,7 @@ class RecordReader {
       }
       this.#end += n
     }
+    this.#progress?.(this.#base + this.#end)
   }
 
   #startRecord(pos: number): void {

@@ -42,7 +42,7 @@ import { compileProjection, compileScalar, evaluateConstant, type RowFn } from '
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
-import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
+import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
 import { castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
 
 interface StatementContext {
@@ -318,6 +318,26 @@ export class Engine {
 
   #hiddenViews = 0
 
+  readonly #progressListeners = new Set<(p: ProgressEvent) => void>()
+
+  /** Listens to the progress of long work inside statements (a COPY's bytes read), e.g. for a
+   *  progress bar; returns the function that stops listening. Listeners run synchronously,
+   *  inside the statement; one that throws is ignored. */
+  onProgress(listener: (p: ProgressEvent) => void): () => void {
+    this.#progressListeners.add(listener)
+    return () => void this.#progressListeners.delete(listener)
+  }
+
+  #progress(p: ProgressEvent): void {
+    for (const l of this.#progressListeners) {
+      try {
+        l(p)
+      } catch {
+        // a display must not fail the statement
+      }
+    }
+  }
+
   insert(table: string, rows: readonly InputRow[]): number {
     this.#checkOpen()
     this.#checkNotAborted()
@@ -426,6 +446,7 @@ export class Engine {
             table: (name, at) => this.#table(name, ctx, at),
             insert: (t, rows) => this.#insertRows(t, rows, ctx),
             reject: (rows) => this.#applyDelta(this.#rejected, new ivm.ZSet(rows, rows.map(() => 1)).consolidate()),
+            ...(this.#progressListeners.size > 0 ? { progress: (done: number, total: number) => this.#progress({ task: 'copy', relation: s.table ? lastPart(s.table) : '', done, total }) } : {}),
           }),
         )
     }

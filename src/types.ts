@@ -87,3 +87,12 @@ export interface EngineOptions {
 
 /** Rows for db.insert/db.delete: objects keyed by column name, or arrays in column order. */
 export type InputRow = Readonly<Record<string, unknown>> | readonly unknown[]
+
+/** Progress of long work inside one statement (`Engine.onProgress`): a COPY reports the bytes
+ *  of its file read so far. */
+export interface ProgressEvent {
+  readonly task: 'copy'
+  readonly relation: string
+  readonly done: number
+  readonly total: number
+}

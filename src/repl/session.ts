@@ -240,10 +240,28 @@ export class ReplSession {
     const start = this.#now()
     let results: StatementResult[] | undefined
     let error: unknown
+    // a COPY of a large file shows its progress (bytes read) on a terminal
+    let copyBar: ProgressBar | undefined
+    const stopProgress = this.#opts.tty && !this.#bar
+      ? this.#engine.onProgress((p) => {
+          copyBar ??= new ProgressBar(this.#opts.out, Math.ceil(p.total / 1024), {
+            enabled: true,
+            unit: 'KiB',
+            label: `COPY ${p.relation}`,
+            columns: this.#opts.columns?.() ?? 80,
+            now: this.#now,
+            ...(this.#opts.progressDelayMs !== undefined ? { delayMs: this.#opts.progressDelayMs } : {}),
+          })
+          copyBar.update(Math.floor(p.done / 1024))
+        })
+      : undefined
     try {
       results = this.#engine.execute(text)
     } catch (e) {
       error = e
+    } finally {
+      stopProgress?.()
+      copyBar?.clear()
     }
     const elapsed = this.#now() - start
     this.#trackTransaction(error !== undefined)

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli.js'
+import { copyReadChunk } from '../../src/copy.js'
 import { Engine } from '../../src/engine.js'
 import { scan, promptChar } from '../../src/repl/buffer.js'
 import { complete } from '../../src/repl/complete.js'
@@ -372,6 +373,27 @@ describe('meta-commands', () => {
     await piped.feed(`\\i ${file}`)
     expect(piped.out()).not.toContain('\r')
     expect(piped.out()).toBe(`CREATE TABLE\n${'INSERT 0 1\n'.repeat(40)}`)
+  })
+})
+
+describe('COPY progress', () => {
+  it('a COPY of a file shows a bar of the bytes read on a terminal, erased at the end; none when piped', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'rivulet-repl-copy-')), 'rows.csv')
+    writeFileSync(file, Array.from({ length: 20000 }, (_, i) => `${i},row number ${i}`).join('\n') + '\n')
+    const saved = copyReadChunk.bytes
+    copyReadChunk.bytes = 16 * 1024
+    try {
+      let t = 0
+      const tty = harness({ tty: true, progressDelayMs: 0, now: () => (t += 200) })
+      await tty.feed('CREATE TABLE r (k INT PRIMARY KEY, v TEXT);', `COPY r FROM '${file}' WITH (FORMAT csv);`)
+      expect(tty.out()).toMatch(/\r\x1b\[KCOPY r \[#*\.*\] +\d+\/\d+ KiB +\d+%/)
+      expect(tty.out().endsWith('\r\x1b[KCOPY 20000\n')).toBe(true)
+      const piped = harness({ tty: false, progressDelayMs: 0, now: () => (t += 200) })
+      await piped.feed('CREATE TABLE r (k INT PRIMARY KEY, v TEXT);', `COPY r FROM '${file}' WITH (FORMAT csv);`)
+      expect(piped.out()).toBe('CREATE TABLE\nCOPY 20000\n')
+    } finally {
+      copyReadChunk.bytes = saved
+    }
   })
 })
 
