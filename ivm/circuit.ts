@@ -199,8 +199,9 @@ export class Circuit {
    *  (whose readers consult their complete state) deliver everything in a first step, then
    *  every other boundary delivers its rows in chunks of `chunkRows`, one step each — plain
    *  incremental steps, so the final state is the same; rows that a later chunk retracts do
-   *  pass through the operators in between. */
-  backfill(fresh: readonly Operator[], chunkRows = 2048, chunkThreshold = 262144): void {
+   *  pass through the operators in between. `progress` hears (rows delivered, rows in all)
+   *  after each chunk of a large backfill. */
+  backfill(fresh: readonly Operator[], chunkRows = 2048, chunkThreshold = 262144, progress?: (done: number, total: number) => void): void {
     const freshSet = new Set(fresh)
     const boundary = new Set<Operator>()
     for (const op of fresh) for (const i of op.inputs) if (!freshSet.has(i)) boundary.add(i)
@@ -230,6 +231,7 @@ export class Circuit {
       for (const b of whole) b.out = snapshots.get(b)!
       for (const op of ordered) op.step()
       clear()
+      let delivered = 0
       for (const b of chunked) {
         const all = snapshots.get(b)!
         snapshots.delete(b)
@@ -246,6 +248,8 @@ export class Circuit {
             }
           }
           clear()
+          delivered += hi - lo
+          progress?.(delivered, chunkable)
         }
       }
     } finally {

@@ -884,7 +884,7 @@ export class Engine {
     fresh.push(sink)
     this.#circuit.retain(sink)
     try {
-      this.#circuit.backfill(fresh)
+      this.#circuit.backfill(fresh, undefined, undefined, this.#progressListeners.size > 0 ? (done, total) => this.#progress({ task: 'backfill', relation: name, done, total }) : undefined)
       // windows already closed at creation are emitted now (EMIT ON WINDOW CLOSE)
       this.#circuit.advance(fresh)
       this.#circuit.endStep()

@@ -89,9 +89,9 @@ export interface EngineOptions {
 export type InputRow = Readonly<Record<string, unknown>> | readonly unknown[]
 
 /** Progress of long work inside one statement (`Engine.onProgress`): a COPY reports the bytes
- *  of its file read so far. */
+ *  of its file read so far; a large view backfill the rows of its inputs delivered. */
 export interface ProgressEvent {
-  readonly task: 'copy'
+  readonly task: 'copy' | 'backfill'
   readonly relation: string
   readonly done: number
   readonly total: number

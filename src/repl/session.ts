@@ -240,19 +240,21 @@ export class ReplSession {
     const start = this.#now()
     let results: StatementResult[] | undefined
     let error: unknown
-    // a COPY of a large file shows its progress (bytes read) on a terminal
-    let copyBar: ProgressBar | undefined
+    // long work inside the statement shows its progress on a terminal: a COPY the KiB of its
+    // file read, a large view backfill the input rows delivered
+    let workBar: ProgressBar | undefined
     const stopProgress = this.#opts.tty && !this.#bar
       ? this.#engine.onProgress((p) => {
-          copyBar ??= new ProgressBar(this.#opts.out, Math.ceil(p.total / 1024), {
+          const copy = p.task === 'copy'
+          workBar ??= new ProgressBar(this.#opts.out, copy ? Math.ceil(p.total / 1024) : p.total, {
             enabled: true,
-            unit: 'KiB',
-            label: `COPY ${p.relation}`,
+            unit: copy ? 'KiB' : 'rows',
+            label: copy ? `COPY ${p.relation}` : `backfill ${p.relation}`,
             columns: this.#opts.columns?.() ?? 80,
             now: this.#now,
             ...(this.#opts.progressDelayMs !== undefined ? { delayMs: this.#opts.progressDelayMs } : {}),
           })
-          copyBar.update(Math.floor(p.done / 1024))
+          workBar.update(copy ? Math.floor(p.done / 1024) : p.done)
         })
       : undefined
     try {
@@ -261,7 +263,7 @@ export class ReplSession {
       error = e
     } finally {
       stopProgress?.()
-      copyBar?.clear()
+      workBar?.clear()
     }
     const elapsed = this.#now() - start
     this.#trackTransaction(error !== undefined)

@@ -397,6 +397,22 @@ describe('COPY progress', () => {
   })
 })
 
+describe('backfill progress', () => {
+  it('a view over a large table shows the input rows delivered while it backfills, on a terminal only', async () => {
+    let t = 0
+    const engine = Engine.open()
+    engine.execute('CREATE TABLE big (k INT PRIMARY KEY, g INT)')
+    engine.insert('big', Array.from({ length: 300_000 }, (_, i) => [i, i % 7]))
+    const tty = harness({ tty: true, progressDelayMs: 0, now: () => (t += 200) }, engine)
+    await tty.feed('CREATE MATERIALIZED VIEW per_g AS SELECT g, count(*) AS n FROM big GROUP BY g;')
+    expect(tty.out()).toMatch(/\r\x1b\[Kbackfill per_g \[#*\.*\] +\d+\/300000 rows +\d+%/)
+    expect(tty.out().endsWith('\r\x1b[KCREATE MATERIALIZED VIEW\n')).toBe(true)
+    const piped = harness({ tty: false, progressDelayMs: 0, now: () => (t += 200) }, engine)
+    await piped.feed('CREATE MATERIALIZED VIEW per_g2 AS SELECT g, count(*) AS n FROM big GROUP BY g;')
+    expect(piped.out()).toBe('CREATE MATERIALIZED VIEW\n')
+  })
+})
+
 describe('SUBSCRIBE', () => {
   it('prints the snapshot, then changes as they happen, until interrupted; the session goes on', async () => {
     let now = Date.UTC(2024, 0, 1, 12, 0, 0)
