@@ -60,17 +60,7 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
           aggregates = aggregates.map((a) => ({ ...a, args: a.args.map(f), filter: a.filter ? f(a.filter) : undefined, orderBy: a.orderBy.map((k) => ({ ...k, expr: f(k.expr) })) }))
         }
       }
-      const width = input.columns.length
-      const groupCols: number[] = []
-      const extra: ScalarExpr[] = []
-      for (const g of groupBy) {
-        if (g.kind === 'column') groupCols.push(g.index)
-        else {
-          groupCols.push(width + extra.length)
-          extra.push(g)
-        }
-      }
-      const pre = extra.length === 0 ? input : mfp(input, undefined, [...input.columns.map((c, i) => col(i, c.type)), ...extra], [...input.columns, ...extra.map((e, i) => ({ name: `__group${i}`, type: e.type }))])
+      const { plan: pre, cols: groupCols } = withExprColumns(input, groupBy, '__group')
       // a group whose key the watermark has passed can never change again: its state is freed
       const bounds = opts.watermarks ? watermarkColumns(p, opts.watermarks) : []
       const expire = bounds.find((w) => w.strict) ?? bounds[0]
@@ -283,20 +273,29 @@ function freeByWatermarks(p: JoinNode, la: ArrangeDelta, ra: ArrangeDelta, leftK
   return [la, ra]
 }
 
-/** Arranges `input` by key expressions, appending computed key columns when needed. */
-export function arrange(input: DeltaPlan, keys: readonly ScalarExpr[]): ArrangeDelta {
+/** `input` with `exprs` available as columns: plain column references stay, the others are
+ *  computed into appended columns named `prefix` + n. Returns the plan and each expression's
+ *  column. */
+export function withExprColumns(input: DeltaPlan, exprs: readonly ScalarExpr[], prefix = '__key'): { plan: DeltaPlan; cols: number[] } {
   const width = input.columns.length
-  const keyCols: number[] = []
+  const cols: number[] = []
   const extra: ScalarExpr[] = []
-  for (const k of keys) {
-    if (k.kind === 'column') keyCols.push(k.index)
+  for (const e of exprs) {
+    if (e.kind === 'column') cols.push(e.index)
     else {
-      keyCols.push(width + extra.length)
-      extra.push(k)
+      cols.push(width + extra.length)
+      extra.push(e)
     }
   }
-  const source = extra.length === 0 ? input : mfp(input, undefined, [...input.columns.map((c, i) => col(i, c.type)), ...extra], [...input.columns, ...extra.map((e, i) => ({ name: `__key${i}`, type: e.type }))])
-  return { kind: 'arrange', input: source, key: keyCols, columns: source.columns }
+  if (extra.length === 0) return { plan: input, cols }
+  const columns = [...input.columns, ...extra.map((e, i) => ({ name: `${prefix}${i}`, type: e.type }))]
+  return { plan: mfp(input, undefined, [...input.columns.map((c, i) => col(i, c.type)), ...extra], columns), cols }
+}
+
+/** Arranges `input` by key expressions, appending computed key columns when needed. */
+export function arrange(input: DeltaPlan, keys: readonly ScalarExpr[]): ArrangeDelta {
+  const { plan, cols } = withExprColumns(input, keys)
+  return { kind: 'arrange', input: plan, key: cols, columns: plan.columns }
 }
 
 /** An outer join whose condition is not only equalities: the inner join J, plus the rows of

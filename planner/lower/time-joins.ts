@@ -13,26 +13,8 @@ import type { Column, JoinNode, LogicalPlan, TimeJoinNode } from '../logical/pla
 import { conjoin, conjuncts, referencedColumns, remapColumns } from '../logical/tree.js'
 import type { ColumnWatermark } from '../catalog.js'
 import type { DeltaPlan } from './delta-plan.js'
-import { arrange, lower, mfp, type LowerOptions } from './lower.js'
+import { arrange, lower, mfp, withExprColumns, type LowerOptions } from './lower.js'
 import { watermarkColumns } from './watermarks.js'
-
-/** `input` with `exprs` available as columns: plain column references stay, others are
- *  appended. Returns the plan and the column of each expression. */
-function withExprColumns(input: DeltaPlan, exprs: readonly ScalarExpr[]): { plan: DeltaPlan; cols: number[] } {
-  const width = input.columns.length
-  const cols: number[] = []
-  const extra: ScalarExpr[] = []
-  for (const e of exprs) {
-    if (e.kind === 'column') cols.push(e.index)
-    else {
-      cols.push(width + extra.length)
-      extra.push(e)
-    }
-  }
-  if (extra.length === 0) return { plan: input, cols }
-  const columns = [...input.columns, ...extra.map((e, i) => ({ name: `__key${i}`, type: e.type }))]
-  return { plan: mfp(input, undefined, [...input.columns.map((c, i) => col(i, c.type)), ...extra], columns), cols }
-}
 
 /** The relation a plan scans when it is a scan under renaming projections. */
 function scannedRelation(p: LogicalPlan): string | undefined {
