@@ -140,6 +140,10 @@ export type BinaryOp =
   | '#'
   | '<<'
   | '>>'
+  | '~'
+  | '~*'
+  | '!~'
+  | '!~*'
   | 'is distinct from'
   | 'is not distinct from'
 
@@ -446,6 +450,29 @@ export interface WithOption {
   readonly span: Span
 }
 
+/** `CREATE SOURCE [IF NOT EXISTS] name WITH (connector = '…', …)`: a connector that feeds
+ *  relations it creates (the nexmark generator creates person, auction and bid). */
+export interface CreateSourceStmt {
+  readonly kind: 'createSource'
+  readonly name: Name
+  readonly ifNotExists: boolean
+  readonly with: readonly WithOption[]
+  readonly span: Span
+}
+
+/** `CREATE SINK [IF NOT EXISTS] name { FROM relation | AS query } WITH (connector = '…', …)`:
+ *  a query whose changes go to a connector tick by tick; unlike a materialized view it keeps
+ *  no copy of its result. */
+export interface CreateSinkStmt {
+  readonly kind: 'createSink'
+  readonly name: Name
+  readonly ifNotExists: boolean
+  readonly from: Name | undefined
+  readonly query: Query | undefined
+  readonly with: readonly WithOption[]
+  readonly span: Span
+}
+
 export interface CreateTableStmt {
   readonly kind: 'createTable'
   readonly name: Name
@@ -684,6 +711,8 @@ export type Statement =
   | ReindexStmt
   | CreateTriggerStmt
   | CopyStmt
+  | CreateSourceStmt
+  | CreateSinkStmt
 
 /** One parsed statement plus the text it came from (for error carets and EXPLAIN). */
 export interface ParsedStatement {

@@ -2150,7 +2150,43 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(1, this.createViewRest, { ARGS: [start] }) },
       { ALT: () => this.subrule(2, this.createIndexRest, { ARGS: [start] }) },
       { ALT: () => this.subrule(3, this.createTriggerRest, { ARGS: [start] }) },
+      { ALT: () => this.subrule(4, this.createSourceRest, { ARGS: [start] }) },
+      { ALT: () => this.subrule(5, this.createSinkRest, { ARGS: [start] }) },
     ])
+  })
+
+  createSourceRest = this.RULE('createSourceRest', (start: number): A.CreateSourceStmt => {
+    this.consume(0, T.SOURCE)
+    const ifNotExists = this.subrule(0, this.ifNotExists)
+    const name = this.subrule(1, this.qualifiedName)
+    this.consume(1, T.WITH)
+    const withOptions = this.subrule(2, this.withOptionList)
+    return { kind: 'createSource', name, ifNotExists, with: withOptions, span: this.sp(start) }
+  })
+
+  createSinkRest = this.RULE('createSinkRest', (start: number): A.CreateSinkStmt => {
+    this.consume(0, T.SINK)
+    const ifNotExists = this.subrule(0, this.ifNotExists)
+    const name = this.subrule(1, this.qualifiedName)
+    let from: A.Name | undefined
+    let query: A.Query | undefined
+    this.or(0, [
+      {
+        ALT: () => {
+          this.consume(1, T.FROM)
+          from = this.subrule(2, this.qualifiedName)
+        },
+      },
+      {
+        ALT: () => {
+          this.consume(2, T.AS)
+          query = this.subrule(3, this.query)
+        },
+      },
+    ])
+    this.consume(3, T.WITH)
+    const withOptions = this.subrule(4, this.withOptionList)
+    return { kind: 'createSink', name, ifNotExists, from, query, with: withOptions, span: this.sp(start) }
   })
 
   createTableRest = this.RULE('createTableRest', (start: number): A.CreateTableStmt => {

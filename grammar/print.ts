@@ -550,5 +550,11 @@ export function printStatement(s: A.Statement): string {
       if (s.with.length > 0) out += ` WITH ${withOptions(s.with)}`
       return out
     }
+    case 'createSource':
+      return `CREATE SOURCE ${s.ifNotExists ? 'IF NOT EXISTS ' : ''}${printName(s.name)} WITH ${withOptions(s.with)}`
+    case 'createSink': {
+      const what = s.query !== undefined ? `AS ${printQuery(s.query)}` : `FROM ${printName(s.from!)}`
+      return `CREATE SINK ${s.ifNotExists ? 'IF NOT EXISTS ' : ''}${printName(s.name)} ${what} WITH ${withOptions(s.with)}`
+    }
   }
 }

@@ -116,6 +116,29 @@ export class TableStore {
 
 }
 
+/** A stream declared `WITH (history = false)`: its events flow to the views that exist when
+ *  they arrive and are not stored (as a RisingWave or Flink source keeps nothing). Reads and
+ *  later views see an empty stream. */
+export class NoHistory extends TableStore {
+  constructor() {
+    super([])
+  }
+
+  override get size(): number {
+    return 0
+  }
+
+  override apply(): void {}
+
+  override commit(): void {}
+
+  override rollback(): void {}
+
+  override snapshot(): ivm.ZSet {
+    return new ivm.ZSet()
+  }
+}
+
 /** Stored rows of a stream without a primary key: an append-only log in arrival order (no key
  *  per row, no map: a stream only ever grows, and retention drops its oldest rows). The maps
  *  of TableStore stay empty; only apply / commit / rollback / snapshot / size are used. */

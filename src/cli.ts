@@ -80,11 +80,20 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   program
     .command('demo')
-    .description('the built-in scenario: orders and customers feeding materialized views, changes printed per tick')
-    .option('--ticks <n>', 'number of ticks to run', parseCount, 12)
-    .option('--interval-ms <ms>', 'pause between ticks in milliseconds', parseCount, 0)
-    .action(async (opts: { ticks: number; intervalMs: number }) => {
-      await runDemo({ ticks: opts.ticks, intervalMs: opts.intervalMs, out: (s) => io.stdout(s) })
+    .description('the main job: the Nexmark auction generator feeding live views (hot items per HOP window, top bidding sessions, average price per category); redrawn in place on a terminal, printed as changes when piped')
+    .option('--events <n>', 'events to generate (default 200,000)', parseCount)
+    .option('--pace <n>', 'at most this many events per second of wall-clock time (default 40,000 on a terminal, unpaced when piped)', parseCount)
+    .option('--seed <n>', 'generator seed', parseCount)
+    .option('--report <n>', 'when piped: print the changes every N events (default 50,000)', parseCount)
+    .action(async (opts: { events?: number; pace?: number; seed?: number; report?: number }) => {
+      await runDemo({
+        ...(opts.events !== undefined ? { events: opts.events } : {}),
+        ...(opts.pace !== undefined && opts.pace > 0 ? { pace: opts.pace } : {}),
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        ...(opts.report !== undefined && opts.report > 0 ? { report: opts.report } : {}),
+        tty: process.stdout.isTTY === true,
+        out: (s) => io.stdout(s),
+      })
     })
 
   program
@@ -103,14 +112,35 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   program
     .command('bench')
-    .description('Nexmark benchmark (not available yet)')
-    .argument('[suite]', 'benchmark suite, e.g. nexmark')
-    .option('--query <q>', 'run one query, e.g. q5')
-    .option('--events <n>', 'number of events')
-    .allowUnknownOption()
-    .action(() => {
-      io.stderr('rivulet bench: not available yet (issue #7)\n')
-      exitCode = 2
+    .description('Nexmark benchmark: q0–q22 fed by the built-in generator, one process per query; events/s, CPU, memory, state')
+    .argument('<suite>', 'benchmark suite: nexmark')
+    .option('--query <list>', 'queries to run, e.g. q5,q7 (default all)')
+    .option('--events <n>', 'events per query (default 10,000,000; --verify: 50,000)', parseCount)
+    .option('--rate <n>', 'events per second of event time (default 10,000)', parseCount)
+    .option('--batch <n>', 'events per tick (default 1,000)', parseCount)
+    .option('--json <file>', 'write the results here (default nexmark-results.json)')
+    .option('--verify', 'check each query: its incremental result equals a from-scratch evaluation of its SQL, at several points of a small run')
+    .option('--child <name>', 'internal: measure one query in this process')
+    .action(async (suite: string, opts: { query?: string; events?: number; rate?: number; batch?: number; json?: string; verify?: boolean; child?: string }) => {
+      if (suite !== 'nexmark') {
+        io.stderr(`rivulet bench: unknown suite "${suite}" (known: nexmark)\n`)
+        exitCode = 2
+        return
+      }
+      const bench = await import('./nexmark/bench.js')
+      if (opts.child !== undefined) {
+        bench.runNexmarkChild(opts.child, opts.events ?? 10_000_000, opts.rate ?? 10_000, opts.batch ?? 1000)
+        return
+      }
+      exitCode = await bench.runNexmarkBench({
+        ...(opts.query !== undefined ? { queries: opts.query.split(',').map((q) => q.trim().toLowerCase()) } : {}),
+        ...(opts.events !== undefined ? { events: opts.events } : {}),
+        ...(opts.rate !== undefined ? { rate: opts.rate } : {}),
+        ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
+        ...(opts.json !== undefined ? { json: opts.json } : {}),
+        verify: opts.verify === true,
+        out: (s) => io.stdout(s),
+      })
     })
 
   try {

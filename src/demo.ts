@@ -1,262 +1,155 @@
-// `rivulet demo`: the built-in scenario. Customers and orders feed three materialized views
-// (a join + GROUP BY, a top-N, a count); a deterministic sequence of ticks (seeded PRNG: new
-// orders, shipments, cancellations, a deleted order, customers moving region, a transaction)
-// changes the tables, and every tick prints its SQL and each view's changes, retractions
-// included. It ends with each view's contents as psql tables. No sleeping by default, so it
-// finishes at once; `intervalMs` paces it.
+// `rivulet demo`: the main job on its embedded default. The Nexmark generator (an online
+// auction: people, auctions, bids) feeds three live views:
+//   hot_items         the 3 auctions with most bids in each 10 s window sliding every 2 s (HOP)
+//   top_sessions      the 5 bidding sessions (3 s gap, SESSION) with the highest bid, final
+//                     once each session closes (EMIT ON WINDOW CLOSE)
+//   category_prices   the average winning price per category (the bids made while an auction
+//                     was open, a time-range join, then an aggregate of an aggregate)
+// On a terminal the views are redrawn in place as the events flow; piped, each view's changes
+// are printed every --report events (retractions included), then the final contents. The run
+// is bounded (--events) and deterministic for a seed.
+
 import { Engine } from './engine.js'
 import { formatAligned, formatValue } from './format.js'
 import type { ChangeBatch, ColumnInfo, ResultValue } from './types.js'
 
 export interface DemoOptions {
-  /** Number of ticks to run (default 12). */
-  readonly ticks?: number
-  /** Pause between ticks in milliseconds (default 0). */
-  readonly intervalMs?: number
-  /** Where output goes, a line or more at a time, newlines included (default stdout). */
-  readonly out?: (s: string) => void
-  /** PRNG seed (default 42): the same seed prints the same run. */
+  /** Events to generate (default 200,000: 20 s of auction time). */
+  readonly events?: number
+  /** Wall-clock events per second at most (default: 40,000 on a terminal, unpaced when piped). */
+  readonly pace?: number
+  /** Generator seed (default 0): the same seed prints the same run. */
   readonly seed?: number
+  /** Piped output: print the changes every this many events (default 50,000). */
+  readonly report?: number
+  /** Redraw in place (default: stdout is a terminal). */
+  readonly tty?: boolean
+  /** Where output goes (default stdout). */
+  readonly out?: (s: string) => void
 }
-
-const SETUP = [
-  'CREATE TABLE customers (id INT PRIMARY KEY, name TEXT, region TEXT)',
-  'CREATE TABLE orders (id INT PRIMARY KEY, customer_id INT, amount INT, status TEXT)',
-  "INSERT INTO customers VALUES (1, 'alice', 'US'), (2, 'bob', 'US'), (3, 'carol', 'EU'), (4, 'dave', 'APAC'), (5, 'erin', 'EU')",
-]
 
 interface DemoView {
   readonly name: string
-  readonly query: string
-  readonly orderBy: string
+  readonly sql: string
+  /** How the live display orders it. */
+  readonly show: string
+  readonly caption: string
 }
+
+const HOT_ITEMS_SQL = `SELECT window_end, auction, num AS bids FROM (
+  SELECT auction, num, window_end,
+    ROW_NUMBER() OVER (PARTITION BY window_end ORDER BY num DESC, auction) AS rn
+  FROM (
+    SELECT auction, COUNT(*) AS num, window_end
+    FROM HOP(TABLE bid, DESCRIPTOR(date_time), INTERVAL '2' SECOND, INTERVAL '10' SECOND)
+    GROUP BY auction, window_start, window_end
+  ) AS counts
+) AS ranked
+WHERE rn <= 3`
+
+const SESSIONS_SQL = `SELECT bidder, MAX(price) AS top_bid, COUNT(*) AS bids, window_start, window_end
+FROM SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(date_time), INTERVAL '3' SECOND)
+GROUP BY bidder, window_start, window_end
+EMIT ON WINDOW CLOSE`
 
 const VIEWS: readonly DemoView[] = [
   {
-    name: 'revenue_by_region',
-    query:
-      'SELECT c.region, SUM(o.amount) AS revenue, COUNT(*) AS n_orders FROM orders o JOIN customers c ON o.customer_id = c.id ' +
-      "WHERE o.status <> 'cancelled' GROUP BY c.region",
-    orderBy: 'region',
+    name: 'hot_items',
+    sql: HOT_ITEMS_SQL,
+    show: 'SELECT * FROM hot_items WHERE window_end > (SELECT MAX(window_end) FROM hot_items) - INTERVAL \'4\' SECOND ORDER BY window_end DESC, bids DESC, auction',
+    caption: 'hot items: the 3 auctions with most bids per 10 s window (sliding every 2 s), latest windows',
   },
   {
-    name: 'top_customers',
-    query:
-      'SELECT c.name, SUM(o.amount) AS spend FROM orders o JOIN customers c ON o.customer_id = c.id ' +
-      "WHERE o.status <> 'cancelled' GROUP BY c.name ORDER BY spend DESC, c.name LIMIT 3",
-    orderBy: 'spend DESC, name',
+    name: 'top_sessions',
+    sql: 'SELECT bidder, top_bid, bids, window_start, window_end FROM sessions ORDER BY top_bid DESC, bidder LIMIT 5',
+    show: 'SELECT * FROM top_sessions ORDER BY top_bid DESC, bidder',
+    caption: 'top sessions: the highest bids of closed bidding sessions (3 s gap)',
   },
   {
-    name: 'orders_by_status',
-    query: 'SELECT status, COUNT(*) AS n_orders FROM orders GROUP BY status',
-    orderBy: 'status',
+    name: 'category_prices',
+    sql: `SELECT Q.category, COUNT(*) AS auctions, ROUND(AVG(Q.final) / 100.0, 2) AS avg_price_usd
+FROM (
+  SELECT MAX(B.price) AS final, A.category
+  FROM auction AS A, bid AS B
+  WHERE A.id = B.auction AND B.date_time BETWEEN A.date_time AND A.expires
+  GROUP BY A.id, A.category
+) AS Q
+GROUP BY Q.category`,
+    show: 'SELECT * FROM category_prices ORDER BY category',
+    caption: 'average winning price per category (bids made while the auction was open)',
   },
 ]
-
-const REGIONS = ['US', 'EU', 'APAC'] as const
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-type Action = 'insert' | 'insert2' | 'ship' | 'move' | 'cancel' | 'transaction' | 'delete' | 'amend' | 'newCustomer'
-
-/** The first ticks show each kind of change once; later ones are drawn at random. */
-const PLAN: readonly Action[] = [
-  'insert2',
-  'insert',
-  'insert2',
-  'move',
-  'ship',
-  'cancel',
-  'transaction',
-  'delete',
-  'newCustomer',
-  'amend',
-  'insert',
-  'move',
-]
-const RANDOM_MIX: readonly Action[] = ['insert', 'insert', 'insert2', 'ship', 'ship', 'cancel', 'move', 'amend', 'delete', 'transaction']
-
-interface Order {
-  customer: number
-  amount: number
-  status: string
-}
-
-/** The scenario's state, mirrored so that every generated statement is valid. */
-class Scenario {
-  private readonly rand: () => number
-  private readonly customers = new Map<number, { name: string; region: string }>([
-    [1, { name: 'alice', region: 'US' }],
-    [2, { name: 'bob', region: 'US' }],
-    [3, { name: 'carol', region: 'EU' }],
-    [4, { name: 'dave', region: 'APAC' }],
-    [5, { name: 'erin', region: 'EU' }],
-  ])
-  private readonly orders = new Map<number, Order>()
-  private nextOrder = 1
-  private readonly newNames = ['frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj', 'olivia']
-
-  constructor(seed: number) {
-    this.rand = prng(seed)
-  }
-
-  private pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.rand() * items.length)]!
-  }
-
-  private amount(): number {
-    return 10 * (2 + Math.floor(this.rand() * 49))
-  }
-
-  /** The SQL of the next tick (one statement, or a BEGIN … COMMIT transaction). */
-  next(tick: number): string {
-    let action = PLAN[tick - 1] ?? this.pick(RANDOM_MIX)
-    const open = [...this.orders].filter(([, o]) => o.status === 'placed').map(([id]) => id)
-    const live = [...this.orders].filter(([, o]) => o.status !== 'cancelled').map(([id]) => id)
-    if ((action === 'ship' || action === 'cancel') && open.length === 0) action = 'insert'
-    if ((action === 'delete' || action === 'amend') && live.length === 0) action = 'insert'
-    switch (action) {
-      case 'insert':
-        return `INSERT INTO orders VALUES ${this.newOrder()}`
-      case 'insert2':
-        return `INSERT INTO orders VALUES ${this.newOrder()}, ${this.newOrder()}`
-      case 'ship':
-        return this.setStatus(this.pick(open), 'shipped')
-      case 'cancel':
-        return this.setStatus(this.pick(open), 'cancelled')
-      case 'move': {
-        const id = this.pick([...this.customers.keys()])
-        const customer = this.customers.get(id)!
-        const region = this.pick(REGIONS.filter((r) => r !== customer.region))
-        customer.region = region
-        return `UPDATE customers SET region = '${region}' WHERE id = ${id}`
-      }
-      case 'amend': {
-        const id = this.pick(live)
-        const delta = 10 * (1 + Math.floor(this.rand() * 10))
-        this.orders.get(id)!.amount += delta
-        return `UPDATE orders SET amount = amount + ${delta} WHERE id = ${id}`
-      }
-      case 'delete': {
-        const id = this.pick(live)
-        this.orders.delete(id)
-        return `DELETE FROM orders WHERE id = ${id}`
-      }
-      case 'newCustomer': {
-        const id = this.customers.size + 1
-        const name = this.newNames[(id - 6) % this.newNames.length]! + (id > 5 + this.newNames.length ? String(id) : '')
-        const region = this.pick(REGIONS)
-        this.customers.set(id, { name, region })
-        return `BEGIN; INSERT INTO customers VALUES (${id}, '${name}', '${region}'); INSERT INTO orders VALUES ${this.newOrder(id)}; COMMIT`
-      }
-      case 'transaction': {
-        const first = this.newOrder()
-        const second = this.newOrder()
-        const ship = open.length > 0 ? `; ${this.setStatus(this.pick(open), 'shipped')}` : ''
-        return `BEGIN; INSERT INTO orders VALUES ${first}; INSERT INTO orders VALUES ${second}${ship}; COMMIT`
-      }
-    }
-  }
-
-  private newOrder(customer = 1 + Math.floor(this.rand() * this.customers.size)): string {
-    const id = this.nextOrder++
-    const amount = this.amount()
-    this.orders.set(id, { customer, amount, status: 'placed' })
-    return `(${id}, ${customer}, ${amount}, 'placed')`
-  }
-
-  private setStatus(id: number, status: string): string {
-    this.orders.get(id)!.status = status
-    return `UPDATE orders SET status = '${status}' WHERE id = ${id}`
-  }
-}
 
 function tuple(row: readonly ResultValue[], columns: readonly ColumnInfo[]): string {
   return `(${row.map((v, j) => (v === null ? 'NULL' : formatValue(v, columns[j]?.type ?? 'unknown'))).join(', ')})`
 }
 
-/** Sums a tick's changes per row and renders them, retractions first: `- (US, 420)   + (EU, 120)`. */
-function renderChanges(batches: readonly ChangeBatch[]): string | undefined {
-  const net = new Map<string, { row: ResultValue[]; diff: number; text: string }>()
+/** Sums changes per row over several ticks; retractions first: `- (…)` then `+ (…)`. */
+function renderChanges(batches: readonly ChangeBatch[]): string[] {
+  const net = new Map<string, { diff: number; text: string }>()
   for (const batch of batches) {
     for (const [row, diff] of batch.changes) {
-      const text = tuple(row, batch.columns)
       const key = JSON.stringify(row)
       const entry = net.get(key)
       if (entry) entry.diff += diff
-      else net.set(key, { row, diff, text })
+      else net.set(key, { diff, text: tuple(row, batch.columns) })
     }
   }
   const changes = [...net.values()].filter((c) => c.diff !== 0)
-  if (changes.length === 0) return undefined
-  changes.sort((a, b) => Math.sign(a.diff) - Math.sign(b.diff) || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
-  return changes
-    .map((c) => `${c.diff < 0 ? '-' : '+'} ${c.text}${Math.abs(c.diff) > 1 ? ` x${Math.abs(c.diff)}` : ''}`)
-    .join('   ')
+  changes.sort((a, b) => Math.sign(a.diff) - Math.sign(b.diff))
+  return changes.map((c) => `${c.diff < 0 ? '-' : '+'} ${c.text}${Math.abs(c.diff) > 1 ? ` ×${Math.abs(c.diff)}` : ''}`)
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
-/** Runs the demo scenario on a fresh in-memory engine. */
-export async function runDemo(opts: DemoOptions = {}): Promise<void> {
-  const ticks = opts.ticks ?? 12
-  const intervalMs = opts.intervalMs ?? 0
-  const out = opts.out ?? ((s: string) => void process.stdout.write(s))
-  const engine = Engine.open()
-  const pending = new Map<string, ChangeBatch[]>(VIEWS.map((v) => [v.name, []]))
-  const stops: (() => void)[] = []
+export async function runDemo(options: DemoOptions = {}): Promise<void> {
+  const out = options.out ?? ((s: string) => void process.stdout.write(s))
+  const tty = options.tty ?? (options.out === undefined && process.stdout.isTTY === true)
+  const events = options.events ?? 200_000
+  const pace = options.pace ?? (tty ? 40_000 : Infinity)
+  const report = options.report ?? 50_000
+  const db = Engine.open({ sources: 'manual' })
   try {
-    out(`rivulet demo: ${VIEWS.length} materialized views over customers and orders, ${ticks} ticks\n\nsetup:\n`)
-    for (const sql of SETUP) {
-      engine.execute(sql)
-      out(`  ${sql}\n`)
-    }
-    for (const view of VIEWS) {
-      const sql = `CREATE MATERIALIZED VIEW ${view.name} AS ${view.query}`
-      engine.execute(sql)
-      out(`  ${sql}\n`)
-      stops.push(engine.subscribe(view.name, (batch) => pending.get(view.name)!.push(batch), { snapshot: false }))
-    }
-    out('\n')
+    db.execute(`CREATE SOURCE nexmark WITH (connector = 'nexmark', events = ${events}, seed = ${options.seed ?? 0}, retention = '30 seconds')`)
+    db.execute(`CREATE MATERIALIZED VIEW sessions AS ${SESSIONS_SQL}`)
+    for (const v of VIEWS) db.execute(`CREATE MATERIALIZED VIEW ${v.name} AS ${v.sql}`)
+    const pending = new Map<string, ChangeBatch[]>(VIEWS.map((v) => [v.name, []]))
+    if (!tty) for (const v of VIEWS) db.subscribe(v.name, (b) => pending.get(v.name)!.push(b), { snapshot: false })
 
-    const width = Math.max(...VIEWS.map((v) => v.name.length))
-    const scenario = new Scenario(opts.seed ?? 42)
-    for (let tick = 1; tick <= ticks; tick++) {
-      if (intervalMs > 0 && tick > 1) await sleep(intervalMs)
-      const sql = scenario.next(tick)
-      engine.execute(sql)
-      // Subscribers are told at the end of the tick; let any asynchronous delivery land too.
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      out(`tick ${tick}: ${sql}\n`)
-      let changed = false
-      for (const view of VIEWS) {
-        const batches = pending.get(view.name)!
-        const line = renderChanges(batches)
-        batches.length = 0
-        if (line === undefined) continue
-        changed = true
-        out(`  ${view.name.padEnd(width)}  ${line}\n`)
+    const header = (done: number, seconds: number): string =>
+      `Nexmark: ${done.toLocaleString('en-US')} of ${events.toLocaleString('en-US')} events · auction time ${db.watermark('bid') ?? '-'} (watermark) · ${Math.round(done / Math.max(seconds, 1e-3)).toLocaleString('en-US')} events/s\n`
+    const table = (v: DemoView): string => {
+      const r = db.query(v.show)
+      return `${v.name}: ${v.caption}\n${formatAligned(r.columns, r.rows).trimEnd()}\n`
+    }
+    if (!tty) {
+      out(`rivulet demo: the Nexmark auction generator (${events.toLocaleString('en-US')} events, seed ${options.seed ?? 0}) feeding three views; their changes every ${report.toLocaleString('en-US')} events\n`)
+      for (const v of VIEWS) out(`  ${v.name}: ${v.caption}\n`)
+    }
+    const t0 = performance.now()
+    const chunk = tty ? 2000 : report
+    let done = 0
+    while (done < events) {
+      done += db.stepSource('nexmark', Math.min(chunk, events - done))
+      const seconds = (performance.now() - t0) / 1000
+      if (tty) {
+        out(`\x1b[H\x1b[J${header(done, seconds)}\n${VIEWS.map(table).join('\n')}`)
+        const ahead = done / pace - (performance.now() - t0) / 1000
+        if (ahead > 0) await sleep(ahead * 1000)
+      } else {
+        out(`\n-- after ${done.toLocaleString('en-US')} events, watermark ${db.watermark('bid') ?? '-'}\n`)
+        for (const v of VIEWS) {
+          const lines = renderChanges(pending.get(v.name)!)
+          pending.set(v.name, [])
+          if (lines.length > 0) out(`  ${v.name}\n${lines.map((l) => `    ${l}\n`).join('')}`)
+        }
       }
-      if (!changed) out('  (no view changed)\n')
     }
-
-    out('\nfinal contents:\n\n')
-    for (const view of VIEWS) {
-      const { columns, rows } = engine.query(`SELECT * FROM ${view.name} ORDER BY ${view.orderBy}`)
-      out(`${view.name}\n${formatAligned(columns, rows)}`)
-    }
+    if (!tty) {
+      out(`\nfinal contents:\n\n`)
+      for (const v of VIEWS) out(`${table(v)}\n`)
+    } else out(`\ndone: ${events.toLocaleString('en-US')} events in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
   } finally {
-    for (const stop of stops) stop()
-    engine.close()
+    db.close()
   }
 }

@@ -37,12 +37,14 @@ import {
   type SortKey,
   type SqlType,
 } from '../planner/index.js'
-import { AppendLog, EngineCatalog, TableStore, VersionStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
+import { AppendLog, EngineCatalog, NoHistory, TableStore, VersionStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
 import { compileProjection, compileScalar, evaluateConstant, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
-import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
+import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type SinkStats, type SourceConnector } from './sources.js'
+import { NexmarkSource } from './nexmark/source.js'
+import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SourceStatus, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
 import { castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
 
 interface StatementContext {
@@ -62,6 +64,30 @@ type ConflictPolicy =
   /** `ON CONFLICT (key) DO UPDATE SET … [WHERE …]`: `set` holds one expression per table
    *  column and `where` the condition, both over the row [stored columns…, excluded columns…] */
   | { readonly kind: 'update'; readonly set: readonly ScalarExpr[]; readonly where: ScalarExpr | undefined }
+
+/** A source: its connector and the streams it feeds (SPEC §1.1; src/sources.ts). */
+interface SourceEntry {
+  readonly name: string
+  readonly connector: SourceConnector
+  readonly streams: readonly TableEntry[]
+  /** Wall-clock ms when it started (pacing counts from here). */
+  readonly startedAt: number
+  /** Set when a batch failed: the source stops, and says why in sourceStatus(). */
+  error: RivuletError | undefined
+  readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[]
+}
+
+/** A sink: a maintained query whose committed changes go to a connector, not to a view. */
+interface SinkEntry {
+  readonly name: string
+  readonly connector: SinkConnector
+  readonly output: ivm.OutputOperator
+  /** The operators its plan became (for stateSize). */
+  readonly operators: ReadonlyMap<DeltaPlan, ivm.Operator>
+  readonly dependsOn: ReadonlySet<string>
+  /** Changes of the open tick, written to the connector at commit. */
+  pending: ivm.ZSet
+}
 
 /** A trigger (SQLite's CREATE TRIGGER). Only triggers whose body cannot change anything
  *  (SELECT statements, whose results SQLite discards) are accepted, so none needs to run. */
@@ -98,6 +124,12 @@ export class Engine {
   readonly #temporalViews = new Set<ViewEntry>()
   /** Processing time up to which time-driven operators have been advanced (µs). */
   #advancedTo = -Infinity
+  readonly #sources = new Map<string, SourceEntry>()
+  readonly #sinks = new Map<string, SinkEntry>()
+  /** 'background': sources run between statements on the event loop; 'manual': only when
+   *  stepSource() (or FLUSH) runs them. */
+  readonly #sourceDriving: 'background' | 'manual'
+  #sourceTimer: ReturnType<typeof setImmediate> | ReturnType<typeof setTimeout> | undefined
 
   static open(options: EngineOptions = {}): Engine {
     return new Engine(options)
@@ -106,6 +138,7 @@ export class Engine {
   constructor(options: EngineOptions = {}) {
     if (options.dir !== undefined) throw new RivuletError(SqlState.featureNotSupported, 'durable mode (--data DIR) arrives with the durability issue; run in memory for now')
     this.#clock = options.clock ?? (() => this.#wall() / 1000)
+    this.#sourceDriving = options.sources ?? 'background'
     const columns: Column[] = [
       { name: 'stream', type: 'text' },
       { name: 'seq', type: 'bigint' },
@@ -161,15 +194,17 @@ export class Engine {
 
   /** Entries of state a view's operators hold (groups, arranged rows, pending windows, …;
    *  shared arrangements counted for each view using them), and rows stored for a table or
-   *  stream (for a versioned table: the versions in its history). For watching memory stay
+   *  stream (for a versioned table: the versions in its history); a sink's operators' state
+   *  likewise. For watching memory stay
    *  bounded. */
   stateSize(relation: string): number {
     this.#checkOpen()
-    const e = this.#catalog.entries.get(foldName(relation))
+    const e = this.#catalog.entries.get(foldName(relation)) ?? this.#sinks.get(foldName(relation))
     if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${relation}" does not exist`)
-    if (!isView(e)) return e.versions ? e.versions.size : e.store.size
+    if (!('operators' in e)) return e.versions ? e.versions.size : e.store.size
+    const own = 'sink' in e ? e.sink : undefined
     let n = 0
-    for (const op of new Set(e.operators.values())) if (!(op instanceof ivm.InputOperator) && !(op instanceof ivm.IntegrateOperator && op !== e.sink)) n += op.stateSize()
+    for (const op of new Set(e.operators.values())) if (!(op instanceof ivm.InputOperator) && !(op instanceof ivm.IntegrateOperator && op !== own)) n += op.stateSize()
     return n
   }
 
@@ -396,6 +431,281 @@ export class Engine {
 
   close(): void {
     this.#closed = true
+    this.#clearSourceTimer()
+    for (const src of this.#sources.values()) this.#settleWaiters(src, new RivuletError(SqlState.objectNotInPrerequisiteState, 'the engine was closed'))
+  }
+
+  // ------------------------------------------------------------------------- sources and sinks
+
+  /** Runs a source by hand: micro-batches (one tick each) until `maxEvents` events or the
+   *  end of a bounded source. Returns the number of events produced. */
+  stepSource(name: string, maxEvents = Infinity): number {
+    this.#checkOpen()
+    this.#checkNotAborted()
+    const src = this.#source(foldName(name))
+    if (this.#inTransaction) throw new RivuletError(SqlState.activeSqlTransaction, 'a source cannot run inside a transaction block: each of its micro-batches is a tick of its own')
+    if (maxEvents === Infinity && !Number.isFinite(this.#sourceTotal(src))) throw new RivuletError(SqlState.invalidParameterValue, `source "${src.name}" is unbounded: give stepSource() a number of events`)
+    let n = 0
+    while (n < maxEvents && !src.connector.done && src.error === undefined) {
+      const got = this.#sourceBatch(src, Math.min(src.connector.batchSize, maxEvents - n))
+      if (got === 0) break
+      n += got
+    }
+    if (src.connector.done) this.#settleWaiters(src)
+    return n
+  }
+
+  /** How far a source has come. */
+  sourceStatus(name: string): SourceStatus {
+    this.#checkOpen()
+    const src = this.#source(foldName(name))
+    return { name: src.name, events: src.connector.emitted, done: src.connector.done, streams: src.streams.map((t) => t.name), ...(src.error ? { error: src.error.message } : {}) }
+  }
+
+  /** Resolves when a bounded source has produced all its events (rejects if it fails). */
+  sourceDone(name: string): Promise<void> {
+    this.#checkOpen()
+    const src = this.#source(foldName(name))
+    if (src.connector.done) return Promise.resolve()
+    if (src.error) return Promise.reject(src.error)
+    const p = new Promise<void>((resolve, reject) => src.waiters.push({ resolve, reject }))
+    // someone waits: the driving timer must keep the process alive now
+    this.#clearSourceTimer()
+    this.#scheduleSources()
+    return p
+  }
+
+  /** What a sink has written: rows inserted and retracted, ticks. */
+  sinkStatus(name: string): SinkStats {
+    this.#checkOpen()
+    const sink = this.#sinks.get(foldName(name))
+    if (!sink) throw new RivuletError(SqlState.undefinedObject, `sink "${name}" does not exist`)
+    return sink.connector.stats
+  }
+
+  #source(name: string): SourceEntry {
+    const src = this.#sources.get(name)
+    if (!src) throw new RivuletError(SqlState.undefinedObject, `source "${name}" does not exist`)
+    return src
+  }
+
+  #sourceTotal(src: SourceEntry): number {
+    return src.connector instanceof NexmarkSource ? src.connector.generator.options.events : Infinity
+  }
+
+  /** One micro-batch of a source as one tick. A batch that fails (a view's expression
+   *  raising an error, say) changes nothing; the source stops and reports the error. */
+  #sourceBatch(src: SourceEntry, max: number): number {
+    const out: Row[][] = src.streams.map(() => [])
+    try {
+      return this.#onClock(() =>
+        this.#inTick(() => {
+          const n = src.connector.next(max, this.#now(), out)
+          for (let i = 0; i < out.length; i++) if (out[i]!.length > 0) this.#insertRows(src.streams[i]!, out[i]!, NO_CONTEXT)
+          return n
+        }),
+      )
+    } catch (e) {
+      src.error = e instanceof RivuletError ? e : new RivuletError(SqlState.internalError, String(e instanceof Error ? e.message : e))
+      this.#settleWaiters(src, src.error)
+      throw src.error
+    }
+  }
+
+  #settleWaiters(src: SourceEntry, error?: unknown): void {
+    for (const w of src.waiters.splice(0)) error === undefined ? w.resolve() : w.reject(error)
+  }
+
+  #clearSourceTimer(): void {
+    if (this.#sourceTimer === undefined) return
+    clearImmediate(this.#sourceTimer as ReturnType<typeof setImmediate>)
+    clearTimeout(this.#sourceTimer as ReturnType<typeof setTimeout>)
+    this.#sourceTimer = undefined
+  }
+
+  /** Background driving: one batch of each running source per turn of the event loop, so
+   *  statements (the REPL's, the server's) interleave with the source's ticks. The timer
+   *  keeps the process alive only while someone awaits sourceDone(). */
+  #scheduleSources(): void {
+    if (this.#sourceTimer !== undefined || this.#closed || this.#sourceDriving === 'manual') return
+    let wait = Infinity
+    let awaited = false
+    for (const src of this.#sources.values()) {
+      if (src.connector.done || src.error) continue
+      if (src.waiters.length > 0) awaited = true
+      wait = Math.min(wait, this.#sourceDelay(src))
+    }
+    if (wait === Infinity) return
+    const timer = wait <= 0 ? setImmediate(() => this.#runSources()) : setTimeout(() => this.#runSources(), Math.ceil(wait))
+    if (!awaited) timer.unref()
+    this.#sourceTimer = timer
+  }
+
+  /** Milliseconds until a paced source may produce its next event (0: now). */
+  #sourceDelay(src: SourceEntry): number {
+    const pace = src.connector.pace
+    if (pace === Infinity) return 0
+    const due = src.startedAt + (src.connector.emitted * 1000) / pace
+    return Math.max(0, due - Date.now())
+  }
+
+  #runSources(): void {
+    this.#sourceTimer = undefined
+    if (this.#closed) return
+    // a source's tick cannot join a transaction a session has open: wait for it to end
+    if (this.#inTransaction) {
+      this.#sourceTimer = setTimeout(() => this.#runSources(), 10)
+      this.#sourceTimer.unref()
+      return
+    }
+    for (const src of this.#sources.values()) {
+      if (src.connector.done || src.error) continue
+      let allowed = src.connector.batchSize
+      if (src.connector.pace !== Infinity) allowed = Math.min(allowed, Math.floor(((Date.now() - src.startedAt) * src.connector.pace) / 1000) - src.connector.emitted + 1)
+      if (allowed <= 0) continue
+      try {
+        this.#sourceBatch(src, allowed)
+      } catch {
+        // recorded on the source (sourceStatus, sourceDone); the others go on
+      }
+      if (src.connector.done) this.#settleWaiters(src)
+    }
+    this.#scheduleSources()
+  }
+
+  /** FLUSH: every bounded source runs to its end now, so what follows sees all its events. */
+  #drainBoundedSources(): void {
+    for (const src of this.#sources.values()) {
+      if (src.connector.done || src.error || !Number.isFinite(this.#sourceTotal(src))) continue
+      this.stepSource(src.name)
+    }
+  }
+
+  #createSource(s: ast.CreateSourceStmt, ctx: StatementContext): StatementResult {
+    const name = lastPart(s.name)
+    const result = { command: 'CREATE SOURCE', rowCount: 0 }
+    if (this.#sources.has(name)) {
+      if (s.ifNotExists) return result
+      throw new RivuletError(SqlState.duplicateObject, `source "${name}" already exists`, positionAt(ctx.text, s.name.span.start))
+    }
+    const options = this.#connectorOptions('source', s.with, ctx)
+    const connectorName = options.text('connector', undefined)
+    let connector: SourceConnector
+    if (connectorName === 'nexmark') connector = new NexmarkSource(options)
+    else throw new RivuletError(SqlState.invalidParameterValue, connectorName === undefined ? "CREATE SOURCE needs WITH (connector = '…') (known: nexmark)" : `unknown source connector "${connectorName}" (known: nexmark)`, positionAt(ctx.text, s.span.start))
+    for (const r of connector.relations) {
+      if (this.#catalog.entries.has(r.name)) throw new RivuletError(SqlState.duplicateTable, `source "${name}" feeds a stream "${r.name}", and a relation of that name already exists`, positionAt(ctx.text, s.name.span.start))
+    }
+    for (const r of connector.relations) this.#run(parse(r.ddl)[0]!.statement, { text: r.ddl })
+    const streams = connector.relations.map((r) => this.#catalog.entries.get(r.name) as TableEntry)
+    this.#sources.set(name, { name, connector, streams, startedAt: Date.now(), error: undefined, waiters: [] })
+    this.#scheduleSources()
+    return result
+  }
+
+  /** WITH (…) options of a connector, evaluated as constants. */
+  #connectorOptions(what: string, opts: readonly ast.WithOption[], ctx: StatementContext): ConnectorOptions {
+    const values = new Map<string, { value: OptionValue; at: number }>()
+    for (const o of opts) {
+      let value: OptionValue = true
+      if (o.value !== undefined) {
+        const bound = bindExpr(o.value, this.#exprCtx(new Scope([]), ctx, 'WITH'))
+        const v = evaluateConstant(bound)
+        value = typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || v === null ? v : String(v)
+      }
+      values.set(o.name, { value, at: o.span.start })
+    }
+    return new ConnectorOptions(what, values, (at) => positionAt(ctx.text, at))
+  }
+
+  #createSink(s: ast.CreateSinkStmt, ctx: StatementContext): StatementResult {
+    const name = lastPart(s.name)
+    const result = { command: 'CREATE SINK', rowCount: 0 }
+    if (this.#sinks.has(name)) {
+      if (s.ifNotExists) return result
+      throw new RivuletError(SqlState.duplicateObject, `sink "${name}" already exists`, positionAt(ctx.text, s.name.span.start))
+    }
+    const options = this.#connectorOptions('sink', s.with, ctx)
+    const connectorName = options.text('connector', undefined)
+    const snapshot = options.boolean('snapshot', true)
+    const connector = openSink(options, connectorName, positionAt(ctx.text, s.span.start))
+    let query = s.query
+    if (query === undefined) {
+      const from = lastPart(s.from!)
+      if (!this.#catalog.entries.has(from)) throw new RivuletError(SqlState.undefinedTable, `relation "${from}" does not exist`, positionAt(ctx.text, s.from!.span.start))
+      query = (parse(`SELECT * FROM ${quoteIdentifier(from)}`)[0]!.statement as ast.SelectStmt).query
+    }
+    const { plan: logical } = this.#bindQuery(query, ctx)
+    const optimized = optimize(logical)
+    const lowerOptions = this.#lowerOptions
+    const at = s.query?.span.start ?? s.span.start
+    const plan = query.emitOnWindowClose ? this.#lowerAt(() => lowerEmitOnWindowClose(optimized, lowerOptions), ctx, at) : lower(optimized, lowerOptions)
+    if (readsClockOutsideTemporalFilters(plan)) throw new RivuletError(SqlState.featureNotSupported, 'a sink cannot be maintained over NOW() (or CURRENT_DATE) except in a temporal filter', positionAt(ctx.text, at))
+    const { output, fresh, operators } = this.#lowerAt(() => render(plan, this.#renderContext()), ctx, at)
+    // the backfill's output is the sink's first batch (its snapshot); later ticks' changes
+    // collect on the entry until their commit
+    let entry: SinkEntry | undefined
+    const initial = new ivm.ZSet()
+    const out = this.#circuit.add(new ivm.OutputOperator(output, (d) => (entry === undefined ? initial : entry.pending).append(d)))
+    fresh.push(out)
+    this.#circuit.retain(out)
+    try {
+      this.#circuit.backfill(fresh)
+      this.#circuit.advance(fresh)
+      this.#circuit.endStep()
+      this.#circuit.commitOnly(fresh)
+    } catch (e) {
+      this.#circuit.endStep()
+      this.#circuit.release(out)
+      throw e
+    }
+    entry = { name, connector, output: out, operators, dependsOn: scannedRelations(logical), pending: new ivm.ZSet() }
+    const first = initial.consolidate()
+    if (snapshot && first.length > 0) connector.write(this.#tick, first.rows, first.weights)
+    this.#sinks.set(name, entry)
+    return result
+  }
+
+  /** Commit: each sink writes its tick's changes. */
+  #writeSinks(): void {
+    for (const sink of this.#sinks.values()) {
+      if (sink.pending.length === 0) continue
+      // only retractions can cancel: an insert-only tick goes out as it is
+      const delta = sink.pending.weights.some((w) => w < 0) ? sink.pending.consolidate() : sink.pending
+      sink.pending = new ivm.ZSet()
+      if (delta.length > 0) sink.connector.write(this.#tick, delta.rows, delta.weights)
+    }
+  }
+
+  #dropSourceOrSink(s: ast.DropStmt, ctx: StatementContext): StatementResult {
+    const tag = `DROP ${s.object.toUpperCase()}`
+    for (const n of s.names) {
+      const name = lastPart(n)
+      if (s.object === 'sink') {
+        const sink = this.#sinks.get(name)
+        if (!sink) {
+          if (s.ifExists) continue
+          throw new RivuletError(SqlState.undefinedObject, `sink "${name}" does not exist`, positionAt(ctx.text, n.span.start))
+        }
+        this.#dropSink(sink)
+        continue
+      }
+      const src = this.#sources.get(name)
+      if (!src) {
+        if (s.ifExists) continue
+        throw new RivuletError(SqlState.undefinedObject, `source "${name}" does not exist`, positionAt(ctx.text, n.span.start))
+      }
+      // its streams go with it: what reads them needs CASCADE
+      for (const t of src.streams) if (this.#catalog.entries.get(t.name) === t) this.#dropCascade(t, s.cascade, ctx, n.span.start)
+      this.#sources.delete(name)
+      this.#settleWaiters(src, new RivuletError(SqlState.objectNotInPrerequisiteState, `source "${name}" was dropped`))
+    }
+    return { command: tag, rowCount: 0 }
+  }
+
+  #dropSink(sink: SinkEntry): void {
+    this.#sinks.delete(sink.name)
+    this.#circuit.release(sink.output)
   }
 
   // ------------------------------------------------------------------------- statements
@@ -414,7 +724,15 @@ export class Engine {
       case 'set':
         return { command: 'SET', rowCount: 0 }
       case 'flush':
+        this.#refuseInTransaction('FLUSH', ctx, s.span.start)
+        this.#drainBoundedSources()
         return { command: 'FLUSH', rowCount: 0 }
+      case 'createSource':
+        this.#refuseInTransaction('CREATE SOURCE', ctx, s.span.start)
+        return this.#inTick(() => this.#createSource(s, ctx), false)
+      case 'createSink':
+        this.#refuseInTransaction('CREATE SINK', ctx, s.span.start)
+        return this.#inTick(() => this.#createSink(s, ctx), false)
       case 'createIndex':
         this.#refuseInTransaction('CREATE INDEX', ctx, s.span.start)
         return this.#createIndex(s, ctx)
@@ -522,6 +840,7 @@ export class Engine {
     this.#touched.clear()
     this.#tickNow = undefined
     if (hadChanges) this.#tick++
+    if (this.#sinks.size > 0) this.#writeSinks()
     for (const e of this.#catalog.subscribed) {
       if (e.pending.length === 0) continue
       const delta = e.pending.consolidate()
@@ -622,6 +941,7 @@ export class Engine {
     for (const t of this.#touched) t.rollback()
     this.#touched.clear()
     for (const e of this.#catalog.subscribed) if (e.pending.length !== 0) e.pending = new ivm.ZSet()
+    for (const sink of this.#sinks.values()) if (sink.pending.length !== 0) sink.pending = new ivm.ZSet()
   }
 
   /** Applies a validated, consolidated delta to a table and runs the circuit. */
@@ -739,8 +1059,9 @@ export class Engine {
     const notNull = columns.map((_, i) => s.columns[i]!.notNull || primaryKey.includes(i))
     const scope = new Scope([])
     const defaults = s.columns.map((c, i) => (c.default ? coerce(bindExpr(c.default, this.#exprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span) : undefined))
-    const watermark = this.#streamOptions(s, stream, primaryKey.length > 0, columns, notNull, ctx)
-    const store = stream && primaryKey.length === 0 ? new AppendLog() : new TableStore(primaryKey)
+    const history = this.#historyOption(s, stream && primaryKey.length === 0, ctx)
+    const watermark = this.#streamOptions(history.rest, stream, primaryKey.length > 0, columns, notNull, ctx)
+    const store = stream && primaryKey.length === 0 ? (history.keep ? new AppendLog() : new NoHistory()) : new TableStore(primaryKey)
     const input = this.#circuit.add(new ivm.InputOperator(() => store.snapshot()))
     this.#circuit.retain(input)
     // a table with a primary key and a version time keeps its version history
@@ -756,6 +1077,19 @@ export class Engine {
 
   /** A stream's WATERMARK clause and WITH options (SPEC §2). Marks the event-time column NOT
    *  NULL (an event without a time cannot be placed in a window or judged late). */
+  /** `WITH (history = false)` on a keyless stream: keep none of its events (see NoHistory). */
+  #historyOption(s: ast.CreateTableStmt, keylessStream: boolean, ctx: StatementContext): { keep: boolean; rest: ast.CreateTableStmt } {
+    const o = s.with.find((x) => x.name === 'history')
+    if (o === undefined) return { keep: true, rest: s }
+    const at = positionAt(ctx.text, o.span.start)
+    if (!keylessStream) throw new RivuletError(SqlState.invalidParameterValue, 'history = false is for streams without a primary key', at)
+    const v = o.value === undefined ? true : evaluateConstant(bindExpr(o.value, this.#exprCtx(new Scope([]), ctx, 'WITH')))
+    const keep = v === true || v === 'true' ? true : v === false || v === 'false' ? false : undefined
+    if (keep === undefined) throw new RivuletError(SqlState.invalidParameterValue, `stream option "history" must be true or false, not ${JSON.stringify(v)}`, at)
+    if (!keep && s.with.some((x) => x.name === 'retention')) throw new RivuletError(SqlState.invalidParameterValue, 'a stream with history = false keeps nothing to retain: give retention or history = false, not both', at)
+    return { keep, rest: { ...s, with: s.with.filter((x) => x !== o) } }
+  }
+
   #streamOptions(s: ast.CreateTableStmt, stream: boolean, keyed: boolean, columns: readonly Column[], notNull: boolean[], ctx: StatementContext): StreamWatermark | undefined {
     let keep: number | undefined
     let retention: number | undefined
@@ -769,7 +1103,7 @@ export class Engine {
         const us = this.#catalog.intervalMicros(bound.type === 'unknown' ? coerce(bound, 'interval', { err: ctx }, o.value.span) : bound)
         if (us === undefined || us < 0) throw new RivuletError(SqlState.invalidParameterValue, "retention must be a fixed-length interval such as '1 hour' (days, hours, minutes, seconds)", positionAt(ctx.text, o.span.start))
         retention = us
-      } else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream || keyed ? ' (known: late_events_kept, retention)' : ''}`, positionAt(ctx.text, o.span.start))
+      } else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream || keyed ? ' (known: late_events_kept, retention, history)' : ''}`, positionAt(ctx.text, o.span.start))
     }
     const def = s.watermark
     if (!def) {
@@ -1004,7 +1338,7 @@ export class Engine {
       }
       return { command: tag, rowCount: 0 }
     }
-    if (s.object === 'source' || s.object === 'sink') throw new RivuletError(SqlState.featureNotSupported, `${s.object}s arrive with a later issue`, positionAt(ctx.text, s.span.start))
+    if (s.object === 'source' || s.object === 'sink') return this.#dropSourceOrSink(s, ctx)
     for (const n of s.names) {
       const name = lastPart(n)
       const e = this.#catalog.entries.get(name)
@@ -1024,9 +1358,12 @@ export class Engine {
 
   #dropCascade(e: Entry, cascade: boolean, ctx: StatementContext, at: number): void {
     const deps = this.#catalog.dependents(e.name)
-    if (deps.length > 0 && !cascade) {
-      throw new RivuletError(SqlState.dependentObjectsStillExist, `cannot drop ${e.kind} ${e.name} because other objects depend on it (view ${deps.map((d) => d.name).join(', ')}); use DROP ... CASCADE`, positionAt(ctx.text, at))
+    const sinks = [...this.#sinks.values()].filter((k) => k.dependsOn.has(e.name))
+    if ((deps.length > 0 || sinks.length > 0) && !cascade) {
+      const what = [...(deps.length > 0 ? [`view ${deps.map((d) => d.name).join(', ')}`] : []), ...(sinks.length > 0 ? [`sink ${sinks.map((k) => k.name).join(', ')}`] : [])].join('; ')
+      throw new RivuletError(SqlState.dependentObjectsStillExist, `cannot drop ${e.kind} ${e.name} because other objects depend on it (${what}); use DROP ... CASCADE`, positionAt(ctx.text, at))
     }
+    for (const k of sinks) this.#dropSink(k)
     for (const d of deps) if (this.#catalog.entries.has(d.name)) this.#dropCascade(d, true, ctx, at)
     this.#dropEntry(e)
   }
@@ -1295,7 +1632,9 @@ export class Engine {
       return delta.length
     }
     for (const row of rows) delta.push(row, 1)
-    this.#applyDelta(t, delta.consolidate())
+    // a stream's input is inserts only: equal rows need no merging (operators take a row twice
+    // as they take it with weight 2), and hashing every event would cost more than the rest
+    this.#applyDelta(t, t.kind === 'stream' ? delta : delta.consolidate())
     return rows.length
   }
 
@@ -1818,6 +2157,8 @@ function hasTemporalFilter(p: DeltaPlan): boolean {
 }
 
 const EMPTY_ROW: Row = []
+/** The statement context of engine-made input (source batches): no SQL text to point into. */
+const NO_CONTEXT: StatementContext = { text: '' }
 
 /** NOT NULL columns, defaults and watermark of a table or stream, as relations() lists them. */
 function relationDetails(e: Entry): Pick<RelationInfo, 'notNull' | 'defaults' | 'watermark' | 'versioned'> {

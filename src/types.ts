@@ -83,6 +83,23 @@ export interface EngineOptions {
    *  once per tick. Default: the wall clock. Inject one to make time-driven views
    *  deterministic in tests. */
   readonly clock?: () => number | Date
+  /** How sources (CREATE SOURCE) run: 'background' (default) produces one micro-batch per
+   *  turn of the event loop between statements; 'manual' only when `stepSource()` or FLUSH
+   *  runs them (benchmarks, deterministic tests). */
+  readonly sources?: 'background' | 'manual'
+}
+
+/** Where a source stands (`Engine.sourceStatus`). */
+export interface SourceStatus {
+  readonly name: string
+  /** Events produced so far. */
+  readonly events: number
+  /** A bounded source that has produced all its events. */
+  readonly done: boolean
+  /** The streams it feeds. */
+  readonly streams: readonly string[]
+  /** Why it stopped, if a micro-batch failed. */
+  readonly error?: string
 }
 
 /** Rows for db.insert/db.delete: objects keyed by column name, or arrays in column order. */

@@ -70,16 +70,19 @@ describe('rivulet command line (no engine needed)', () => {
 
   // no arguments starts the REPL (test/repl covers it, in a terminal and with piped input)
 
-  it('bench is not available yet (exit 2)', async () => {
-    const bench = await run('bench', 'nexmark', '--query', 'q5')
-    expect(bench.code).toBe(2)
-    expect(bench.err).toContain('not available yet (issue #7)')
+  it('bench: unknown suites and queries are refused', async () => {
+    const suite = await run('bench', 'tpch')
+    expect(suite.code).toBe(2)
+    expect(suite.err).toContain('unknown suite "tpch" (known: nexmark)')
+    const query = await run('bench', 'nexmark', '--query', 'q99')
+    expect(query.code).toBe(1)
+    expect(query.err).toMatch(/unknown query "q99" \(known: q0, q1, .*q22\)/)
   })
 
   it('unknown options and commands fail', async () => {
     expect((await run('--nope')).code).not.toBe(0)
     expect((await run('nope')).code).not.toBe(0)
-    expect((await run('demo', '--ticks', 'x')).code).not.toBe(0)
+    expect((await run('demo', '--events', 'x')).code).not.toBe(0)
   })
 
   it('-f with a missing file fails', async () => {
@@ -159,26 +162,37 @@ describe('rivulet slt', () => {
 })
 
 describe('rivulet demo', () => {
-  it('runs the scenario deterministically and prints changes and final tables', async () => {
+  it('runs the Nexmark scenario deterministically: changes per report, then the final views', async () => {
     let first = ''
-    await runDemo({ out: (s) => (first += s) })
+    await runDemo({ events: 100_000, report: 20_000, tty: false, out: (s) => (first += s) })
     let second = ''
-    await runDemo({ out: (s) => (second += s) })
+    await runDemo({ events: 100_000, report: 20_000, tty: false, out: (s) => (second += s) })
     expect(second).toBe(first)
-    expect(first).toContain('tick 1: INSERT INTO orders VALUES')
-    expect(first).toContain('tick 12: ')
-    expect(first).not.toContain('tick 13: ')
-    expect(first).toMatch(/\n {2}revenue_by_region {2}\+ \(/)
-    expect(first).toMatch(/ - \(/) // retractions are shown
+    expect(first).toContain('-- after 20,000 events, watermark 2015-07-14 23:59:57.9999')
+    expect(first).toContain('-- after 100,000 events')
+    expect(first).not.toContain('-- after 120,000 events')
+    expect(first).toMatch(/\n {2}hot_items\n {4}\+ \(/)
+    expect(first).toMatch(/\n {4}- \(/) // retractions are shown
+    expect(first).toMatch(/\n {2}top_sessions\n {4}\+ \(/) // sessions closed (3 s gap, 10 s of auction time)
     expect(first).toContain('\nfinal contents:\n\n')
-    for (const view of ['revenue_by_region', 'top_customers', 'orders_by_status']) expect(first).toContain(`\n${view}\n`)
-    expect(first).toMatch(/\(\d+ rows?\)\n\n$/)
+    for (const view of ['hot_items', 'top_sessions', 'category_prices']) expect(first).toContain(`\n${view}: `)
+    expect(first).toMatch(/ category \| auctions \| avg_price_usd \n/)
+    expect(first).toMatch(/\(5 rows\)\n\n$/)
   })
 
-  it('rivulet demo --ticks N', async () => {
-    const r = await run('demo', '--ticks', '3')
+  it('redraws in place on a terminal', async () => {
+    let out = ''
+    await runDemo({ events: 6000, tty: true, pace: 1e9, out: (s) => (out += s) })
+    expect(out.split('\x1b[H\x1b[J').length).toBe(4) // a frame per 2,000 events
+    expect(out).toContain('Nexmark: 6,000 of 6,000 events')
+    expect(out).toMatch(/done: 6,000 events in/)
+  })
+
+  it('rivulet demo --events N (piped)', async () => {
+    const r = await run('demo', '--events', '5000', '--report', '5000')
     expect(r.code).toBe(0)
-    expect(r.out).toContain('tick 3: ')
-    expect(r.out).not.toContain('tick 4: ')
+    expect(r.out).toContain('-- after 5,000 events')
+    expect(r.out).not.toContain('-- after 10,000 events')
+    expect((await run('demo', '--events', 'x')).code).not.toBe(0)
   })
 })

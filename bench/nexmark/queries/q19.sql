@@ -1,0 +1,7 @@
+-- q19 auction top-10 price: the ten highest bids of each auction.
+SELECT *
+FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rank_number
+  FROM bid
+) AS B
+WHERE rank_number <= 10
