@@ -12,7 +12,7 @@
 // - Expressions use precedence climbing (`exprBP(minPrec)`) rather than one rule per level, with
 //   Postgres' precedences (lowest → highest):
 //     1 OR · 2 AND · 3 NOT · 4 IS … · 5 comparison · 6 [NOT] BETWEEN/IN/LIKE/ILIKE ·
-//     7 other operators (|| & | # << >>) · 8 + - · 9 * / % · 10 ^ · 11 unary + - ~ · 12 ::
+//     7 other operators (|| & | # << >> ~ ~* !~ !~*) · 8 + - · 9 * / % · 10 ^ · 11 unary + - ~ · 12 ::
 //   print.ts uses the same table (exported as `Prec`).
 // - Spans are half-open offsets into the whole input given to parse().
 
@@ -57,7 +57,7 @@ setPrec([T.AND], Prec.and)
 setPrec([T.IS], Prec.is)
 setPrec([T.Equals, T.NotEqual, T.BangEqual, T.Less, T.Greater, T.LessEq, T.GreaterEq], Prec.cmp)
 setPrec([T.BETWEEN, T.IN, T.LIKE, T.ILIKE], Prec.like)
-setPrec([T.Concat, T.Ampersand, T.Pipe, T.Hash, T.ShiftLeft, T.ShiftRight], Prec.other)
+setPrec([T.Concat, T.Ampersand, T.Pipe, T.Hash, T.ShiftLeft, T.ShiftRight, T.Tilde, T.TildeStar, T.BangTilde, T.BangTildeStar], Prec.other)
 setPrec([T.Plus, T.Minus], Prec.add)
 setPrec([T.Star, T.Slash, T.Percent], Prec.mul)
 setPrec([T.Caret], Prec.exp)
@@ -596,6 +596,11 @@ export class SqlParser extends EmbeddedActionsParser {
     { ALT: () => (this.consume(12, T.Hash), '#') },
     { ALT: () => (this.consume(13, T.ShiftLeft), '<<') },
     { ALT: () => (this.consume(14, T.ShiftRight), '>>') },
+    // binary `~` (regex match); a `~` in prefix position is bitwise NOT (unaryOps)
+    { ALT: () => (this.consume(22, T.Tilde), '~') },
+    { ALT: () => (this.consume(23, T.TildeStar), '~*') },
+    { ALT: () => (this.consume(24, T.BangTilde), '!~') },
+    { ALT: () => (this.consume(25, T.BangTildeStar), '!~*') },
   ]
   private readonly addOps: IOrAlt<A.BinaryOp>[] = [
     { ALT: () => (this.consume(15, T.Plus), '+') },

@@ -134,6 +134,10 @@ export const LessEq = punct('LessEq', '<=')
 export const GreaterEq = punct('GreaterEq', '>=')
 export const NotEqual = punct('NotEqual', '<>')
 export const BangEqual = punct('BangEqual', '!=')
+// regular expression match operators (`~` alone is Tilde: binary match or unary bitwise not)
+export const BangTildeStar = punct('BangTildeStar', '!~*')
+export const BangTilde = punct('BangTilde', '!~')
+export const TildeStar = punct('TildeStar', '~*')
 export const ShiftLeft = punct('ShiftLeft', '<<')
 export const ShiftRight = punct('ShiftRight', '>>')
 export const Concat = punct('Concat', '||')
@@ -356,6 +360,9 @@ export const lexerTokens: TokenType[] = [
   GreaterEq,
   NotEqual,
   BangEqual,
+  BangTildeStar,
+  BangTilde,
+  TildeStar,
   ShiftLeft,
   ShiftRight,
   Concat,

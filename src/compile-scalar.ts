@@ -10,6 +10,7 @@ import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction } from '
 import { rowKey } from '../ivm/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
+import { REGEX_CALLS, prepareRegex } from './regex.js'
 import { castValue } from './values.js'
 
 export type RowFn = (row: Row) => unknown
@@ -154,6 +155,16 @@ function rank(t: SqlType): number {
 
 function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   const args = e.args.map((a) => gen(a, g))
+  // a constant regular expression is compiled here, once, and passed instead of its text
+  if (REGEX_CALLS[e.fn] !== undefined) {
+    const pattern = constantText(e.args[1])
+    const flagsAt = REGEX_CALLS[e.fn]!.flagsArg(e.args.length)
+    const flags = flagsAt === undefined ? undefined : constantText(e.args[flagsAt])
+    if (typeof pattern === 'string' && (flagsAt === undefined || typeof flags === 'string')) {
+      const re = prepareRegex(e.fn, pattern, flags ?? undefined)
+      if (re !== undefined) args[1] = constant(g, re)
+    }
+  }
   // composite encoding (a trailing 0 forces it), so the key is a string even for NULLs
   if (e.fn === NULL_SAFE_KEY) return `RT.rowKey([${args.join(', ')}, 0])`
   const temps = args.map(() => temp(g))
@@ -191,6 +202,15 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   const call = `RT.F[${JSON.stringify(e.fn)}](${temps.join(', ')})`
   if (isStrictFunction(e.fn)) return strict(call)
   return `(${temps.map((t, i) => `${t} = ${args[i]}`).join(', ')}${temps.length ? ', ' : ''}${call})`
+}
+
+/** The value of a constant text argument (a literal, or a literal cast to text), NULL as
+ *  null; undefined when the argument is not constant. */
+function constantText(e: ScalarExpr | undefined): string | null | undefined {
+  if (e === undefined) return undefined
+  if (e.kind === 'cast' && e.type === 'text' && (e.arg.type === 'unknown' || e.arg.type === 'text')) e = e.arg
+  if (e.kind !== 'literal') return undefined
+  return typeof e.value === 'string' ? e.value : e.value === null ? null : undefined
 }
 
 /** 'int4_add' / 'int_add' / 'float_add' → 'add' (the id scheme names the operation last). */

@@ -11,6 +11,8 @@
 // - numeric functions run on doubles (see src/values.ts): no display scale, no huge values.
 // - lower/upper/initcap/ILIKE use full Unicode case mapping (PG depends on the database
 //   locale; under "C" it maps only ASCII).
+// - regular expressions: see src/regex.ts (JS backtracking search, not PG's longest-match
+//   engine, for alternations and non-greedy quantifiers).
 // - to_char supports timestamp templates only (no numeric or interval templates); time zone
 //   fields (TZ, OF, TZH, TZM) print nothing.
 
@@ -38,6 +40,7 @@ import {
   rint,
   roundNumeric,
 } from './values.js'
+import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -1358,6 +1361,10 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   ilike,
   like_escape: like,
   ilike_escape: ilike,
+  regex_match: regexMatch,
+  regex_imatch: regexIMatch,
+  regex_nmatch: (s: string, p: string | PgRegex) => !regexMatch(s, p),
+  regex_inmatch: (s: string, p: string | PgRegex) => !regexIMatch(s, p),
 
   date_add_int: dateAddInt,
   int_add_date: (n: number, d: number) => dateAddInt(d, n),
@@ -1428,6 +1435,13 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   upper: (s: string) => s.toUpperCase(),
   substring2: (s: string, a: number) => substring(s, a),
   substring3: substring,
+  substring_regex: substringRegex,
+  regexp_replace: regexpReplace,
+  regexp_replace_at: regexpReplaceAt,
+  regexp_like: regexpLike,
+  regexp_count: regexpCount,
+  regexp_substr: regexpSubstr,
+  regexp_instr: regexpInstr,
   position: strpos, // POSITION(sub IN s) arrives as position(s, sub)
   strpos,
   replace: (s: string, from: string, to: string) => (from === '' ? s : s.split(from).join(to)),

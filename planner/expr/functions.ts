@@ -47,6 +47,8 @@
 //   text_concat (||: text||text; a non-text operand is cast to text, bool → 'true'/'false')
 //   like, ilike (text, pattern) and like_escape, ilike_escape (text, pattern, escape);
 //     NOT LIKE is NOT(like). Default escape is backslash; '' disables escaping.
+//   regex_match regex_imatch regex_nmatch regex_inmatch: the POSIX regular expression
+//     operators ~ ~* !~ !~* (text, pattern) → boolean (PG textregexeq etc.).
 //   date_add_int (date+int→date), int_add_date (int+date), date_sub_int, date_sub_date
 //   (date−date → integer days), date_add_interval / interval_add_date / date_sub_interval
 //   (→ timestamp), ts_add_interval / interval_add_ts / ts_sub_interval, ts_sub_ts (→ interval,
@@ -72,7 +74,13 @@
 // double precision variant (date_part_ts / date_part_interval; a date is cast to timestamp).
 // POSITION(sub IN s) is parsed as position(s, sub) — PG's internal order, the same as strpos.
 // TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) binds to btrim/ltrim/rtrim(s[, chars]).
-// SUBSTRING(s FROM a FOR b) binds to substring(s, a, b).
+// SUBSTRING(s FROM a FOR b) binds to substring(s, a, b); substring(s FROM pattern) with a text
+// pattern is substring_regex (an unknown literal resolves to it, as in PG: '3' is a pattern).
+// Regular expression functions (PG 15; argument 1 is always the pattern, see src/regex.ts):
+// regexp_replace (s, p, r [, flags]), regexp_replace_at (s, p, r, start [, N [, flags]]),
+// regexp_like (s, p [, flags]), regexp_count (s, p [, start [, flags]]),
+// regexp_substr (s, p [, start [, N [, flags [, subexpr]]]]),
+// regexp_instr (s, p [, start [, N [, endoption [, flags [, subexpr]]]]]).
 //
 // Volatile functions (now, current_timestamp, localtimestamp, current_date, clock_timestamp,
 // random) are marked `volatile: true`; NULLIF and COALESCE are handled by the binder.
@@ -279,6 +287,10 @@ def('like', ['~~', 'like'], ['text', 'text'], 'boolean')
 def('like_escape', 'like', ['text', 'text', 'text'], 'boolean')
 def('ilike', ['~~*', 'ilike'], ['text', 'text'], 'boolean')
 def('ilike_escape', 'ilike', ['text', 'text', 'text'], 'boolean')
+def('regex_match', '~', ['text', 'text'], 'boolean')
+def('regex_imatch', '~*', ['text', 'text'], 'boolean')
+def('regex_nmatch', '!~', ['text', 'text'], 'boolean')
+def('regex_inmatch', '!~*', ['text', 'text'], 'boolean')
 
 // date/time operators
 def('date_add_int', '+', ['date', 'integer'], 'date')
@@ -329,6 +341,7 @@ def('lower', 'lower', ['text'], 'text')
 def('upper', 'upper', ['text'], 'text')
 def('substring2', ['substring', 'substr'], ['text', 'integer'], 'text')
 def('substring3', ['substring', 'substr'], ['text', 'integer', 'integer'], 'text')
+def('substring_regex', 'substring', ['text', 'text'], 'text')
 def('position', 'position', ['text', 'text'], 'integer')
 def('strpos', 'strpos', ['text', 'text'], 'integer')
 def('replace', 'replace', ['text', 'text', 'text'], 'text')
@@ -353,6 +366,24 @@ def('md5', 'md5', ['text'], 'text')
 def('ascii', 'ascii', ['text'], 'integer')
 def('chr', 'chr', ['integer'], 'text')
 def('translate', 'translate', ['text', 'text', 'text'], 'text')
+
+// regular expression functions (PG 15)
+{
+  const T3: SqlType[] = ['text', 'text', 'text']
+  def('regexp_replace', 'regexp_replace', T3, 'text')
+  def('regexp_replace', 'regexp_replace', [...T3, 'text'], 'text')
+  def('regexp_replace_at', 'regexp_replace', [...T3, 'integer'], 'text')
+  def('regexp_replace_at', 'regexp_replace', [...T3, 'integer', 'integer'], 'text')
+  def('regexp_replace_at', 'regexp_replace', [...T3, 'integer', 'integer', 'text'], 'text')
+  def('regexp_like', 'regexp_like', ['text', 'text'], 'boolean')
+  def('regexp_like', 'regexp_like', T3, 'boolean')
+  const opt = (id: string, required: SqlType[], optional: SqlType[], returns: SqlType) => {
+    for (let k = 0; k <= optional.length; k++) def(id, id, [...required, ...optional.slice(0, k)], returns)
+  }
+  opt('regexp_count', ['text', 'text'], ['integer', 'text'], 'integer')
+  opt('regexp_substr', ['text', 'text'], ['integer', 'integer', 'text', 'integer'], 'text')
+  opt('regexp_instr', ['text', 'text'], ['integer', 'integer', 'integer', 'text', 'integer'], 'integer')
+}
 
 // date/time functions
 def('now', ['now', 'current_timestamp', 'localtimestamp', 'transaction_timestamp', 'statement_timestamp'], [], 'timestamp', { volatile: true })
@@ -550,9 +581,9 @@ function concatArgType(t: SqlType): SqlType {
   return t === 'boolean' ? 'boolean' : 'text'
 }
 
-const BINARY_OPS = new Set(['+', '-', '*', '/', '%', '^', '||', '=', '<>', '!=', '<', '<=', '>', '>=', 'like', 'ilike', '&', '|', '#', '<<', '>>'])
+const BINARY_OPS = new Set(['+', '-', '*', '/', '%', '^', '||', '=', '<>', '!=', '<', '<=', '>', '>=', 'like', 'ilike', '&', '|', '#', '<<', '>>', '~', '~*', '!~', '!~*'])
 
-/** Resolves a binary operator: + - * / % ^ || = <> < <= > >= like ilike & | # << >>. */
+/** Resolves a binary operator: + - * / % ^ || = <> < <= > >= like ilike & | # << >> ~ ~* !~ !~*. */
 export function resolveBinaryOperator(op: string, left: SqlType, right: SqlType): Resolved | undefined {
   if (!BINARY_OPS.has(op)) return undefined
   if (op === '!=') op = '<>'

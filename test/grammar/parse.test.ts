@@ -72,6 +72,19 @@ describe('expressions: precedence', () => {
     ['- - + 5', '- - +5'],
     ['a != b', 'a <> b'],
     ['x NOT NULL', 'x IS NOT NULL'],
+    // regular expression operators: binary ~ ~* !~ !~* at the "other operator" level; a ~ in
+    // prefix position stays bitwise NOT
+    ['a ~ b', 'a ~ b'],
+    ['a~*b', 'a ~* b'],
+    ['a!~b', 'a !~ b'],
+    ["a!~*'x'", "a !~* 'x'"],
+    ['a!=b', 'a <> b'],
+    ['a ~ b = TRUE', 'a ~ b = TRUE'],
+    ['a || b ~ c', 'a || b ~ c'],
+    ['a ~ (b || c)', 'a ~ (b || c)'],
+    ['NOT a ~ b', 'NOT a ~ b'],
+    ['~a ~ ~b', '~a ~ ~b'],
+    ['a ~ b + c', 'a ~ b + c'],
   ]
   it.each(cases)('%s', (input, printed) => {
     expect(printExpr(parseExpression(input))).toBe(printed)
@@ -106,6 +119,8 @@ describe('expressions: precedence', () => {
       right: int('2'),
     })
     expect(expr('a IS NOT DISTINCT FROM b')).toEqual({ kind: 'binary', op: 'is not distinct from', left: col('a'), right: col('b') })
+    expect(expr('~a ~ b')).toEqual({ kind: 'binary', op: '~', left: { kind: 'unary', op: '~', operand: col('a') }, right: col('b') })
+    expect(expr('a!~*b')).toEqual({ kind: 'binary', op: '!~*', left: col('a'), right: col('b') })
   })
 
   it('SQLite test-suite style expressions parse', () => {
@@ -192,6 +207,7 @@ describe('expressions: special forms', () => {
     expect(expr('SUBSTRING(s FROM 2 FOR 3)')).toEqual(call('substring', col('s'), int('2'), int('3')))
     expect(expr('SUBSTRING(s FOR 3)')).toEqual(call('substring', col('s'), int('1'), int('3')))
     expect(expr('substring(s, 2)')).toEqual(call('substring', col('s'), int('2')))
+    expect(expr("SUBSTRING(s FROM '(a)b')")).toEqual(call('substring', col('s'), s('(a)b')))
     expect(expr("TRIM(BOTH 'x' FROM s)")).toEqual(call('btrim', col('s'), s('x')))
     expect(expr('TRIM(LEADING FROM s)')).toEqual(call('ltrim', col('s')))
     expect(expr("TRIM(TRAILING 'y' FROM s)")).toEqual(call('rtrim', col('s'), s('y')))

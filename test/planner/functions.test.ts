@@ -103,6 +103,13 @@ describe('binary operators', () => {
     expect(bin('ilike', 'unknown', 'text')).toBe('ilike(text,text)->boolean')
     expect(fn('like', 'text', 'text', 'unknown')).toBe('like_escape(text,text,text)->boolean')
   })
+  it('regular expression operators take text', () => {
+    expect(bin('~', 'text', 'unknown')).toBe('regex_match(text,text)->boolean')
+    expect(bin('~*', 'unknown', 'unknown')).toBe('regex_imatch(text,text)->boolean')
+    expect(bin('!~', 'text', 'text')).toBe('regex_nmatch(text,text)->boolean')
+    expect(bin('!~*', 'text', 'text')).toBe('regex_inmatch(text,text)->boolean')
+    expect(bin('~', 'integer', 'unknown')).toBeUndefined()
+  })
   it('bitwise integer operators', () => {
     expect(bin('&', 'integer', 'integer')).toBe('int4_and(integer,integer)->integer')
     expect(bin('<<', 'bigint', 'integer')).toBe('int8_shl(bigint,integer)->bigint')
@@ -144,6 +151,26 @@ describe('functions', () => {
     expect(fn('lpad', 'text', 'integer', 'unknown')).toBe('lpad3(text,integer,text)->text')
     expect(fn('upper', 'integer')).toBeUndefined() // no implicit int → text
     expect(fn('lower', 'text', 'text')).toBeUndefined()
+  })
+  it('substring with a text or untyped second argument is the regular expression form, as in PG', () => {
+    expect(fn('substring', 'text', 'unknown')).toBe('substring_regex(text,text)->text')
+    expect(fn('substring', 'unknown', 'unknown')).toBe('substring_regex(text,text)->text')
+    expect(fn('substring', 'text', 'text')).toBe('substring_regex(text,text)->text')
+    expect(fn('substring', 'text', 'smallint')).toBe('substring2(text,integer)->text')
+    expect(fn('substr', 'text', 'unknown')).toBe('substring2(text,integer)->text') // substr has no regex form
+  })
+  it('regexp_* overloads (PG 15)', () => {
+    expect(fn('regexp_replace', 'text', 'unknown', 'unknown')).toBe('regexp_replace(text,text,text)->text')
+    // an untyped 4th argument is flags; an integer one is the start position
+    expect(fn('regexp_replace', 'text', 'unknown', 'unknown', 'unknown')).toBe('regexp_replace(text,text,text,text)->text')
+    expect(fn('regexp_replace', 'text', 'unknown', 'unknown', 'integer')).toBe('regexp_replace_at(text,text,text,integer)->text')
+    expect(fn('regexp_replace', 'text', 'unknown', 'unknown', 'integer', 'integer', 'unknown')).toBe('regexp_replace_at(text,text,text,integer,integer,text)->text')
+    expect(fn('regexp_like', 'text', 'unknown', 'unknown')).toBe('regexp_like(text,text,text)->boolean')
+    expect(fn('regexp_count', 'text', 'unknown', 'integer', 'unknown')).toBe('regexp_count(text,text,integer,text)->integer')
+    expect(fn('regexp_substr', 'text', 'unknown', 'integer', 'integer', 'unknown', 'integer')).toBe('regexp_substr(text,text,integer,integer,text,integer)->text')
+    expect(fn('regexp_instr', 'text', 'unknown', 'integer', 'integer', 'integer', 'unknown', 'integer')).toBe('regexp_instr(text,text,integer,integer,integer,text,integer)->integer')
+    expect(fn('regexp_count', 'text', 'unknown', 'unknown')).toBe('regexp_count(text,text,integer)->integer')
+    expect(fn('regexp_like', 'integer', 'unknown')).toBeUndefined()
   })
   it('polymorphic greatest/least use the common supertype and are non-strict', () => {
     const r = resolveFunction('greatest', ['integer', 'numeric', 'unknown'])!

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { RivuletError } from '../../grammar/errors.js'
 import { overloadIds, resolveFunction } from '../../planner/expr/functions.js'
 import { FUNCTIONS } from '../../src/functions.js'
+import { prepareRegex } from '../../src/regex.js'
 import { Interval, formatFloat8, formatTimestamp, parseInterval, parseTimestamp, clock } from '../../src/values.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -425,5 +426,95 @@ describe('date/time functions', () => {
   })
   it('interval values are Interval objects', () => {
     expect(F.interval_add(new Interval(1, 0, 0), new Interval(0, 1, 0))).toBeInstanceOf(Interval)
+  })
+})
+
+describe('regular expressions (PG ARE semantics on JS RegExp)', () => {
+  it('operators and substring(s FROM pattern)', () => {
+    expect(F.regex_match('abcd', 'a.c')).toBe(true)
+    expect(F.regex_match('thomas', 'T.*ma')).toBe(false)
+    expect(F.regex_imatch('thomas', 'T.*ma')).toBe(true)
+    expect(F.regex_nmatch('thomas', 't.*max')).toBe(true)
+    expect(F.regex_inmatch('thomas', 'T.*ma')).toBe(false)
+    expect(F.substring_regex('foobar', 'o.b')).toBe('oob')
+    expect(F.substring_regex('foobar', 'o(.)b')).toBe('o')
+    expect(F.substring_regex('x?a=1&channel_id=UC42&b=2', '(?:&|^)channel_id=([^&]*)')).toBe('UC42')
+    expect(F.substring_regex('foo', 'foo(bar)?')).toBeNull() // the group took no part
+    expect(F.substring_regex('abc', 'x')).toBeNull()
+  })
+  it('PG-only syntax: classes, word boundaries, \\b is a backspace, options, newlines', () => {
+    expect(F.regex_match('abc123', '^[[:alpha:]]+[[:digit:]]+$')).toBe(true)
+    expect(F.regex_imatch('aBc', '^[[:upper:]]+$')).toBe(true) // with i, upper means alpha
+    expect(F.regex_match('a]b', 'a[]]b')).toBe(true)
+    expect(F.regex_match('foo bar', '\\mbar\\M')).toBe(true)
+    expect(F.regex_match('foobar', '\\ybar')).toBe(false)
+    expect(F.regex_match('foobar', 'o\\Yb')).toBe(true)
+    expect(F.regex_match('Howard Cole', '[[:<:]]Cole[[:>:]]')).toBe(true)
+    expect(F.regex_match('foo', '\\bfoo')).toBe(false)
+    expect(F.regex_match('x\bfoo', '\\bfoo')).toBe(true)
+    expect(F.regex_match('ABC', '(?i)abc')).toBe(true)
+    expect(F.regex_imatch('ABC', '(?c)abc')).toBe(false)
+    expect(F.regex_match('abc', '(?x) a b  c # comment')).toBe(true)
+    expect(F.regex_match('a.c', '***=a.c')).toBe(true)
+    expect(F.regex_match('abc', '***=a.c')).toBe(false)
+    expect(F.regex_match('a\nb', 'a.b')).toBe(true)
+    expect(F.regex_match('a\nb', '(?n)a.b')).toBe(false)
+    expect(F.regex_match('a\nb', '(?n)^b$')).toBe(true)
+    expect(F.regex_match('a\nb', '^b')).toBe(false)
+    expect(F.regex_match('aa', '^(a)\\1$')).toBe(true)
+    expect(F.regex_match('a\u0008', 'a\\10')).toBe(true) // \10 with one group is octal 010
+    expect(F.regex_match('x{', 'x{')).toBe(true)
+    expect(F.regex_match('😀', '^.$')).toBe(true)
+  })
+  it('regexp_replace: \\1 \\& \\\\, g, start and N', () => {
+    expect(F.regexp_replace('foobarbaz', 'b(..)', 'X\\1Y', 'g')).toBe('fooXarYXazY')
+    expect(F.regexp_replace('foobarbaz', 'b..', 'X')).toBe('fooXbaz')
+    expect(F.regexp_replace('abc', 'b', '[\\&]\\\\\\q')).toBe('a[b]\\\\qc')
+    expect(F.regexp_replace('abc', '', 'X', 'g')).toBe('XaXbXcX')
+    expect(F.regexp_replace_at('A PostgreSQL function', 'a|e|i|o|u', 'X', 1, 3, 'i')).toBe('A PostgrXSQL function')
+    expect(F.regexp_replace_at('A PostgreSQL function', 'a|e|i|o|u', 'X', 7, 0, 'i')).toBe('A PostgrXSQL fXnctXXn')
+    expect(sqlError(() => F.regexp_replace('abc', 'b', 'x', '1'))).toEqual({ code: '22023', message: 'invalid regular expression option: "1"' })
+    expect(sqlError(() => F.regexp_replace_at('abc', 'b', 'x', 0))).toEqual({ code: '22023', message: 'invalid value for parameter "start": 0' })
+  })
+  it('regexp_like / regexp_count / regexp_substr / regexp_instr (PG 15 doc examples)', () => {
+    expect(F.regexp_like('Hello World', 'world')).toBe(false)
+    expect(F.regexp_like('Hello World', 'world', 'i')).toBe(true)
+    expect(F.regexp_count('ABCABCAXYaxy', 'A.')).toBe(3)
+    expect(F.regexp_count('ABCABCAXYaxy', 'A.', 1, 'i')).toBe(4)
+    expect(F.regexp_count('123456789012', '\\d\\d\\d', 2)).toBe(3)
+    expect(F.regexp_substr('number of your street, town zip, FR', '[^,]+', 1, 2)).toBe(' town zip')
+    expect(F.regexp_substr('ABCDEFGHI', '(c..)(...)', 1, 1, 'i', 2)).toBe('FGH')
+    expect(F.regexp_instr('number of your street, town zip, FR', '[^,]+', 1, 2)).toBe(23)
+    expect(F.regexp_instr('ABCDEFGHI', '(c..)(...)', 1, 1, 0, 'i', 2)).toBe(6)
+    expect(F.regexp_instr('😀a😀b', 'b')).toBe(4) // characters, not UTF-16 units
+    expect(sqlError(() => F.regexp_like('a', 'a', 'g'))).toEqual({ code: '22023', message: 'regexp_like() does not support the "global" option' })
+    expect(sqlError(() => F.regexp_count('a', 'a', 1, 'y'))).toEqual({ code: '22023', message: 'invalid regular expression option: "y"' })
+  })
+  it('invalid patterns are 2201B with PostgreSQL messages', () => {
+    const bad = (p: string) => sqlError(() => F.regex_match('x', p))
+    expect(bad('(')).toEqual({ code: '2201B', message: 'invalid regular expression: parentheses () not balanced' })
+    expect(bad('[a').message).toBe('invalid regular expression: brackets [] not balanced')
+    expect(bad('*').message).toBe('invalid regular expression: quantifier operand invalid')
+    expect(bad('a**').message).toBe('invalid regular expression: quantifier operand invalid')
+    expect(bad('^*').message).toBe('invalid regular expression: quantifier operand invalid')
+    expect(bad('a{2,1}').message).toBe('invalid regular expression: invalid repetition count(s)')
+    expect(bad('a{256}').message).toBe('invalid regular expression: invalid repetition count(s)')
+    expect(bad('a{1').message).toBe('invalid regular expression: braces {} not balanced')
+    expect(bad('[z-a]').message).toBe('invalid regular expression: invalid character range')
+    expect(bad('\\q').message).toBe('invalid regular expression: invalid escape \\ sequence')
+    expect(bad('[\\D]').message).toBe('invalid regular expression: invalid escape \\ sequence') // PG 15
+    expect(bad('[[:nope:]]').message).toBe('invalid regular expression: invalid character class')
+    expect(bad('(a)\\2').message).toBe('invalid regular expression: invalid backreference number')
+    expect(bad('(a\\1)').message).toBe('invalid regular expression: invalid backreference number')
+    expect(bad('(?z)a').message).toBe('invalid regular expression: invalid embedded option')
+  })
+  it('a constant pattern is compiled once and passed compiled', () => {
+    const re = prepareRegex('regexp_count', 'a.', 'i')!
+    expect(re).toBe(prepareRegex('regexp_count', 'a.', 'i')) // cached
+    expect(F.regexp_count('ABab', re, 1, 'i')).toBe(2)
+    expect(F.regex_imatch('XaY', prepareRegex('regex_imatch', 'A', undefined))).toBe(true)
+    expect(prepareRegex('regex_match', '(', undefined)).toBeUndefined() // raised at run time instead
+    expect(prepareRegex('regexp_like', 'a', 'z')).toBeUndefined()
+    expect(prepareRegex('lower', 'a', undefined)).toBeUndefined()
   })
 })
