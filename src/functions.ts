@@ -1067,6 +1067,45 @@ function caseLike(word: string, kw: string): string {
   return word
 }
 
+/** A format's last result, reused while the timestamp stays within the finest unit the
+ *  format prints (a day for 'YYYY-MM-DD', a minute for 'HH24:MI'): a stream's consecutive
+ *  events mostly share it, and formatting is the costly part. */
+interface ToCharMemo {
+  readonly unit: number
+  key: number
+  out: string | null
+}
+
+const toCharMemos = new Map<string, ToCharMemo>()
+
+/** µs of the finest time unit `fmt` prints; 0 when it prints sub-second fields. Quoted text
+ *  is skipped; a letter run that merely contains a field name only makes the unit finer,
+ *  which is always safe. */
+function toCharUnit(fmt: string): number {
+  const f = fmt.replace(/"(?:[^"\\]|\\.)*"?/g, '').toUpperCase()
+  if (/US|MS|FF|SSSS/.test(f)) return 0
+  if (f.includes('SS')) return USECS_PER_SEC
+  if (f.includes('MI')) return USECS_PER_MINUTE
+  if (/HH|AM|PM|A\.M\.|P\.M\./.test(f)) return USECS_PER_HOUR
+  return USECS_PER_HOUR * 24
+}
+
+function toCharMemo(ts: number, fmt: string): string | null {
+  let memo = toCharMemos.get(fmt)
+  if (memo === undefined) {
+    if (toCharMemos.size >= 256) toCharMemos.clear()
+    memo = { unit: toCharUnit(fmt), key: NaN, out: null }
+    toCharMemos.set(fmt, memo)
+  }
+  if (memo.unit === 0 || !Number.isFinite(ts)) return toChar(ts, fmt)
+  const key = Math.floor(ts / memo.unit)
+  if (key !== memo.key) {
+    memo.out = toChar(ts, fmt)
+    memo.key = key
+  }
+  return memo.out
+}
+
 /** to_char(timestamp, format) with PG's template patterns (FM/TM prefixes, TH/th suffixes,
  *  "quoted" text). Time zone patterns print nothing (timestamp without time zone). */
 function toChar(ts: number, fmt: string): string | null {
@@ -1495,6 +1534,6 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   isfinite_ts: (x: number) => Number.isFinite(x),
   isfinite_date: (x: number) => Number.isFinite(x),
   isfinite_interval: () => true,
-  to_char_ts: toChar,
+  to_char_ts: toCharMemo,
 }
 

@@ -395,6 +395,22 @@ describe('date/time functions', () => {
     expect(F.ts_to_date(T('2024-01-01 10:00'))).toBe(19723)
     expect(resolveFunction('date', ['unknown'])?.overload.id).toBe('ts_to_date')
   })
+  it('to_char reuses a result only within the finest unit its format prints', () => {
+    const ts = (t: string) => parseTimestamp(t)
+    // every format, over a run of timestamps crossing seconds, minutes, hours, days
+    const times = ['2015-07-15 23:59:59.4', '2015-07-15 23:59:59.9', '2015-07-16 00:00:00', '2015-07-16 00:00:00.5', '2015-07-16 00:00:59', '2015-07-16 00:01:00', '2015-07-16 01:00:00', '1969-12-31 23:59:59.999999', '1970-01-01 00:00:00'].map(ts)
+    const formats = ['YYYY-MM-DD', 'HH24:MI', 'HH24:MI:SS', 'HH12 AM', 'SS.US', 'FF3', '"MI" DD', 'DDD J', 'YYYY-MM-DD HH24:MI:SS.US']
+    for (const f of formats) {
+      const inSequence = times.map((t) => F.to_char_ts(t, f))
+      // reference: each formatted right after a timestamp a century away (nothing to reuse)
+      const alone = times.map((t) => (F.to_char_ts(ts('2100-01-01 12:34:56.789'), f), F.to_char_ts(t, f)))
+      expect(inSequence).toEqual(alone)
+    }
+    expect(F.to_char_ts(ts('2015-07-15 23:59:59.9'), 'HH24:MI:SS')).toBe('23:59:59')
+    expect(F.to_char_ts(ts('2015-07-16 00:00:00'), 'HH24:MI:SS')).toBe('00:00:00')
+    expect(F.to_char_ts(ts('2015-07-16 00:00:00.5'), 'SS.US')).toBe('00.500000')
+  })
+
   it('to_char(timestamp, text) with PG template patterns', () => {
     const ts = T('2024-01-07 15:04:05.123456')
     expect(F.to_char_ts(ts, 'YYYY-MM-DD HH24:MI:SS.MS US')).toBe('2024-01-07 15:04:05.123 123456')
