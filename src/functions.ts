@@ -430,8 +430,19 @@ function splitPart(s: string, delim: string, n: number): string {
   if (n === 0) throw err('22023', 'field position must not be zero')
   if (s === '') return ''
   if (delim === '') return n === 1 || n === -1 ? s : ''
+  if (n > 0) {
+    // walk to the n-th field: no array of all the fields
+    let start = 0
+    for (let k = 1; k < n; k++) {
+      const at = s.indexOf(delim, start)
+      if (at < 0) return ''
+      start = at + delim.length
+    }
+    const end = s.indexOf(delim, start)
+    return end < 0 ? s.slice(start) : s.slice(start, end)
+  }
   const parts = s.split(delim)
-  return (n > 0 ? parts[n - 1] : parts[parts.length + n]) ?? ''
+  return parts[parts.length + n] ?? ''
 }
 
 function repeat(s: string, n: number): string {
