@@ -120,11 +120,26 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .option('--batch <n>', 'events per tick (default 1,000)', parseCount)
     .option('--json <file>', 'write the results here (default nexmark-results.json)')
     .option('--verify', 'check each query: its incremental result equals a from-scratch evaluation of its SQL, at several points of a small run')
+    .option('--generate <dir>', 'write the generated events to DIR as person/auction/bid files (with --format) instead of benchmarking')
+    .option('--format <format>', 'file format for --generate: jsonl (default) or csv', 'jsonl')
+    .option('--seed <n>', 'generator seed for --generate (default 0)', parseCount)
     .option('--child <name>', 'internal: measure one query in this process')
-    .action(async (suite: string, opts: { query?: string; events?: number; rate?: number; batch?: number; json?: string; verify?: boolean; child?: string }) => {
+    .action(async (suite: string, opts: { query?: string; events?: number; rate?: number; batch?: number; json?: string; verify?: boolean; child?: string; generate?: string; format: string; seed?: number }) => {
       if (suite !== 'nexmark') {
         io.stderr(`rivulet bench: unknown suite "${suite}" (known: nexmark)\n`)
         exitCode = 2
+        return
+      }
+      if (opts.generate !== undefined) {
+        if (opts.format !== 'jsonl' && opts.format !== 'csv') {
+          io.stderr(`rivulet bench nexmark: --format must be jsonl or csv, not "${opts.format}"\n`)
+          exitCode = 2
+          return
+        }
+        const { writeNexmarkFiles } = await import('./nexmark/files.js')
+        const events = opts.events ?? 1_000_000
+        const r = await writeNexmarkFiles(opts.generate, { format: opts.format, events, ...(opts.rate !== undefined ? { rate: opts.rate } : {}), ...(opts.seed !== undefined ? { seed: opts.seed } : {}) })
+        io.stdout(`${events.toLocaleString('en-US')} events: ${r.person} person, ${r.auction} auction, ${r.bid} bid rows\n${r.files.map((f) => `  ${f}\n`).join('')}`)
         return
       }
       const bench = await import('./nexmark/bench.js')

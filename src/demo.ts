@@ -1,7 +1,7 @@
 // `rivulet demo`: the main job on its embedded default. The Nexmark generator (an online
 // auction: people, auctions, bids) feeds three live views:
 //   hot_items         the 3 auctions with most bids in each 10 s window sliding every 2 s (HOP)
-//   top_sessions      the 5 bidding sessions (3 s gap, SESSION) with the highest bid, final
+//   top_sessions      the 5 bidding sessions (2 s gap, SESSION) with the highest bid, final
 //                     once each session closes (EMIT ON WINDOW CLOSE)
 //   category_prices   the average winning price per category (the bids made while an auction
 //                     was open, a time-range join, then an aggregate of an aggregate)
@@ -48,7 +48,7 @@ const HOT_ITEMS_SQL = `SELECT window_end, auction, num AS bids FROM (
 WHERE rn <= 3`
 
 const SESSIONS_SQL = `SELECT bidder, MAX(price) AS top_bid, COUNT(*) AS bids, window_start, window_end
-FROM SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(date_time), INTERVAL '3' SECOND)
+FROM SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(date_time), INTERVAL '2' SECOND)
 GROUP BY bidder, window_start, window_end
 EMIT ON WINDOW CLOSE`
 
@@ -63,7 +63,7 @@ const VIEWS: readonly DemoView[] = [
     name: 'top_sessions',
     sql: 'SELECT bidder, top_bid, bids, window_start, window_end FROM sessions ORDER BY top_bid DESC, bidder LIMIT 5',
     show: 'SELECT * FROM top_sessions ORDER BY top_bid DESC, bidder',
-    caption: 'top sessions: the highest bids of closed bidding sessions (3 s gap)',
+    caption: 'top sessions: the highest bids of closed bidding sessions (2 s gap)',
   },
   {
     name: 'category_prices',

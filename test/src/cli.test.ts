@@ -1,5 +1,5 @@
 // The rivulet command line, run in-process through main(argv, io) with captured output.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -69,6 +69,18 @@ describe('rivulet command line (no engine needed)', () => {
   })
 
   // no arguments starts the REPL (test/repl covers it, in a terminal and with piped input)
+
+  it('bench nexmark --generate writes the events as files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rivulet-nexmark-'))
+    const r = await run('bench', 'nexmark', '--generate', dir, '--format', 'csv', '--events', '500')
+    expect(r.code).toBe(0)
+    expect(r.out).toContain('500 events: 10 person, 30 auction, 460 bid rows')
+    const bids = readFileSync(join(dir, 'bid.csv'), 'utf8').trimEnd().split('\n')
+    expect(bids[0]).toBe('auction,bidder,price,channel,url,date_time,extra')
+    expect(bids.length).toBe(461)
+    expect((await run('bench', 'nexmark', '--generate', dir, '--format', 'xml')).code).toBe(2)
+    rmSync(dir, { recursive: true })
+  })
 
   it('bench: unknown suites and queries are refused', async () => {
     const suite = await run('bench', 'tpch')
@@ -173,7 +185,7 @@ describe('rivulet demo', () => {
     expect(first).not.toContain('-- after 120,000 events')
     expect(first).toMatch(/\n {2}hot_items\n {4}\+ \(/)
     expect(first).toMatch(/\n {4}- \(/) // retractions are shown
-    expect(first).toMatch(/\n {2}top_sessions\n {4}\+ \(/) // sessions closed (3 s gap, 10 s of auction time)
+    expect(first).toMatch(/\n {2}top_sessions\n {4}\+ \(/) // sessions closed (2 s gap, 10 s of auction time)
     expect(first).toContain('\nfinal contents:\n\n')
     for (const view of ['hot_items', 'top_sessions', 'category_prices']) expect(first).toContain(`\n${view}: `)
     expect(first).toMatch(/ category \| auctions \| avg_price_usd \n/)
