@@ -1989,6 +1989,28 @@ export class Engine {
         return list(['view', 'materialized view'])
       case 'materialized views':
         return list(['materialized view'])
+      case 'sources': {
+        // a source's progress: events so far, whether a bounded one is done, and its streams
+        const rows = [...this.#sources.values()].map((src) => [src.name, src.connector.emitted, src.connector.done, src.streams.map((t) => t.name).join(', '), src.error?.message ?? null] as ResultValue[])
+        const columns: ColumnInfo[] = [
+          { name: 'name', type: 'text' },
+          { name: 'events', type: 'bigint' },
+          { name: 'done', type: 'boolean' },
+          { name: 'streams', type: 'text' },
+          { name: 'error', type: 'text' },
+        ]
+        return { command: 'SHOW', rowCount: rows.length, columns, rows }
+      }
+      case 'sinks': {
+        const rows = [...this.#sinks.values()].map((k) => [k.name, k.connector.stats.inserted, k.connector.stats.retracted, k.connector.stats.ticks] as ResultValue[])
+        const columns: ColumnInfo[] = [
+          { name: 'name', type: 'text' },
+          { name: 'inserted', type: 'bigint' },
+          { name: 'retracted', type: 'bigint' },
+          { name: 'ticks', type: 'bigint' },
+        ]
+        return { command: 'SHOW', rowCount: rows.length, columns, rows }
+      }
       case 'columns':
       case 'columns from': {
         const e = s.target ? this.#catalog.entries.get(lastPart(s.target)) : undefined
