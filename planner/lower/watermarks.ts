@@ -17,7 +17,9 @@
 //                    columns, with the sources of both (a change from either side matches
 //                    rows with equal keys)
 //   union            a column bounded in every input, with all their sources
-//   anything else    nothing (outer joins, set operations, top-N can revise old rows)
+//   top-N            a PARTITION BY column keeps its bound (ranks change within a partition)
+//   anything else    nothing (outer joins, set operations, an unpartitioned top-N can revise
+//                    old rows)
 
 import type { ColumnWatermark } from '../catalog.js'
 import type { LogicalPlan } from '../logical/plan.js'
@@ -32,8 +34,25 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): 
       return [...relation(p.relation)]
     case 'values':
     case 'setOp':
-    case 'topK':
       return []
+    case 'topK': {
+      // a change only re-ranks its own partition: PARTITION BY columns keep their bounds, and
+      // so do the columns a projection below copies from the same input column as one of them
+      // (the binder copies `PARTITION BY window_end` into a column of its own)
+      const inner = watermarkColumns(p.input, relation)
+      const kept = inner.filter((x) => p.partitionBy.includes(x.column))
+      const input = p.input
+      if (input.kind !== 'project') return kept
+      const out = [...kept]
+      for (const k of kept) {
+        const e = input.exprs[k.column]!
+        if (e.kind !== 'column') continue
+        input.exprs.forEach((x, i) => {
+          if (x.kind === 'column' && x.index === e.index && !out.some((o) => o.column === i)) out.push({ ...k, column: i })
+        })
+      }
+      return out
+    }
     case 'filter':
     case 'sort':
     case 'distinct':
