@@ -501,7 +501,7 @@ export class Engine {
       return this.#onClock(() =>
         this.#inTick(() => {
           const n = src.connector.next(max, this.#now(), out)
-          for (let i = 0; i < out.length; i++) if (out[i]!.length > 0) this.#insertRows(src.streams[i]!, out[i]!, NO_CONTEXT)
+          this.#insertSourceRows(src.streams, out)
           return n
         }),
       )
@@ -948,15 +948,44 @@ export class Engine {
   #applyDelta(t: TableEntry, delta: ivm.ZSet): void {
     if (delta.length === 0) return
     if (t.versions) return this.#applyVersions(t, this.#versionsOf(t, delta))
+    this.#stage(t, delta)
+    this.#step()
+  }
+
+  /** Stores a delta and hands it to the table's input, without running the circuit yet. */
+  #stage(t: TableEntry, delta: ivm.ZSet): void {
     this.#touched.add(t.store)
     t.store.apply(delta)
     t.input.push(delta)
+  }
+
+  /** Runs the circuit over what was staged: every operator steps once for all of it. */
+  #step(): void {
     try {
       this.#circuit.step()
       for (const e of this.#catalog.subscribed) if (e.sink.out.length > 0) e.pending.append(e.sink.out)
     } finally {
       this.#circuit.endStep()
     }
+  }
+
+  /** A source's micro-batch: rows for each of its streams (keyless streams, the engine's
+   *  representation), staged together and run through the circuit in one step, so each
+   *  operator handles the tick's changes of all of them at once. */
+  #insertSourceRows(streams: readonly TableEntry[], rows: readonly Row[][]): void {
+    let staged = false
+    for (let i = 0; i < streams.length; i++) {
+      const t = streams[i]!
+      const batch = rows[i]!
+      if (batch.length === 0) continue
+      for (const row of batch) this.#checkNotNull(t, row)
+      const onTime = this.#acceptOnTime(t, batch)
+      if (onTime.length === 0) continue
+      const weights = new Array<number>(onTime.length).fill(1)
+      this.#stage(t, new ivm.ZSet(onTime as Row[], weights))
+      staged = true
+    }
+    if (staged) this.#step()
   }
 
   /** A change of a versioned table's visible rows as new versions (SPEC §3.3): a key's new
@@ -2179,8 +2208,6 @@ function hasTemporalFilter(p: DeltaPlan): boolean {
 }
 
 const EMPTY_ROW: Row = []
-/** The statement context of engine-made input (source batches): no SQL text to point into. */
-const NO_CONTEXT: StatementContext = { text: '' }
 
 /** NOT NULL columns, defaults and watermark of a table or stream, as relations() lists them. */
 function relationDetails(e: Entry): Pick<RelationInfo, 'notNull' | 'defaults' | 'watermark' | 'versioned'> {
