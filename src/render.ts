@@ -93,6 +93,21 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
         const expire = p.freeBy ? { keyIndex: p.freeBy.column, isFinal: finality(p.freeBy) } : undefined
         return add(new ivm.ReduceOperator(input, p.key, specs, { emitEmptyGroup: p.emitEmptyGroup, ...(expire ? { expire } : {}) }))
       }
+      case 'sessionReduce': {
+        const input = go(p.input)
+        const width = p.input.columns.length
+        const freeBy = p.freeBy
+        return add(
+          new ivm.SessionReduceOperator(input, {
+            partitionBy: p.spec.partitionBy,
+            timeColumn: p.timeColumn,
+            gap: p.spec.gap,
+            key: p.key.map((k) => (k === width ? ivm.SESSION_START : k === width + 1 ? ivm.SESSION_END : k)),
+            aggregates: p.aggregates.map((a) => aggregateSpec(a)),
+            ...(freeBy ? { watermark: () => ctx.watermark(freeBy.sources) } : {}),
+          }),
+        )
+      }
       case 'window': {
         const input = go(p.input)
         const t = p.timeColumn

@@ -14,6 +14,7 @@ export type DeltaPlan =
   | ArrangeDelta
   | JoinDelta
   | ReduceDelta
+  | SessionReduceDelta
   | DistinctDelta
   | ThresholdDelta
   | NegateDelta
@@ -89,6 +90,27 @@ export interface ReduceDelta {
   readonly emitEmptyGroup: boolean
   /** A watermark-bounded output key column: a group is dropped from state once final. */
   readonly freeBy?: ColumnWatermark | undefined
+  readonly columns: readonly Column[]
+}
+
+/** GROUP BY (the partition columns, window_start, window_end) over SESSION, fused into one
+ *  operator: the session window's input goes in, the Reduce's rows come out (key columns in
+ *  `key` order, then the aggregates). An event that extends a session updates that session's
+ *  accumulators instead of re-annotating every row of it. State: per partition the events by
+ *  time and per session the accumulators. */
+export interface SessionReduceDelta {
+  readonly kind: 'sessionReduce'
+  /** The session window's input. */
+  readonly input: DeltaPlan
+  readonly spec: Extract<WindowSpec, { kind: 'session' }>
+  readonly timeColumn: number
+  /** Over the window's columns: the input's columns (each a partition column), then
+   *  window_start (= the input's width) and window_end (= width + 1). */
+  readonly key: readonly number[]
+  /** Over the input's columns. */
+  readonly aggregates: readonly AggregateCall[]
+  /** The watermark bounding the time column, if any: sessions it has passed are freed. */
+  readonly freeBy: ColumnWatermark | undefined
   readonly columns: readonly Column[]
 }
 

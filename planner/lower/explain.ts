@@ -28,6 +28,11 @@ export function deltaLine(p: DeltaPlan): string {
       return `Join ${p.joinType}${p.nullAware ? ' null-aware' : ''} on left${keys(p.left.key)} = right${keys(p.right.key)}  // state: reads both arrangements`
     case 'reduce':
       return `Reduce key=${keys(p.key)} aggs=[${p.aggregates.map((a) => `${a.fn}(${a.args.map(printScalar).join(', ')})`).join(', ')}]  // state: accumulators per group; ${p.freeBy ? `bounded: a group is freed once ${watermarkText(p.freeBy.sources)} ${p.freeBy.strict ? '≥' : '>'} its ${p.columns[p.freeBy.column]?.name ?? '#' + p.freeBy.column}` : p.key.length === 0 ? 'bounded: one group' : 'unbounded'}`
+    case 'sessionReduce': {
+      const width = p.input.columns.length
+      const keyText = p.key.map((k) => (k === width ? 'window_start' : k === width + 1 ? 'window_end' : '#' + k)).join(', ')
+      return `SessionReduce ${describeWindow(p.spec).replace(/^session /, '')} on #${p.timeColumn} key=[${keyText}] aggs=[${p.aggregates.map((a) => `${a.fn}(${a.args.map(printScalar).join(', ')})`).join(', ')}]  // state: events and accumulators per session; ${p.freeBy ? `bounded: a session is freed once ${watermarkText(p.freeBy.sources)} ≥ its window_end` : 'unbounded'}`
+    }
     case 'distinct':
       return 'Distinct  // state: weight per row; unbounded'
     case 'threshold':

@@ -5,10 +5,10 @@
 
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit, nullSafeKey } from '../expr/scalar.js'
-import type { Column, JoinNode, LogicalPlan } from '../logical/plan.js'
+import type { AggregateNode, Column, JoinNode, LogicalPlan } from '../logical/plan.js'
 import { conjoin, conjuncts, referencedColumns, remapColumns, substituteColumns } from '../logical/tree.js'
 import { RivuletError, SqlState } from '../errors.js'
-import type { ArrangeDelta, DeltaPlan } from './delta-plan.js'
+import type { ArrangeDelta, DeltaPlan, SessionReduceDelta } from './delta-plan.js'
 import { emitColumn, watermarkColumns, type RelationWatermarks } from './watermarks.js'
 import { splitTemporal } from './temporal.js'
 import { lowerIntervalJoin, lowerTimeJoin } from './time-joins.js'
@@ -36,6 +36,8 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
     case 'join':
       return lowerJoin(p, opts)
     case 'aggregate': {
+      const session = lowerSessionAggregate(p, opts)
+      if (session) return session
       // Reduce keys on input columns: compute group expressions and aggregate arguments first.
       let input = lower(p.input, opts)
       let groupBy = p.groupBy
@@ -98,6 +100,48 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       return { kind: 'window', input: lower(p.input, opts), spec: p.spec, timeColumn: p.timeColumn, freeBy: time, columns: p.columns }
     }
   }
+}
+
+/** GROUP BY exactly (the partition columns, window_start, window_end) of a SESSION window —
+ *  directly over it or through projections that only pick columns — with aggregates that
+ *  read only the window's input columns: one SessionReduce instead of Reduce over the
+ *  session window (which re-annotates a whole session whenever an event extends it). */
+function lowerSessionAggregate(p: AggregateNode, opts: LowerOptions): SessionReduceDelta | undefined {
+  if (p.global) return undefined
+  // aggregate input column → window column, through column-picking projections
+  let pick: number[] | undefined
+  let node = p.input
+  while (node.kind === 'project') {
+    const exprs = node.exprs
+    if (!exprs.every((e) => e.kind === 'column')) return undefined
+    const idx = exprs.map((e) => (e as Extract<ScalarExpr, { kind: 'column' }>).index)
+    pick = pick ? pick.map((i) => idx[i]!) : idx
+    node = node.input
+  }
+  if (node.kind !== 'window' || node.spec.kind !== 'session') return undefined
+  const win = node
+  const spec = node.spec
+  const width = win.input.columns.length
+  const toWindow = (i: number): number => (pick ? pick[i]! : i)
+  const key: number[] = []
+  for (const g of p.groupBy) {
+    if (g.kind !== 'column') return undefined
+    const c = toWindow(g.index)
+    if (c < width && !spec.partitionBy.includes(c)) return undefined
+    key.push(c)
+  }
+  if (!key.includes(width) || !key.includes(width + 1) || !spec.partitionBy.every((c) => key.includes(c))) return undefined
+  const remap = (e: ScalarExpr): ScalarExpr => (pick ? remapColumns(e, toWindow) : e)
+  const aggregates = p.aggregates.map((a) => ({ ...a, args: a.args.map(remap), filter: a.filter ? remap(a.filter) : undefined, orderBy: a.orderBy.map((k) => ({ ...k, expr: remap(k.expr) })) }))
+  const used = new Set<number>()
+  for (const a of aggregates) {
+    for (const e of a.args) referencedColumns(e, used)
+    if (a.filter) referencedColumns(a.filter, used)
+    for (const k of a.orderBy) referencedColumns(k.expr, used)
+  }
+  for (const c of used) if (c >= width) return undefined
+  const freeBy = opts.watermarks ? watermarkColumns(win.input, opts.watermarks).find((w) => w.column === win.timeColumn) : undefined
+  return { kind: 'sessionReduce', input: lower(win.input, opts), spec, timeColumn: win.timeColumn, key, aggregates, freeBy, columns: p.columns }
 }
 
 export interface LowerOptions {
