@@ -2199,7 +2199,8 @@ function lastPart(n: ast.Name): string {
  *  of the whole row). */
 function sinkOptions(plan: DeltaPlan): ivm.IntegrateOptions {
   const reduce = plan.kind === 'emitOnClose' ? plan.input : plan
-  if (reduce.kind !== 'reduce' || reduce.key.length === 0) return {}
+  // a group's row is unique by its key: the view keys its copy by it (no row hash)
+  if ((reduce.kind !== 'reduce' && reduce.kind !== 'sessionReduce') || reduce.key.length === 0) return {}
   return { keyColumns: reduce.key.map((_, i) => i) }
 }
 

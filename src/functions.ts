@@ -1494,7 +1494,8 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   regexp_instr: regexpInstr,
   position: strpos, // POSITION(sub IN s) arrives as position(s, sub)
   strpos,
-  replace: (s: string, from: string, to: string) => (from === '' ? s : s.split(from).join(to)),
+  // replaceAll is native and twice as fast, but reads `$&`-style patterns in its replacement
+  replace: (s: string, from: string, to: string) => (from === '' ? s : to.includes('$') ? s.split(from).join(to) : s.replaceAll(from, to)),
   btrim1: (s: string) => trimSet(s, ' ', true, true),
   btrim2: (s: string, set: string) => trimSet(s, set, true, true),
   ltrim1: (s: string) => trimSet(s, ' ', true, false),

@@ -270,6 +270,7 @@ describe('strings', () => {
   it('misc', () => {
     expect(F.replace('hello', 'l', 'L')).toBe('heLLo')
     expect(F.replace('hello', '', 'x')).toBe('hello')
+    expect(F.replace('a-b-c', '-', '$&$1')).toBe('a$&$1b$&$1c') // no replacement patterns, unlike JS
     expect(F.repeat('ab', 3)).toBe('ababab')
     expect(F.repeat('ab', -1)).toBe('')
     expect(F.reverse('a😀b')).toBe('b😀a')
