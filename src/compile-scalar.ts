@@ -2,11 +2,14 @@
 // become JS source with SQL three-valued logic and NULL propagation written out inline;
 // hot primitive operators (comparisons, integer/float arithmetic) are inlined, everything
 // else calls the function library. CASE, COALESCE, AND and OR evaluate lazily, so
-// `COALESCE(x, 1/0)` never divides when x is not NULL, as in Postgres.
+// `COALESCE(x, 1/0)` never divides when x is not NULL, as in Postgres. A function call that
+// occurs more than once in one compiled function (`0.908 * price` in a WHERE and its SELECT,
+// `EXTRACT(HOUR FROM ts)` in each branch of a CASE) is computed at its first evaluation and
+// reused after: memoized per row rather than hoisted, so laziness and errors stay as written.
 
 import type { Row } from '../ivm/index.js'
 import type { ScalarExpr, SqlType } from '../planner/index.js'
-import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction } from '../planner/index.js'
+import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction, isVolatileFunction } from '../planner/index.js'
 import { rowKey } from '../ivm/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
@@ -20,6 +23,10 @@ interface Gen {
   consts: unknown[]
   /** How a column reference reads its value (default `row[i]`). */
   column?: (index: number) => string
+  /** Calls that occur more than once, by structural key → their memo variable (`m0`, …),
+   *  assigned when first generated. */
+  repeated?: Map<string, string | null>
+  memos: number
 }
 
 const CMP: Record<string, string> = { eq: '===', ne: '!==', lt: '<', le: '<=', gt: '>', ge: '>=' }
@@ -38,8 +45,12 @@ function divisionByZero(): never {
   throw new RivuletError(SqlState.divisionByZero, 'division by zero')
 }
 
+/** "Not computed yet in this row" for a memoized call (a value no expression yields). */
+const UNSET: unique symbol = Symbol('unset')
+
 /** Helpers referenced by generated code. */
 const RT = {
+  U: UNSET,
   F: FUNCTIONS as Record<string, (...args: unknown[]) => unknown>,
   cast: castValue,
   overflow,
@@ -144,9 +155,78 @@ function gen(e: ScalarExpr, g: Gen): string {
       const eqs: ScalarExpr = { kind: 'or', args: e.list.map((x) => ({ kind: 'call', fn: 'eq', args: [e.arg, x], type: 'boolean' }) as ScalarExpr), type: 'boolean' }
       return gen(e.negated ? { kind: 'not', arg: eqs, type: 'boolean' } : eqs, g)
     }
-    case 'call':
-      return genCall(e, g)
+    case 'call': {
+      const key = g.repeated === undefined ? undefined : callKey(e)
+      if (key === undefined || !g.repeated!.has(key)) return genCall(e, g)
+      let m = g.repeated!.get(key)!
+      if (m === null) {
+        m = `m${g.memos++}`
+        g.repeated!.set(key, m)
+      }
+      return `(${m} !== RT.U ? ${m} : (${m} = ${genCall(e, g)}))`
+    }
   }
+}
+
+/** A structural key of a deterministic call (undefined for volatile ones and for values
+ *  JSON cannot spell, which are then simply not shared). */
+function callKey(e: Extract<ScalarExpr, { kind: 'call' }>): string | undefined {
+  if (isVolatileFunction(e.fn)) return undefined
+  try {
+    return JSON.stringify(e, keyValue)
+  } catch {
+    return undefined
+  }
+}
+
+/** JSON spells NaN, ±Infinity and null alike, and -0 as 0: keep them apart. */
+function keyValue(_key: string, v: unknown): unknown {
+  if (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0))) return `#number:${Object.is(v, -0) ? '-0' : String(v)}`
+  if (typeof v === 'bigint') return `#bigint:${v}`
+  return v
+}
+
+/** Marks the calls of `exprs` that occur at least twice (counting nested calls too). */
+function findRepeatedCalls(exprs: readonly ScalarExpr[], g: Gen): void {
+  const seen = new Map<string, number>()
+  const visit = (x: ScalarExpr): void => {
+    if (x.kind === 'call') {
+      const k = callKey(x)
+      if (k !== undefined) {
+        const n = (seen.get(k) ?? 0) + 1
+        seen.set(k, n)
+        // the arguments of a repeated call are computed once with it: count them once
+        if (n > 1) return
+      }
+      for (const a of x.args) visit(a)
+      return
+    }
+    switch (x.kind) {
+      case 'isNull':
+      case 'not':
+      case 'cast':
+        return visit(x.arg)
+      case 'and':
+      case 'or':
+      case 'coalesce':
+        return x.args.forEach(visit)
+      case 'case':
+        for (const w of x.whens) {
+          visit(w.when)
+          visit(w.then)
+        }
+        return visit(x.else)
+      case 'inList':
+        visit(x.arg)
+        return x.list.forEach(visit)
+      default:
+        return
+    }
+  }
+  exprs.forEach(visit)
+  const repeated = new Map<string, string | null>()
+  for (const [k, n] of seen) if (n > 1) repeated.set(k, null)
+  if (repeated.size > 0) g.repeated = repeated
 }
 
 function rank(t: SqlType): number {
@@ -226,7 +306,11 @@ function build(body: string, g: Gen): (row: Row) => unknown {
 
 /** Builds `function compiled(<params>) { return <body> }` over the run-time helpers. */
 function buildWith<F>(params: string, body: string, g: Gen): F {
-  const decl = g.temps > 0 ? `let ${Array.from({ length: g.temps }, (_, i) => `t${i}`).join(', ')};` : ''
+  const temps = Array.from({ length: g.temps }, (_, i) => `t${i}`)
+  // memo variables start each row unset
+  const memos = Array.from({ length: g.memos }, (_, i) => `m${i} = RT.U`)
+  const all = [...temps, ...memos]
+  const decl = all.length > 0 ? `let ${all.join(', ')};` : ''
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const factory = new Function('RT', 'K', `"use strict"; return function compiled(${params}) { ${decl} return ${body}; };`) as (rt: typeof RT, k: unknown[]) => F
   return factory(RT, g.consts)
@@ -234,19 +318,22 @@ function buildWith<F>(params: string, body: string, g: Gen): F {
 
 /** Compiles one expression. */
 export function compileScalar(e: ScalarExpr): RowFn {
-  const g: Gen = { temps: 0, consts: [] }
+  const g: Gen = { temps: 0, consts: [], memos: 0 }
+  findRepeatedCalls([e], g)
   return build(gen(e, g), g)
 }
 
 /** Compiles a predicate: true keeps the row; false and NULL drop it. */
 export function compilePredicate(e: ScalarExpr): (row: Row) => boolean {
-  const g: Gen = { temps: 0, consts: [] }
+  const g: Gen = { temps: 0, consts: [], memos: 0 }
+  findRepeatedCalls([e], g)
   return build(`${gen(e, g)} === true`, g) as (row: Row) => boolean
 }
 
 /** Compiles a projection to one function building the output row. */
 export function compileProjection(exprs: readonly ScalarExpr[]): (row: Row) => Row {
-  const g: Gen = { temps: 0, consts: [] }
+  const g: Gen = { temps: 0, consts: [], memos: 0 }
+  findRepeatedCalls(exprs, g)
   const parts = exprs.map((e) => gen(e, g))
   return build(`[${parts.join(', ')}]`, g) as (row: Row) => Row
 }
@@ -255,7 +342,8 @@ export function compileProjection(exprs: readonly ScalarExpr[]): (row: Row) => R
  *  columns) then `r`, without building the concatenated row: a join followed by a
  *  projection allocates only the projected row. */
 export function compileJoinProjection(exprs: readonly ScalarExpr[], leftWidth: number): (l: Row, r: Row) => Row {
-  const g: Gen = { temps: 0, consts: [], column: (i) => (i < leftWidth ? `l[${i}]` : `r[${i - leftWidth}]`) }
+  const g: Gen = { temps: 0, consts: [], memos: 0, column: (i) => (i < leftWidth ? `l[${i}]` : `r[${i - leftWidth}]`) }
+  findRepeatedCalls(exprs, g)
   return buildWith<(l: Row, r: Row) => Row>('l, r', `[${exprs.map((e) => gen(e, g)).join(', ')}]`, g)
 }
 

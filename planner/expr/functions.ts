@@ -436,6 +436,13 @@ export function isStrictFunction(id: string): boolean {
   return !NON_STRICT_IDS.has(id)
 }
 
+const VOLATILE_IDS: ReadonlySet<string> = new Set(ALL_OVERLOADS.filter((o) => o.volatile).map((o) => o.id))
+
+/** True for non-deterministic functions (random(), now(), …): two calls may differ. */
+export function isVolatileFunction(id: string): boolean {
+  return VOLATILE_IDS.has(id)
+}
+
 /** Every distinct overload id (src/functions.ts must implement each). */
 export function overloadIds(): string[] {
   return [...new Set<string>(ALL_OVERLOADS.map((o) => o.id))]
