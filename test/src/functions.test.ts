@@ -261,6 +261,8 @@ describe('strings', () => {
   it('split_part', () => {
     expect(F.split_part('one,two,,three', ',', 2)).toBe('two')
     expect(F.split_part('one,two,,three', ',', 3)).toBe('')
+    // several fields of one string, then another string, then the first with another delimiter
+    expect([F.split_part('a/b/c', '/', 2), F.split_part('a/b/c', '/', 3), F.split_part('x/y', '/', 2), F.split_part('x/y', '/', 3), F.split_part('a/b/c', '-', 1), F.split_part('a/b/c', '/', 1)]).toEqual(['b', 'c', 'y', '', 'a/b/c', 'a'])
     expect(F.split_part('one,two,,three', ',', -1)).toBe('three')
     expect(F.split_part('one,two', ',', 5)).toBe('')
     expect(F.split_part('abc', '', 1)).toBe('abc')
