@@ -16,11 +16,23 @@
 // The index structure `Arrangement` is also used by Integrate, Distinct and Threshold, keyed
 // there by `rowHash` (a consolidated multiset whose buckets only hold hash collisions).
 // Rows with NULL key columns are stored (outer/anti joins need them); joins skip them.
+//
+// With `expire` (an arrangement private to an inner join), advance() forgets the rows whose
+// expire column is final. To find them without visiting every row, the keys are indexed by
+// the expire values of the rows added under them: Map value → the set of keys that received a
+// row with that value (a superset: a key whose rows left stays listed, harmless), plus the
+// distinct numeric values in an ascending array. Finality is downward closed in the value (a
+// watermark passed it), so advance() reads the values from the smallest while they are final
+// and scans only the listed keys' rows (taking every final row there), then drops those values
+// from the index; values of other kinds (NaN, strings, objects: none with a watermark column)
+// sit in a short list asked one by one; NULL is never final and is not indexed. Rollback
+// re-indexes the rows of every delta it undoes (a superset again).
 
 import type { Circuit } from '../circuit.js'
-import { keyFunction, rowHash, rowsEqual, type RowKey } from '../key.js'
+import { keyFunction, rowHash, rowsEqual, valueKey, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
+import { lowerBound } from '../sorted.js'
 
 /** Above this many rows a bucket keeps a rowKey → position index instead of scanning. */
 export const INDEX_THRESHOLD = 16
@@ -314,8 +326,23 @@ export class Arrangement {
 export interface ArrangeOptions {
   /** Rows whose key column `column` is final are forgotten at the end of a tick: the
    *  planner gives this only when no later reader needs them (an inner join whose other side
-   *  can no longer produce that key value, because its watermark is past it). */
+   *  can no longer produce that key value, because its watermark is past it). `isFinal` reads
+   *  the current watermark; NULL is never final, and over numbers it must be downward closed
+   *  (isFinal(x) and y < x imply isFinal(y)), as "the watermark passed x" is. */
   readonly expire?: { readonly column: number; readonly isFinal: (value: unknown) => boolean }
+}
+
+/** The keys that received rows with one expire value (see the header). */
+class ExpireBucket {
+  readonly value: unknown
+  readonly vk: RowKey
+  readonly keys = new Set<RowKey>()
+  /** The key added last (skips the Set for runs of rows under one key). */
+  last: RowKey | undefined = undefined
+  constructor(value: unknown, vk: RowKey) {
+    this.value = value
+    this.vk = vk
+  }
 }
 
 export class ArrangeOperator extends BaseOperator {
@@ -330,6 +357,13 @@ export class ArrangeOperator extends BaseOperator {
 
   /** See ArrangeOptions.expire. */
   readonly #expire: ArrangeOptions['expire']
+  /** With expire: keys by expire value (see the header). */
+  readonly #byValue = new Map<RowKey, ExpireBucket>()
+  /** Distinct numeric (non-NaN) values of the index, ascending. */
+  #values: number[] = []
+  /** Buckets of the other non-null values. */
+  #others: ExpireBucket[] = []
+  #lastBucket: ExpireBucket | null = null
 
   constructor(input: Operator, keyColumns: readonly number[], options: ArrangeOptions = {}) {
     super([input])
@@ -348,16 +382,95 @@ export class ArrangeOperator extends BaseOperator {
    *  nothing; journaled, so rollback restores them. */
   #forgetFinal(): void {
     const expire = this.#expire
-    if (expire === undefined || this.arrangement.size === 0) return
+    if (expire === undefined) return
+    const values = this.#values
+    let n = 0
+    while (n < values.length && expire.isFinal(values[n])) n++
+    const others = this.#others
+    if (n === 0 && others.length === 0) return
     const gone = new ZSet()
-    const col = expire.column
-    this.arrangement.forEach((row, weight) => {
-      if (expire.isFinal(row[col])) gone.push(row, weight)
-    })
+    for (let i = 0; i < n; i++) {
+      const v = values[i]!
+      const vk = v === 0 ? 0 : v
+      this.#forgetBucket(this.#byValue.get(vk)!, gone)
+      this.#byValue.delete(vk)
+    }
+    if (n !== 0) values.splice(0, n)
+    for (let i = 0; i < others.length; i++) {
+      const b = others[i]!
+      if (!expire.isFinal(b.value)) continue
+      this.#forgetBucket(b, gone)
+      this.#byValue.delete(b.vk)
+      others.splice(i--, 1)
+    }
+    this.#lastBucket = null
     if (gone.length === 0) return
-    this.arrangement.applyDelta(gone, -1)
     // the journal undoes an entry by absorbing it negated: record the negation of removing
     this.#journal.record(gone.negate())
+  }
+
+  /** Forgets the final rows under the keys of a final value's bucket (into `gone`). */
+  #forgetBucket(b: ExpireBucket, gone: ZSet): void {
+    const expire = this.#expire!
+    const col = expire.column
+    const arr = this.arrangement
+    const value = b.value
+    for (const key of b.keys) {
+      const s = arr.get(key)
+      if (s === undefined) continue
+      if (!(s instanceof Bucket)) {
+        const v = s[col]
+        if (v === value || expire.isFinal(v)) {
+          arr.apply(s, -1, key)
+          gone.push(s, 1)
+        }
+        continue
+      }
+      // collect first: removing reorders the bucket
+      const rows = s.rows
+      const ws = s.weights
+      const start = gone.length
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]![col]
+        if (v === value || expire.isFinal(v)) gone.push(rows[i]!, ws[i]!)
+      }
+      const gr = gone.rows
+      const gw = gone.weights
+      for (let i = start; i < gr.length; i++) arr.apply(gr[i]!, -gw[i]!, key)
+    }
+  }
+
+  /** Indexes key under the expire value v (NULL is never final: not indexed). */
+  #index(key: RowKey, v: unknown): void {
+    if (v === null || v === undefined) return
+    let b = this.#lastBucket
+    const vk = valueKey(v)
+    if (b === null || b.vk !== vk) {
+      b = this.#byValue.get(vk) ?? null
+      if (b === null) {
+        b = new ExpireBucket(v, vk)
+        this.#byValue.set(vk, b)
+        if (typeof v === 'number' && v === v) {
+          const values = this.#values
+          // window ends mostly arrive in order: check the end first
+          if (values.length === 0 || values[values.length - 1]! < v) values.push(v)
+          else values.splice(lowerBound(values, v), 0, v)
+        } else this.#others.push(b)
+      }
+      this.#lastBucket = b
+    }
+    if (key !== b.last) {
+      b.keys.add(key)
+      b.last = key
+    }
+  }
+
+  /** Indexes the keys of a delta's rows. */
+  #indexDelta(d: ZSet): void {
+    const col = this.#expire!.column
+    const rows = d.rows
+    const keyOf = this.keyOf
+    for (let i = 0; i < rows.length; i++) this.#index(keyOf(rows[i]!), rows[i]![col])
   }
 
   get expires(): boolean {
@@ -370,7 +483,22 @@ export class ArrangeOperator extends BaseOperator {
     if (d.rows.length === 0) return
     this.emptyBefore = this.arrangement.size === 0
     this.#journal.record(d)
-    this.arrangement.applyDelta(d, 1)
+    const expire = this.#expire
+    if (expire === undefined) {
+      this.arrangement.applyDelta(d, 1)
+      return
+    }
+    const rows = d.rows
+    const ws = d.weights
+    const keyOf = this.keyOf
+    const col = expire.column
+    const arr = this.arrangement
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!
+      const k = keyOf(r)
+      this.#index(k, r[col])
+      arr.apply(r, ws[i]!, k)
+    }
   }
 
   override commit(): void {
@@ -378,7 +506,11 @@ export class ArrangeOperator extends BaseOperator {
   }
 
   override rollback(): void {
-    this.#journal.undo((d) => this.arrangement.applyDelta(d, -1))
+    this.#journal.undo((d) => {
+      this.arrangement.applyDelta(d, -1)
+      // rows put back (forgotten ones, retracted ones) need their keys indexed again
+      if (this.#expire !== undefined) this.#indexDelta(d)
+    })
   }
 
   /** Distinct rows held. */

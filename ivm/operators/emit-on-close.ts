@@ -14,7 +14,7 @@
 //             (impossible when the watermark bound holds) would be emitted as is.
 
 import type { Circuit } from '../circuit.js'
-import { compareValues, rowKey, type RowKey } from '../key.js'
+import { compareValues, rowKey, valueKey, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 
@@ -58,14 +58,16 @@ export class EmitOnCloseOperator extends BaseOperator {
     while (closed < values.length && this.#isFinal(values[closed])) closed++
     if (closed === 0) return
     const emitted = new ZSet()
+    // the closed values' buckets leave whole (what absorbing −emitted would do, row by row)
     for (let i = 0; i < closed; i++) {
-      const v = values[i]
-      const k = rowKey([v])
+      const k = valueKey(values[i])
       const bucket = this.#byValue.get(k)!
       for (const e of bucket.rows.values()) emitted.push(e.row, e.weight)
+      this.#rows -= bucket.rows.size
+      this.#byValue.delete(k)
     }
+    values.splice(0, closed)
     this.#journal.record({ delta: emitted, emitted: true })
-    this.#absorb(emitted, -1)
     // appended: a step in the same pass may already have set `out`
     if (this.out.rows.length === 0) this.out = emitted
     else {
@@ -81,7 +83,7 @@ export class EmitOnCloseOperator extends BaseOperator {
       const row = d.rows[i]!
       const w = d.weights[i]! * sign
       const v = row[col]
-      const vk = rowKey([v])
+      const vk = valueKey(v)
       let bucket = this.#byValue.get(vk)
       if (bucket === undefined) {
         bucket = { value: v, rows: new Map() }

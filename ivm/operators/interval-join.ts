@@ -57,6 +57,21 @@
 //             lower = −∞ for the right) keeps that side forever. (Inner joins could forget a
 //             dead l with l.t ≥ wl; the rule stays the same so that a forgotten row is never
 //             seen again.) Forgetting emits nothing and is journaled, so rollback restores it.
+//             Free hints: advance() does not scan the keys. Both tests are downward closed in
+//             the time, so a key side has something to free (t < own watermark ∧ dead(t)) or,
+//             with finalOuter, to pad (dead(t)) only if its first time does. Per side a
+//             min-heap of (time, key side) holds one live hint per key side at a time ≤ its
+//             first time (KeySide.hint; entries with another time, or of a side no longer in
+//             its map, are stale and skipped). A step pushes a hint when it lowers a side's
+//             first time (a new side, or a row before its first time); advance() pops the due
+//             hints, visits those sides (pads, frees their dead prefix) and re-hints them at
+//             their new first time, which is not due (with finalOuter, a side still holding
+//             dead rows — times ≥ its own watermark — is re-hinted after the loop, so it is
+//             visited once per advance() while it holds them, as before). Rollback re-hints
+//             every side whose first time it lowered (re-inserted rows, freed prefixes put
+//             back). Stale hints are skipped when popped, and dropped at once when they make
+//             up most of a heap (keys coming and going while the watermarks stand still). A
+//             side that is never freed (infinite bound, or no watermarks) keeps no hints.
 //
 // Linear:     no (bilinear).
 // Retracts:   yes (default); with finalOuter the output is append-only for append-only input.
@@ -71,8 +86,10 @@
 // touched rows), n the rows of the key on the other side; an insert in time order is O(1)
 // to place, an out-of-order one splices. When both sides change in one step the output is
 // consolidated (the probes can produce entries that cancel), as in JoinOperator.
-// advance(): O(keys + rows freed), plus, with finalOuter, the dead rows still held (only rows
-// with time ≥ their own watermark).
+// A step lowering a side's first time pushes a hint (O(log h), h = hints held).
+// advance(): O((key sides with something due + stale hints passed) · log h + rows freed),
+// plus, with finalOuter, the dead rows still held (only rows with time ≥ their own watermark);
+// idle keys are not visited.
 
 import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
@@ -183,10 +200,97 @@ class KeySide {
   times: number[] = []
   /** buckets[i] = the entries at times[i] (never empty). */
   buckets: Bucket[] = []
+  /** The time of this side's live free hint (Infinity: none): its side's hint heap holds
+   *  (hint, this) and hint ≤ times[0]. Heap entries of this side with another time are stale. */
+  hint = Infinity
 
   constructor(key: RowKey, left: boolean) {
     this.key = key
     this.left = left
+  }
+}
+
+/** A binary min-heap of free hints (time, key side) in parallel arrays (no object per entry). */
+class HintHeap {
+  readonly times: number[] = []
+  readonly sides: KeySide[] = []
+
+  push(t: number, ks: KeySide): void {
+    const times = this.times
+    const sides = this.sides
+    let i = times.length
+    times.push(t)
+    sides.push(ks)
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      const pt = times[p]!
+      if (pt <= t) break
+      times[i] = pt
+      sides[i] = sides[p]!
+      i = p
+    }
+    times[i] = t
+    sides[i] = ks
+  }
+
+  /** Removes the least entry (times[0], sides[0]). */
+  pop(): void {
+    const times = this.times
+    const sides = this.sides
+    const t = times.pop()!
+    const ks = sides.pop()!
+    const n = times.length
+    if (n === 0) return
+    let i = 0
+    for (;;) {
+      let c = 2 * i + 1
+      if (c >= n) break
+      if (c + 1 < n && times[c + 1]! < times[c]!) c++
+      const ct = times[c]!
+      if (ct >= t) break
+      times[i] = ct
+      sides[i] = sides[c]!
+      i = c
+    }
+    times[i] = t
+    sides[i] = ks
+  }
+
+  get size(): number {
+    return this.times.length
+  }
+
+  /** Keeps the entries `keep` accepts and restores the heap order (Floyd: O(n)). */
+  filter(keep: (t: number, ks: KeySide) => boolean): void {
+    const times = this.times
+    const sides = this.sides
+    let w = 0
+    for (let i = 0; i < times.length; i++) {
+      const t = times[i]!
+      const ks = sides[i]!
+      if (!keep(t, ks)) continue
+      times[w] = t
+      sides[w++] = ks
+    }
+    times.length = w
+    sides.length = w
+    for (let i = (w >> 1) - 1; i >= 0; i--) {
+      const t = times[i]!
+      const ks = sides[i]!
+      let j = i
+      for (;;) {
+        let c = 2 * j + 1
+        if (c >= w) break
+        if (c + 1 < w && times[c + 1]! < times[c]!) c++
+        const ct = times[c]!
+        if (ct >= t) break
+        times[j] = ct
+        sides[j] = sides[c]!
+        j = c
+      }
+      times[j] = t
+      sides[j] = ks
+    }
   }
 }
 
@@ -316,6 +420,13 @@ export class IntervalJoinOperator extends BaseOperator {
   #leftRows = 0
   #rightRows = 0
   #stamp = 0
+  /** Free hints of the left / right key sides (null: that side is never freed — no
+   *  watermarks, or an infinite bound on that side). See the header. */
+  readonly #leftHints: HintHeap | null
+  readonly #rightHints: HintHeap | null
+  /** Key sides advance() has examined (for tests: proportional to the keys with something
+   *  due, not to the keys held). */
+  #visits = 0
 
   constructor(left: Operator, right: Operator, options: IntervalJoinOptions) {
     super([left, right])
@@ -348,6 +459,8 @@ export class IntervalJoinOperator extends BaseOperator {
     this.#preserveRight = options.kind === 'right' || options.kind === 'full'
     this.#nullLeft = new Array<unknown>(options.leftWidth).fill(null)
     this.#nullRight = new Array<unknown>(options.rightWidth).fill(null)
+    this.#leftHints = hasWatermarks && options.upper !== Infinity ? new HintHeap() : null
+    this.#rightHints = hasWatermarks && options.lower !== -Infinity ? new HintHeap() : null
   }
 
   step(): void {
@@ -590,6 +703,7 @@ export class IntervalJoinOperator extends BaseOperator {
       }
       e.weight += ws[i]!
     }
+    this.#rehint(ks)
   }
 
   #applyMatches(mc: MatchChanges, stamp: number, touched: Entry[]): void {
@@ -649,6 +763,29 @@ export class IntervalJoinOperator extends BaseOperator {
     e.live = true
     if (ks.left) this.#leftRows++
     else this.#rightRows++
+    this.#rehint(ks)
+  }
+
+  /** Keeps the hint invariant (hint ≤ first time, and in the heap) of a key side whose first
+   *  time may have gone down (an insert before it, or a rollback putting rows back). */
+  #rehint(ks: KeySide): void {
+    const times = ks.times
+    if (times.length === 0 || !(times[0]! < ks.hint)) return
+    const heap = ks.left ? this.#leftHints : this.#rightHints
+    if (heap === null) return
+    ks.hint = times[0]!
+    heap.push(ks.hint, ks)
+    const map = ks.left ? this.#left : this.#right
+    if (heap.size > 2 * map.size + 1024) {
+      // mostly stale hints (keys that came and went while the watermarks stood still): drop
+      // them; a side not in its map now loses its hint (a rollback re-attaching it re-hints)
+      heap.filter((t, s) => {
+        if (s.hint !== t) return false
+        if (map.get(s.key) === s) return true
+        s.hint = Infinity
+        return false
+      })
+    }
   }
 
   /** Makes sure a key side is in its map (rollback: newest-first undo finds the map as it was
@@ -694,41 +831,88 @@ export class IntervalJoinOperator extends BaseOperator {
     }
   }
 
+  /** Visits the key sides of one side whose free hint is due: emits the pads of their dead
+   *  rows (finalOuter) and frees their dead prefix; re-hints them exactly. */
   #advanceSide(isLeft: boolean, wl: number, wr: number, undo: AdvanceUndo, emitted: ZSet): void {
+    const heap = isLeft ? this.#leftHints : this.#rightHints
+    if (heap === null) return
     const map = isLeft ? this.#left : this.#right
     const own = isLeft ? wl : wr
     const other = isLeft ? wr : wl
     const pads = this.finalOuter && (isLeft ? this.#preserveLeft : this.#preserveRight)
-    for (const ks of map.values()) {
+    const ht = heap.times
+    const hs = heap.sides
+    /** Key sides still holding dead rows after their visit (pads): due again next advance(). */
+    let again: KeySide[] | null = null
+    while (ht.length !== 0) {
+      const h = ht[0]!
+      const dead = isLeft ? this.#deadLeft(h, other) : this.#deadRight(h, other)
+      // due: something at or after h may be freed (h < own, dead) or padded (dead)
+      if (!dead || (!pads && !(h < own))) break
+      const ks = hs[0]!
+      heap.pop()
+      if (ks.hint !== h) continue // stale: the side has another live hint
+      ks.hint = Infinity
+      if (map.get(ks.key) !== ks) continue // the side was dropped (a rollback re-hints it)
+      this.#visits++
+      this.#visitSide(ks, isLeft, own, other, pads, undo, emitted)
       const times = ks.times
-      const n = times.length
-      if (!(isLeft ? this.#deadLeft(times[0]!, other) : this.#deadRight(times[0]!, other))) continue
-      if (pads) {
-        for (let b = 0; b < n && (isLeft ? this.#deadLeft(times[b]!, other) : this.#deadRight(times[b]!, other)); b++) {
-          const es = ks.buckets[b]!.entries
-          for (let x = 0; x < es.length; x++) {
-            const e = es[x]!
-            const target = e.matches <= 0 ? e.weight : 0
-            if (target === e.pad) continue
-            undo.pads.push(e)
-            undo.oldPads.push(e.pad)
-            emitted.push(this.#pad(e), target - e.pad)
-            e.pad = target
-          }
+      if (times.length === 0) continue
+      const t0 = times[0]!
+      if (pads && (isLeft ? this.#deadLeft(t0, other) : this.#deadRight(t0, other))) (again ??= []).push(ks)
+      else {
+        // not due (the visit freed every due time), so the loop does not find it again
+        ks.hint = t0
+        heap.push(t0, ks)
+      }
+    }
+    if (again !== null) {
+      for (const ks of again) {
+        ks.hint = ks.times[0]!
+        heap.push(ks.hint, ks)
+      }
+    }
+  }
+
+  #visitSide(ks: KeySide, isLeft: boolean, own: number, other: number, pads: boolean, undo: AdvanceUndo, emitted: ZSet): void {
+    const times = ks.times
+    const n = times.length
+    if (!(isLeft ? this.#deadLeft(times[0]!, other) : this.#deadRight(times[0]!, other))) return
+    if (pads) {
+      for (let b = 0; b < n && (isLeft ? this.#deadLeft(times[b]!, other) : this.#deadRight(times[b]!, other)); b++) {
+        const es = ks.buckets[b]!.entries
+        for (let x = 0; x < es.length; x++) {
+          const e = es[x]!
+          const target = e.matches <= 0 ? e.weight : 0
+          if (target === e.pad) continue
+          undo.pads.push(e)
+          undo.oldPads.push(e.pad)
+          emitted.push(this.#pad(e), target - e.pad)
+          e.pad = target
         }
       }
-      let cut = 0
-      while (cut < n && times[cut]! < own && (isLeft ? this.#deadLeft(times[cut]!, other) : this.#deadRight(times[cut]!, other))) cut++
-      if (cut === 0) continue
-      const freedTimes = times.splice(0, cut)
-      const freedBuckets = ks.buckets.splice(0, cut)
-      let entries = 0
-      for (let i = 0; i < freedBuckets.length; i++) entries += freedBuckets[i]!.entries.length
-      if (isLeft) this.#leftRows -= entries
-      else this.#rightRows -= entries
-      undo.freed.push({ side: ks, times: freedTimes, buckets: freedBuckets, entries })
-      if (times.length === 0) map.delete(ks.key)
     }
+    let cut = 0
+    while (cut < n && times[cut]! < own && (isLeft ? this.#deadLeft(times[cut]!, other) : this.#deadRight(times[cut]!, other))) cut++
+    if (cut === 0) return
+    const freedTimes = times.splice(0, cut)
+    const freedBuckets = ks.buckets.splice(0, cut)
+    let entries = 0
+    for (let i = 0; i < freedBuckets.length; i++) entries += freedBuckets[i]!.entries.length
+    if (isLeft) this.#leftRows -= entries
+    else this.#rightRows -= entries
+    undo.freed.push({ side: ks, times: freedTimes, buckets: freedBuckets, entries })
+    if (times.length === 0) (isLeft ? this.#left : this.#right).delete(ks.key)
+  }
+
+  /** How many key sides advance() has examined so far. */
+  get advanceVisits(): number {
+    return this.#visits
+  }
+
+  /** Free hints held, stale ones included (for tests: bounded by the key sides held). */
+  get hintsHeld(): number {
+    return (this.#leftHints?.size ?? 0) + (this.#rightHints?.size ?? 0)
   }
 
   override commit(): void {
@@ -759,6 +943,7 @@ export class IntervalJoinOperator extends BaseOperator {
           ks.buckets = f.buckets.concat(ks.buckets)
           if (ks.left) this.#leftRows += f.entries
           else this.#rightRows += f.entries
+          this.#rehint(ks)
         }
         for (let i = u.pads.length - 1; i >= 0; i--) u.pads[i]!.pad = u.oldPads[i]!
       }

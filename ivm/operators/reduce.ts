@@ -13,19 +13,32 @@
 //             accumulators are fields of the group (one object per group plus what the
 //             aggregators allocate); accumulators are plain data owned by the aggregators.
 //             With `expire`, bounded: `advance()` (end of tick) drops every group whose key
-//             a watermark has made final (no change can reach it any more).
+//             a watermark has made final (no change can reach it any more). To find them
+//             without visiting every group, groups are indexed by their expire key value:
+//             Map value → ExpireBucket (the groups created with that value, in creation order;
+//             an entry whose group has left the bucket — deleted at count 0 — is stale and
+//             skipped, and a bucket compacts when stale entries dominate), plus the distinct
+//             numeric values in an ascending array. Finality is downward closed in the value
+//             (a watermark passed it), so advance() reads the values from the smallest while
+//             they are final and visits only their groups; values of other kinds (NULL, NaN,
+//             strings, objects: none with a watermark column) sit in a short list asked one
+//             by one. A final value's bucket leaves the index once it holds no group (a group
+//             without an output row — net count < 0 — stays, as before, until it has one).
 // Linear:     no (unless every aggregate is, which is not exploited).
 // Retracts:   yes.
 //
 // Throwing user code (arg / filter) runs in a first pass over the delta that touches no
 // state; only then is the delta journaled and absorbed. Rollback re-absorbs the negated
-// journal and recomputes the output rows of the touched groups without emitting.
+// journal and recomputes the output rows of the touched groups without emitting; it puts the
+// groups an advance() dropped back first, re-indexed (groups it creates or deletes enter and
+// leave the expire index as in a step).
 
 import type { Aggregator } from '../aggregators/aggregator.js'
 import type { Circuit } from '../circuit.js'
-import { keyFunction, valuesEqual, type RowKey } from '../key.js'
+import { keyFunction, valueKey, valuesEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
+import { lowerBound } from '../sorted.js'
 
 export interface AggregateSpec {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -39,7 +52,8 @@ export interface ReduceOptions {
   emitEmptyGroup?: boolean
   /** Groups that can never change again (a watermark passed their key value at `keyIndex`,
    *  a position in the key columns) are dropped from state by `advance()`; their output row
-   *  stays emitted. `isFinal` reads the current watermark. */
+   *  stays emitted. `isFinal` reads the current watermark; over numbers it must be downward
+   *  closed (isFinal(x) and y < x imply isFinal(y)), as "the watermark passed x" is. */
   expire?: { readonly keyIndex: number; readonly isFinal: (keyValue: unknown) => boolean }
 }
 
@@ -57,6 +71,28 @@ class Group {
   out: Row | null = null
   /** In the touched list this step. */
   touched = false
+  /** With expire: the bucket holding this group's live index entry (null: none). */
+  ex: ExpireBucket | null = null
+}
+
+/** The groups of one expire key value (see the header). */
+class ExpireBucket {
+  readonly value: unknown
+  readonly vk: RowKey
+  /** Entries: group keys and groups (parallel); an entry is live iff groups[i].ex === this. */
+  keys: RowKey[] = []
+  groups: Group[] = []
+  /** Live entries. */
+  live = 0
+  constructor(value: unknown, vk: RowKey) {
+    this.value = value
+    this.vk = vk
+  }
+}
+
+/** An ordered value: a number other than NaN (its order is the watermark's). */
+function ordered(v: unknown): v is number {
+  return typeof v === 'number' && v === v
 }
 
 function getAcc(g: Group, j: number): unknown {
@@ -80,6 +116,16 @@ export class ReduceOperator extends BaseOperator {
   readonly #expire: ReduceOptions['expire']
   /** Groups dropped by `advance()` since the last commit (restored by rollback). */
   #expired: [RowKey, Group][] = []
+  /** With expire: the index of groups by expire key value (see the header). */
+  readonly #byValue = new Map<RowKey, ExpireBucket>()
+  /** Distinct ordered values of the index, ascending. */
+  #values: number[] = []
+  /** Buckets of the other values. */
+  #others: ExpireBucket[] = []
+  /** Position of the expire value in input rows (keyColumns[expire.keyIndex]); −1 without. */
+  readonly #expireColumn: number
+  /** Cache of the last bucket looked up (consecutive rows mostly share a window). */
+  #lastBucket: ExpireBucket | null = null
 
   constructor(input: Operator, keyColumns: readonly number[], aggregates: readonly AggregateSpec[], options: ReduceOptions = {}) {
     super([input])
@@ -90,17 +136,116 @@ export class ReduceOperator extends BaseOperator {
     this.#keyOf = keyFunction(this.keyColumns)
     this.#results = new Array<unknown>(aggregates.length)
     this.#expire = options.expire
+    const ki = options.expire?.keyIndex
+    if (ki !== undefined && !(Number.isInteger(ki) && ki >= 0 && ki < this.keyColumns.length)) throw new Error(`internal: expire keyIndex ${ki} is not a key position`)
+    this.#expireColumn = ki !== undefined ? this.keyColumns[ki]! : -1
   }
 
-  /** Drops the groups a watermark has made final (see ReduceOptions.expire). */
+  /** Drops the groups a watermark has made final (see ReduceOptions.expire): visits the
+   *  buckets of the final values only. */
   advance(): void {
     const expire = this.#expire
     if (expire === undefined) return
-    for (const [key, g] of this.#groups) {
-      const v = g.out !== null ? g.out[expire.keyIndex] : undefined
-      if (g.out === null || !expire.isFinal(v)) continue
+    const values = this.#values
+    let n = 0
+    while (n < values.length && expire.isFinal(values[n])) n++
+    if (n !== 0) {
+      let kept = 0
+      for (let i = 0; i < n; i++) {
+        const v = values[i]!
+        const b = this.#byValue.get(v === 0 ? 0 : v)!
+        if (this.#expireBucket(b)) values[kept++] = v
+      }
+      if (kept !== n) values.splice(kept, n - kept)
+    }
+    const others = this.#others
+    if (others.length !== 0) {
+      for (let i = 0; i < others.length; i++) {
+        const b = others[i]!
+        if (expire.isFinal(b.value) && !this.#expireBucket(b)) others.splice(i--, 1)
+      }
+    }
+  }
+
+  /** Drops the groups of a final value's bucket that have an output row; returns whether it
+   *  still holds groups (else it has left the map; the caller takes its value out). */
+  #expireBucket(b: ExpireBucket): boolean {
+    const keys = b.keys
+    const groups = b.groups
+    let w = 0
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i]!
+      if (g.ex !== b) continue
+      const key = keys[i]!
+      if (g.out === null) {
+        keys[w] = key
+        groups[w++] = g
+        continue
+      }
+      g.ex = null
       this.#groups.delete(key)
       this.#expired.push([key, g])
+    }
+    keys.length = w
+    groups.length = w
+    b.live = w
+    if (w !== 0) return true
+    this.#byValue.delete(b.vk)
+    if (this.#lastBucket === b) this.#lastBucket = null
+    return false
+  }
+
+  /** Adds a live index entry for group g (key `key`) under expire value v. */
+  #index(key: RowKey, g: Group, v: unknown): void {
+    let b = this.#lastBucket
+    const vk = valueKey(v)
+    if (b === null || b.vk !== vk) {
+      b = this.#byValue.get(vk) ?? null
+      if (b === null) {
+        b = new ExpireBucket(v, vk)
+        this.#byValue.set(vk, b)
+        if (ordered(v)) {
+          const values = this.#values
+          // window ends mostly arrive in order: check the end first
+          if (values.length === 0 || values[values.length - 1]! < v) values.push(v)
+          else values.splice(lowerBound(values, v), 0, v)
+        } else this.#others.push(b)
+      }
+      this.#lastBucket = b
+    }
+    b.keys.push(key)
+    b.groups.push(g)
+    b.live++
+    g.ex = b
+  }
+
+  /** Removes g's index entry (the group is deleted). */
+  #unindex(g: Group): void {
+    const b = g.ex
+    if (b === null) return
+    g.ex = null
+    b.live--
+    if (b.live === 0) {
+      // the value leaves the index
+      this.#byValue.delete(b.vk)
+      if (this.#lastBucket === b) this.#lastBucket = null
+      const v = b.value
+      if (ordered(v)) this.#values.splice(lowerBound(this.#values, v), 1)
+      else this.#others.splice(this.#others.indexOf(b), 1)
+      b.keys = []
+      b.groups = []
+    } else if (b.groups.length >= 32 && b.live * 2 < b.groups.length) {
+      // compact: drop the stale entries
+      const keys = b.keys
+      const groups = b.groups
+      let w = 0
+      for (let i = 0; i < groups.length; i++) {
+        if (groups[i]!.ex !== b) continue
+        keys[w] = keys[i]!
+        groups[w++] = groups[i]!
+      }
+      keys.length = w
+      groups.length = w
     }
   }
 
@@ -117,7 +262,7 @@ export class ReduceOperator extends BaseOperator {
     if (!this.#initialized && this.emitEmptyGroup) {
       this.#journal.record(null)
       this.#initialized = true
-      this.#touch(this.#group(''), EMPTY_ROW)
+      this.#touch(this.#group('', EMPTY_ROW), EMPTY_ROW)
     }
     this.#initialized = true
     if (n !== 0) {
@@ -146,21 +291,25 @@ export class ReduceOperator extends BaseOperator {
     return vals
   }
 
-  #group(key: RowKey): Group {
-    let g = this.#groups.get(key)
-    if (g === undefined) {
-      const aggs = this.aggregates
-      const m = aggs.length
-      g = new Group()
-      if (m > 0) g.a0 = aggs[0]!.aggregator.create()
-      if (m > 1) g.a1 = aggs[1]!.aggregator.create()
-      if (m > 2) {
-        const more = new Array<unknown>(m - 2)
-        for (let j = 2; j < m; j++) more[j - 2] = aggs[j]!.aggregator.create()
-        g.more = more
-      }
-      this.#groups.set(key, g)
+  /** The group of `key` (of `row`), created (and indexed) if absent. */
+  #group(key: RowKey, row: Row): Group {
+    const g = this.#groups.get(key)
+    return g !== undefined ? g : this.#create(key, row)
+  }
+
+  #create(key: RowKey, row: Row): Group {
+    const aggs = this.aggregates
+    const m = aggs.length
+    const g = new Group()
+    if (m > 0) g.a0 = aggs[0]!.aggregator.create()
+    if (m > 1) g.a1 = aggs[1]!.aggregator.create()
+    if (m > 2) {
+      const more = new Array<unknown>(m - 2)
+      for (let j = 2; j < m; j++) more[j - 2] = aggs[j]!.aggregator.create()
+      g.more = more
     }
+    this.#groups.set(key, g)
+    if (this.#expireColumn >= 0) this.#index(key, g, row[this.#expireColumn])
     return g
   }
 
@@ -179,7 +328,7 @@ export class ReduceOperator extends BaseOperator {
     const m = aggs.length
     for (let i = 0; i < rows.length; i++) {
       const w = ws[i]! * sign
-      const g = this.#group(keys[i]!)
+      const g = this.#group(keys[i]!, rows[i]!)
       if (!g.touched) {
         g.touched = true
         this.#touched.push(g)
@@ -221,7 +370,10 @@ export class ReduceOperator extends BaseOperator {
           out?.push(old, -1)
           g.out = null
         }
-        if (g.count === 0 && !this.emitEmptyGroup) this.#groups.delete(this.#keyOf(row))
+        if (g.count === 0 && !this.emitEmptyGroup) {
+          this.#groups.delete(this.#keyOf(row))
+          if (g.ex !== null) this.#unindex(g)
+        }
         continue
       }
       let same = old !== null
@@ -258,7 +410,13 @@ export class ReduceOperator extends BaseOperator {
 
   override rollback(): void {
     // groups expired at the end of the tick come back first; then the tick's input is undone
-    for (const [key, g] of this.#expired) this.#groups.set(key, g)
+    const col = this.#expire !== undefined ? this.#expire.keyIndex : -1
+    for (const [key, g] of this.#expired) {
+      const cur = this.#groups.get(key)
+      if (cur !== undefined && cur !== g) this.#unindex(cur)
+      this.#groups.set(key, g)
+      this.#index(key, g, g.out![col])
+    }
     this.#expired = []
     const global = this.emitEmptyGroup ? this.#groups.get('') : undefined
     this.#journal.undo((d) => {

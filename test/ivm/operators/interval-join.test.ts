@@ -354,4 +354,119 @@ describe('IntervalJoin', () => {
     expect(norm(sink.contents()).length).toBe(50 + 1 + 2)
     expect(j.stateSize()).toBe(50 + 3 + 1)
   })
+
+  it('advance() visits only the key sides with something due: idle keys holding rows cost nothing', () => {
+    let wl = 0
+    let wr = 0
+    const { d, j } = setup({ leftWatermark: () => wl, rightWatermark: () => wr })
+    // 1,000 idle keys with a left and a right row at 500 (kept until the watermarks pass it)
+    const idleL: Row[] = []
+    const idleR: Row[] = []
+    for (let k = 0; k < 1000; k++) {
+      idleL.push([`k${k}`, 500, k])
+      idleR.push([`k${k}`, 500, k])
+    }
+    d.tick([ins(...idleL), ins(...idleR)], [])
+    d.circuit.advance()
+    d.commit()
+    expect(j.stateSize()).toBe(2000)
+    const before = j.advanceVisits
+    // key a: a left and a right row at t per round; once the watermarks pass t + 3 both are
+    // dead (l: t + 2 < wr; r: wl − 1 > t) and a's two sides are the only ones visited
+    for (let t = 10; t <= 100; t += 10) {
+      d.tick([ins(['a', t, 'l']), ins(['a', t, 'r'])], [])
+      wl = wr = t + 4
+      d.circuit.advance()
+      d.circuit.endStep()
+      d.commit()
+      expect(j.stateSize()).toBe(2000)
+    }
+    expect(j.advanceVisits - before).toBe(20)
+    // the watermarks pass 500: every key is freed, each side visited once
+    wl = wr = 600
+    d.circuit.advance()
+    d.circuit.endStep()
+    expect(j.stateSize()).toBe(0)
+    expect(j.advanceVisits - before).toBe(2020)
+    // rolled back: everything is held again and hinted again, so the same advance frees it all
+    d.rollback(d.saveTables())
+    wl = wr = 100
+    expect(j.stateSize()).toBe(2000)
+    d.circuit.advance()
+    d.circuit.endStep()
+    expect(j.stateSize()).toBe(2000)
+    wl = wr = 600
+    d.circuit.advance()
+    d.circuit.endStep()
+    expect(j.stateSize()).toBe(0)
+    d.commit()
+  })
+
+  it('advance() after out-of-order inserts, retractions and rollbacks frees exactly the dead prefix', () => {
+    let wl = 0
+    let wr = 0
+    const { d, j } = setup({ kind: 'full', leftWatermark: () => wl, rightWatermark: () => wr })
+    const sink = integrate(d.circuit, j)
+    // a key side first holds 50, then rows before it arrive (its first time goes down)
+    d.tick(L(['k', 50, 'a']), [])
+    d.commit()
+    d.tick(L(['k', 20, 'b'], ['m', 30, 'c']), [])
+    d.tick(R(['k', 19, 'r']), [])
+    d.commit()
+    wl = wr = 25
+    d.circuit.advance()
+    d.circuit.endStep()
+    // left b (20 + 2 < 25) and right r (25 − 1 > 19) are freed; a and c stay
+    expect(j.stateSize()).toBe(2)
+    d.commit()
+    // a transaction that inserts before the first time, advances, then rolls back
+    const saved = d.saveTables()
+    d.tick(L(['k', 26, 'x']), [])
+    wl = wr = 60
+    d.circuit.advance()
+    d.circuit.endStep()
+    expect(j.stateSize()).toBe(0)
+    d.rollback(saved)
+    wl = wr = 25
+    expect(j.stateSize()).toBe(2)
+    // a retraction emptying a key side, then a new side for the same key, earlier
+    d.tick([del(['m', 30, 'c']), undefined], [])
+    d.tick(L(['m', 27, 'c2']), [])
+    d.commit()
+    wl = wr = 30
+    d.circuit.advance()
+    d.circuit.endStep()
+    expect(j.stateSize()).toBe(1) // c2 freed (27 < 30, 27 + 2 < 30): only a (50) is left
+    d.commit()
+    expect(norm(sink.contents())).toEqual(expected([['k', 20, 'b', 'k', 19, 'r'], 1], [['k', 50, 'a', ...N], 1], [['m', 27, 'c2', ...N], 1]))
+  })
+
+  it('stale free hints are dropped while the watermarks stand still; a rollback re-hints what it puts back', () => {
+    let wl = 0
+    let wr = 0
+    const { d, j } = setup({ leftWatermark: () => wl, rightWatermark: () => wr })
+    const kept: Row[] = []
+    for (let k = 0; k < 10; k++) kept.push([`keep${k}`, 5, k])
+    d.tick(L(...kept), [])
+    d.commit()
+    const saved = d.saveTables()
+    // a transaction empties the kept keys, then churns through 3,000 short-lived keys
+    d.tick([del(...kept), undefined], [])
+    for (let k = 0; k < 3000; k += 100) {
+      const rows: Row[] = []
+      for (let i = k; i < k + 100; i++) rows.push([`tmp${i}`, 50, i])
+      d.tick(L(...rows), [])
+      d.tick([del(...rows), undefined], [])
+    }
+    expect(j.stateSize()).toBe(0)
+    expect(j.hintsHeld).toBeLessThan(2 * 1024)
+    d.rollback(saved)
+    expect(j.stateSize()).toBe(10)
+    // the kept rows are found by advance() again
+    wl = wr = 100
+    d.circuit.advance()
+    d.circuit.endStep()
+    expect(j.stateSize()).toBe(0)
+    d.commit()
+  })
 })

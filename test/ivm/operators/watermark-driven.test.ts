@@ -3,8 +3,8 @@
 // of advancing operators settles in one advance() pass.
 
 import { describe, expect, it } from 'vitest'
-import { EmitOnCloseOperator, IntegrateOperator, ReduceOperator, countRows, type Operator } from '../../../ivm/index.js'
-import { Driver, expected, ins, norm, zs } from '../helpers.js'
+import { ArrangeOperator, EmitOnCloseOperator, IntegrateOperator, ReduceOperator, countRows, type Operator } from '../../../ivm/index.js'
+import { del, Driver, expected, ins, norm, zs } from '../helpers.js'
 
 /** A watermark the test moves by hand; rows with column value ≤ it are final. */
 function mark(): { w: number; isFinal: (v: unknown) => boolean } {
@@ -73,6 +73,89 @@ describe('Reduce with expire', () => {
     d.circuit.rollback()
     expect(r.stateSize()).toBe(1)
     expect(d.step(ins([20]), r)).toEqual(expected([[20, 1], -1], [[20, 2], 1]))
+  })
+})
+
+describe('expire indexes: advance() looks at final windows only', () => {
+  /** A mark that counts its calls. */
+  function counted(): { w: number; calls: number; isFinal: (v: unknown) => boolean } {
+    const m = { w: -Infinity, calls: 0, isFinal: (v: unknown) => (m.calls++, v !== null && (v as number) <= m.w) }
+    return m
+  }
+
+  it('Reduce asks isFinal once per distinct window (not per group); rollback re-indexes', () => {
+    const d = new Driver()
+    const m = counted()
+    const r = d.circuit.add(new ReduceOperator(d.input, [0, 1], [{ aggregator: countRows, arg: () => null }], { expire: { keyIndex: 1, isFinal: m.isFinal } }))
+    const rows: [string, number][] = []
+    for (let k = 0; k < 500; k++) rows.push([`k${k}`, 10], [`k${k}`, 20], [`k${k}`, 30])
+    d.step(ins(...rows), r)
+    d.commit()
+    expect(r.stateSize()).toBe(1500)
+    m.w = 15
+    m.calls = 0
+    advance(d, r)
+    expect(r.stateSize()).toBe(1000)
+    expect(m.calls).toBe(2) // 10 (final), 20 (not)
+    m.calls = 0
+    advance(d, r)
+    expect(m.calls).toBe(1)
+    // rollback of the advance: the groups of 10 are back, and found again by the next advance
+    d.circuit.rollback()
+    expect(r.stateSize()).toBe(1500)
+    m.w = 25
+    advance(d, r)
+    expect(r.stateSize()).toBe(500)
+    d.commit()
+    // a rolled-back step that emptied a window's groups: they come back with their index entry
+    d.step(del(['k1', 30], ['k2', 30]), r)
+    expect(r.stateSize()).toBe(498)
+    d.circuit.rollback()
+    m.w = 35
+    advance(d, r)
+    expect(r.stateSize()).toBe(0)
+  })
+
+  it('Reduce keeps a final group without an output row (net count < 0) until it has one', () => {
+    const d = new Driver()
+    const m = mark()
+    const r = d.circuit.add(new ReduceOperator(d.input, [0], [{ aggregator: countRows, arg: () => null }], { expire: { keyIndex: 0, isFinal: m.isFinal } }))
+    const view = d.circuit.add(new IntegrateOperator(r))
+    expect(d.step(zs([[10], -1], [[20], 1]), r)).toEqual(expected([[20, 1], 1]))
+    m.w = 30
+    advance(d, r)
+    expect(r.stateSize()).toBe(1) // 10 stays (count −1, no row); 20 is dropped
+    expect(d.step(zs([[10], 2]), r)).toEqual(expected([[10, 1], 1]))
+    advance(d, r)
+    expect(r.stateSize()).toBe(0)
+    d.commit()
+    expect(norm(view.contents())).toEqual(expected([[10, 1], 1], [[20, 1], 1]))
+  })
+
+  it('Arrange forgets the final rows reading only the keys of final values; rollback restores them', () => {
+    const d = new Driver()
+    const m = counted()
+    // keyed by [0]: rows of one key span several windows (column 1)
+    const a = d.circuit.add(new ArrangeOperator(d.input, [0], { expire: { column: 1, isFinal: m.isFinal } }))
+    const rows: [string, number][] = []
+    for (let k = 0; k < 300; k++) rows.push([`k${k}`, 100])
+    rows.push(['x', 10], ['x', 20], ['x', 30], ['y', 20])
+    d.tick(ins(...rows), [])
+    d.commit()
+    m.w = 20
+    m.calls = 0
+    d.circuit.advance()
+    d.circuit.endStep()
+    expect(norm(a.snapshot())).toEqual(expected(...(rows.filter(([, w]) => w > 20).map((r) => [r, 1]) as [[string, number], number][])))
+    // the values 10, 20 (final) and 30 (not), then the rows of x read under 10 and 20
+    expect(m.calls).toBeLessThan(10)
+    d.circuit.rollback()
+    expect(a.size).toBe(304)
+    m.w = 30
+    d.circuit.advance()
+    d.circuit.endStep()
+    expect(a.size).toBe(300)
+    d.commit()
   })
 })
 

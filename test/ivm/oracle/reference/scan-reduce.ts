@@ -1,0 +1,313 @@
+// REFERENCE ONLY (tests): the scan-based ReduceOperator as it was before its expire index — advance()
+// visits every group. The differential test (expire-index.property.test.ts) checks that the indexed
+// operator behaves exactly like it.
+
+// ReduceOperator — GROUP BY key columns with aggregates.
+//
+// Semantics:  for every group g = rows with equal key columns and total weight count(g) > 0,
+//             one output row [...key values, agg₁(g), …, aggₘ(g)]. Each aggregate folds
+//             (arg(r), w) for the rows r of g passing its optional filter. Per step:
+//             out = Σ_{g touched by Δin} (new row of g) − (previous row of g), where a group
+//             whose results did not change emits nothing, and a group whose count drops to 0
+//             only retracts its row (and is forgotten).
+//             With `emitEmptyGroup` (no key columns: a global aggregate) the single row exists
+//             even for empty input (COUNT → 0, SUM → null); it is emitted the first time the
+//             operator steps, which `Circuit.backfill` guarantees (it steps every fresh op).
+// State kept: Map<groupKey, Group{count, accumulators, last output row}>; the first two
+//             accumulators are fields of the group (one object per group plus what the
+//             aggregators allocate); accumulators are plain data owned by the aggregators.
+//             With `expire`, bounded: `advance()` (end of tick) drops every group whose key
+//             a watermark has made final (no change can reach it any more).
+// Linear:     no (unless every aggregate is, which is not exploited).
+// Retracts:   yes.
+//
+// Throwing user code (arg / filter) runs in a first pass over the delta that touches no
+// state; only then is the delta journaled and absorbed. Rollback re-absorbs the negated
+// journal and recomputes the output rows of the touched groups without emitting.
+
+import type { Aggregator } from '../../../../ivm/aggregators/aggregator.js'
+import type { Circuit } from '../../../../ivm/circuit.js'
+import { keyFunction, valuesEqual, type RowKey } from '../../../../ivm/key.js'
+import { BaseOperator, Journal, type Operator } from '../../../../ivm/operator.js'
+import { ZSet, type Row } from '../../../../ivm/zset.js'
+
+export interface AggregateSpec {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  aggregator: Aggregator<any, any>
+  arg: (row: Row) => unknown
+  filter?: (row: Row) => boolean
+}
+
+export interface ReduceOptions {
+  /** Global aggregate (no key columns): the row exists even when the input is empty. */
+  emitEmptyGroup?: boolean
+  /** Groups that can never change again (a watermark passed their key value at `keyIndex`,
+   *  a position in the key columns) are dropped from state by `advance()`; their output row
+   *  stays emitted. `isFinal` reads the current watermark. */
+  expire?: { readonly keyIndex: number; readonly isFinal: (keyValue: unknown) => boolean }
+}
+
+/** Marks a value excluded by an aggregate's filter. */
+const SKIP: unique symbol = Symbol('skip')
+
+/** Per-group state. The first two accumulators live in fields (no array per group for the
+ *  common one- or two-aggregate reduce); further ones in `more`. */
+class Group {
+  count = 0
+  a0: unknown = undefined
+  a1: unknown = undefined
+  more: unknown[] | null = null
+  /** The row last emitted (null when none is out). */
+  out: Row | null = null
+  /** In the touched list this step. */
+  touched = false
+}
+
+function getAcc(g: Group, j: number): unknown {
+  return j === 0 ? g.a0 : j === 1 ? g.a1 : g.more![j - 2]
+}
+
+export class ScanReduceOperator extends BaseOperator {
+  readonly name = 'Reduce'
+  readonly keyColumns: readonly number[]
+  readonly aggregates: readonly AggregateSpec[]
+  readonly emitEmptyGroup: boolean
+  readonly #keyOf: (row: Row) => RowKey
+  readonly #groups = new Map<RowKey, Group>()
+  /** Journal of absorbed deltas; null marks the step that emitted the empty-input row. */
+  readonly #journal = new Journal<ZSet | null>()
+  #initialized = false
+  #touched: Group[] = []
+  /** For each touched group, a row of this step (its key values). */
+  #touchedRows: Row[] = []
+  readonly #results: unknown[]
+  readonly #expire: ReduceOptions['expire']
+  /** Groups dropped by `advance()` since the last commit (restored by rollback). */
+  #expired: [RowKey, Group][] = []
+
+  constructor(input: Operator, keyColumns: readonly number[], aggregates: readonly AggregateSpec[], options: ReduceOptions = {}) {
+    super([input])
+    this.keyColumns = keyColumns.slice()
+    this.aggregates = aggregates.slice()
+    this.emitEmptyGroup = options.emitEmptyGroup === true
+    if (this.emitEmptyGroup && this.keyColumns.length !== 0) throw new Error('internal: emitEmptyGroup needs zero key columns')
+    this.#keyOf = keyFunction(this.keyColumns)
+    this.#results = new Array<unknown>(aggregates.length)
+    this.#expire = options.expire
+  }
+
+  /** Drops the groups a watermark has made final (see ReduceOptions.expire). */
+  advance(): void {
+    const expire = this.#expire
+    if (expire === undefined) return
+    for (const [key, g] of this.#groups) {
+      const v = g.out !== null ? g.out[expire.keyIndex] : undefined
+      if (g.out === null || !expire.isFinal(v)) continue
+      this.#groups.delete(key)
+      this.#expired.push([key, g])
+    }
+  }
+
+  step(): void {
+    const d = this.inputs[0]!.out
+    const n = d.rows.length
+    const out = new ZSet()
+    this.out = out
+    if (n === 0 && this.#initialized) return
+    // Pass 1: user code; no state touched.
+    const keys = new Array<RowKey>(n)
+    const vals = this.#extract(d, keys)
+    // Pass 2: journal, then absorb.
+    if (!this.#initialized && this.emitEmptyGroup) {
+      this.#journal.record(null)
+      this.#initialized = true
+      this.#touch(this.#group(''), EMPTY_ROW)
+    }
+    this.#initialized = true
+    if (n !== 0) {
+      this.#journal.record(d)
+      this.#absorb(d, keys, vals, 1)
+    }
+    // Pass 3: emit changed rows.
+    this.#refresh(out)
+  }
+
+  #extract(d: ZSet, keys: RowKey[]): unknown[] {
+    const rows = d.rows
+    const n = rows.length
+    const aggs = this.aggregates
+    const m = aggs.length
+    const keyOf = this.#keyOf
+    const vals = new Array<unknown>(n * m)
+    for (let i = 0; i < n; i++) {
+      const r = rows[i]!
+      keys[i] = keyOf(r)
+      for (let j = 0; j < m; j++) {
+        const a = aggs[j]!
+        vals[i * m + j] = a.filter !== undefined && !a.filter(r) ? SKIP : a.arg(r)
+      }
+    }
+    return vals
+  }
+
+  #group(key: RowKey): Group {
+    let g = this.#groups.get(key)
+    if (g === undefined) {
+      const aggs = this.aggregates
+      const m = aggs.length
+      g = new Group()
+      if (m > 0) g.a0 = aggs[0]!.aggregator.create()
+      if (m > 1) g.a1 = aggs[1]!.aggregator.create()
+      if (m > 2) {
+        const more = new Array<unknown>(m - 2)
+        for (let j = 2; j < m; j++) more[j - 2] = aggs[j]!.aggregator.create()
+        g.more = more
+      }
+      this.#groups.set(key, g)
+    }
+    return g
+  }
+
+  #touch(g: Group, row: Row): void {
+    if (!g.touched) {
+      g.touched = true
+      this.#touched.push(g)
+      this.#touchedRows.push(row)
+    }
+  }
+
+  #absorb(d: ZSet, keys: readonly RowKey[], vals: readonly unknown[], sign: number): void {
+    const rows = d.rows
+    const ws = d.weights
+    const aggs = this.aggregates
+    const m = aggs.length
+    for (let i = 0; i < rows.length; i++) {
+      const w = ws[i]! * sign
+      const g = this.#group(keys[i]!)
+      if (!g.touched) {
+        g.touched = true
+        this.#touched.push(g)
+        this.#touchedRows.push(rows[i]!)
+      }
+      g.count += w
+      const base = i * m
+      if (m > 0) {
+        const v = vals[base]
+        if (v !== SKIP) g.a0 = aggs[0]!.aggregator.add(g.a0, v, w)
+      }
+      if (m > 1) {
+        const v = vals[base + 1]
+        if (v !== SKIP) g.a1 = aggs[1]!.aggregator.add(g.a1, v, w)
+      }
+      for (let j = 2; j < m; j++) {
+        const v = vals[base + j]
+        if (v !== SKIP) g.more![j - 2] = aggs[j]!.aggregator.add(g.more![j - 2], v, w)
+      }
+    }
+  }
+
+  /** Recomputes the rows of the touched groups; emits the changes to `out` unless null. */
+  #refresh(out: ZSet | null): void {
+    const touched = this.#touched
+    const touchedRows = this.#touchedRows
+    const aggs = this.aggregates
+    const m = aggs.length
+    const nk = this.keyColumns.length
+    const res = this.#results
+    for (let t = 0; t < touched.length; t++) {
+      const g = touched[t]!
+      const row = touchedRows[t]!
+      g.touched = false
+      const keep = this.emitEmptyGroup ? this.#initialized : g.count > 0
+      const old = g.out
+      if (!keep) {
+        if (old !== null) {
+          out?.push(old, -1)
+          g.out = null
+        }
+        if (g.count === 0 && !this.emitEmptyGroup) this.#groups.delete(this.#keyOf(row))
+        continue
+      }
+      let same = old !== null
+      for (let j = 0; j < m; j++) {
+        const v = aggs[j]!.aggregator.result(getAcc(g, j))
+        res[j] = v
+        if (same && !valuesEqual(old![nk + j], v)) same = false
+      }
+      if (same) continue
+      const next = new Array<unknown>(nk + m)
+      if (old !== null) for (let c = 0; c < nk; c++) next[c] = old[c]
+      else {
+        const cols = this.keyColumns
+        for (let c = 0; c < nk; c++) next[c] = row[cols[c]!]
+      }
+      for (let j = 0; j < m; j++) {
+        next[nk + j] = res[j]
+        res[j] = undefined
+      }
+      if (out !== null) {
+        if (old !== null) out.push(old, -1)
+        out.push(next, 1)
+      }
+      g.out = next
+    }
+    touched.length = 0
+    touchedRows.length = 0
+  }
+
+  override commit(): void {
+    this.#journal.commit()
+    if (this.#expired.length !== 0) this.#expired = []
+  }
+
+  override rollback(): void {
+    // groups expired at the end of the tick come back first; then the tick's input is undone
+    for (const [key, g] of this.#expired) this.#groups.set(key, g)
+    this.#expired = []
+    const global = this.emitEmptyGroup ? this.#groups.get('') : undefined
+    this.#journal.undo((d) => {
+      if (d === null) {
+        this.#initialized = false
+        return
+      }
+      const keys = new Array<RowKey>(d.rows.length)
+      const vals = this.#extract(d, keys)
+      this.#absorb(d, keys, vals, -1)
+    })
+    if (global !== undefined) this.#touch(global, EMPTY_ROW)
+    this.#refresh(null)
+  }
+
+  /** The current output row of every group (the integral of `out`), for a view reading this
+   *  reduce's state instead of keeping a copy. Only exact without `expire`. */
+  forEachOutput(fn: (row: Row) => void): void {
+    for (const g of this.#groups.values()) if (g.out !== null) fn(g.out)
+  }
+
+  /** The output row of the group with this key (a key of the key values, as keyFunction
+   *  over them builds it), or null. */
+  outputOf(key: RowKey): Row | null {
+    return this.#groups.get(key)?.out ?? null
+  }
+
+  get expires(): boolean {
+    return this.#expire !== undefined
+  }
+
+  /** Number of groups held. */
+  get size(): number {
+    return this.#groups.size
+  }
+
+  override stateSize(): number {
+    return this.#groups.size
+  }
+
+  override describeState(): string {
+    const names = this.aggregates.map((a) => a.aggregator.name).join(', ')
+    return `groups keyed by [${this.keyColumns.map((c) => '#' + c).join(', ')}]: ${this.#groups.size} groups (${names})${this.#expire ? `; freed once key #${this.#expire.keyIndex} is final` : ''}`
+  }
+}
+
+const EMPTY_ROW: Row = []
+
