@@ -97,7 +97,7 @@ import type { Circuit } from '../circuit.js'
 import { compareRows, hasNull, keyFunction, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { lowerBound, upperBound, sortByTime } from '../sorted.js'
+import { lowerBound, upperBound, sortByTime, TimeHeap } from '../sorted.js'
 import { RowBucket } from '../row-bucket.js'
 
 export interface AsOfJoinOptions {
@@ -159,53 +159,6 @@ class Group {
 
   constructor(key: RowKey) {
     this.key = key
-  }
-}
-
-/** A binary min-heap of free hints (time, group) in parallel arrays (no object per entry). */
-class HintHeap {
-  readonly times: number[] = []
-  readonly groups: Group[] = []
-
-  push(t: number, g: Group): void {
-    const times = this.times
-    const groups = this.groups
-    let i = times.length
-    times.push(t)
-    groups.push(g)
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      const pt = times[p]!
-      if (pt <= t) break
-      times[i] = pt
-      groups[i] = groups[p]!
-      i = p
-    }
-    times[i] = t
-    groups[i] = g
-  }
-
-  /** Removes the least entry (times[0], groups[0]). */
-  pop(): void {
-    const times = this.times
-    const groups = this.groups
-    const t = times.pop()!
-    const g = groups.pop()!
-    const n = times.length
-    if (n === 0) return
-    let i = 0
-    for (;;) {
-      let c = 2 * i + 1
-      if (c >= n) break
-      if (c + 1 < n && times[c + 1]! < times[c]!) c++
-      const ct = times[c]!
-      if (ct >= t) break
-      times[i] = ct
-      groups[i] = groups[c]!
-      i = c
-    }
-    times[i] = t
-    groups[i] = g
   }
 }
 
@@ -387,9 +340,9 @@ export class AsOfJoinOperator extends BaseOperator {
   readonly #groups = new Map<RowKey, Group>()
   readonly #journal = new Journal<Absorbed | Freed>()
   /** Free hints (only kept when #frees): per group with left rows, (lh, group) — see Group. */
-  readonly #leftHints = new HintHeap()
+  readonly #leftHints = new TimeHeap<Group>()
   /** Per group whose right rows may become freeable, (rh, group). */
-  readonly #rightHints = new HintHeap()
+  readonly #rightHints = new TimeHeap<Group>()
   /** Groups advance() has examined so far. */
   #visits = 0
   /** The Freed entry of the running advance() (journaled when first needed). */
@@ -762,7 +715,7 @@ export class AsOfJoinOperator extends BaseOperator {
       // left rows at x are freed once x < wl and x < wr ('>=') / x ≤ wr ('>')
       const L = this.#leftHints
       const lt = L.times
-      const lg = L.groups
+      const lg = L.items
       while (lt.length !== 0) {
         const h = lt[0]!
         if (!(h < wl && (strict ? h <= wr : h < wr))) break
@@ -773,7 +726,7 @@ export class AsOfJoinOperator extends BaseOperator {
       // right rows are freed once their trigger s < wr and s ≤ wl ('>=') / s < wl ('>')
       const R = this.#rightHints
       const rt = R.times
-      const rg = R.groups
+      const rg = R.items
       while (rt.length !== 0) {
         const h = rt[0]!
         if (!(h < wr && (strict ? h < wl : h <= wl))) break

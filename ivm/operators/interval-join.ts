@@ -95,7 +95,7 @@ import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { concatRows, ZSet, type Row } from '../zset.js'
-import { lowerBound, sortByTime } from '../sorted.js'
+import { lowerBound, sortByTime, TimeHeap } from '../sorted.js'
 
 export type IntervalJoinKind = 'inner' | 'left' | 'right' | 'full'
 
@@ -210,89 +210,8 @@ class KeySide {
   }
 }
 
-/** A binary min-heap of free hints (time, key side) in parallel arrays (no object per entry). */
-class HintHeap {
-  readonly times: number[] = []
-  readonly sides: KeySide[] = []
-
-  push(t: number, ks: KeySide): void {
-    const times = this.times
-    const sides = this.sides
-    let i = times.length
-    times.push(t)
-    sides.push(ks)
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      const pt = times[p]!
-      if (pt <= t) break
-      times[i] = pt
-      sides[i] = sides[p]!
-      i = p
-    }
-    times[i] = t
-    sides[i] = ks
-  }
-
-  /** Removes the least entry (times[0], sides[0]). */
-  pop(): void {
-    const times = this.times
-    const sides = this.sides
-    const t = times.pop()!
-    const ks = sides.pop()!
-    const n = times.length
-    if (n === 0) return
-    let i = 0
-    for (;;) {
-      let c = 2 * i + 1
-      if (c >= n) break
-      if (c + 1 < n && times[c + 1]! < times[c]!) c++
-      const ct = times[c]!
-      if (ct >= t) break
-      times[i] = ct
-      sides[i] = sides[c]!
-      i = c
-    }
-    times[i] = t
-    sides[i] = ks
-  }
-
-  get size(): number {
-    return this.times.length
-  }
-
-  /** Keeps the entries `keep` accepts and restores the heap order (Floyd: O(n)). */
-  filter(keep: (t: number, ks: KeySide) => boolean): void {
-    const times = this.times
-    const sides = this.sides
-    let w = 0
-    for (let i = 0; i < times.length; i++) {
-      const t = times[i]!
-      const ks = sides[i]!
-      if (!keep(t, ks)) continue
-      times[w] = t
-      sides[w++] = ks
-    }
-    times.length = w
-    sides.length = w
-    for (let i = (w >> 1) - 1; i >= 0; i--) {
-      const t = times[i]!
-      const ks = sides[i]!
-      let j = i
-      for (;;) {
-        let c = 2 * j + 1
-        if (c >= w) break
-        if (c + 1 < w && times[c + 1]! < times[c]!) c++
-        const ct = times[c]!
-        if (ct >= t) break
-        times[j] = ct
-        sides[j] = sides[c]!
-        j = c
-      }
-      times[j] = t
-      sides[j] = ks
-    }
-  }
-}
+/** Free hints of one side: (time, key side). */
+type HintHeap = TimeHeap<KeySide>
 
 /** Undo record of a step: the entries touched and their [weight, matches, pad] before it. */
 class StepUndo {
@@ -459,8 +378,8 @@ export class IntervalJoinOperator extends BaseOperator {
     this.#preserveRight = options.kind === 'right' || options.kind === 'full'
     this.#nullLeft = new Array<unknown>(options.leftWidth).fill(null)
     this.#nullRight = new Array<unknown>(options.rightWidth).fill(null)
-    this.#leftHints = hasWatermarks && options.upper !== Infinity ? new HintHeap() : null
-    this.#rightHints = hasWatermarks && options.lower !== -Infinity ? new HintHeap() : null
+    this.#leftHints = hasWatermarks && options.upper !== Infinity ? new TimeHeap<KeySide>() : null
+    this.#rightHints = hasWatermarks && options.lower !== -Infinity ? new TimeHeap<KeySide>() : null
   }
 
   step(): void {
@@ -841,7 +760,7 @@ export class IntervalJoinOperator extends BaseOperator {
     const other = isLeft ? wr : wl
     const pads = this.finalOuter && (isLeft ? this.#preserveLeft : this.#preserveRight)
     const ht = heap.times
-    const hs = heap.sides
+    const hs = heap.items
     /** Key sides still holding dead rows after their visit (pads): due again next advance(). */
     let again: KeySide[] | null = null
     while (ht.length !== 0) {
