@@ -58,7 +58,35 @@ export interface ReduceOptions {
 }
 
 /** Marks a value excluded by an aggregate's filter. */
-const SKIP: unique symbol = Symbol('skip')
+export const SKIP: unique symbol = Symbol('skip')
+
+/** What a reducing operator keeps per group: the row count, the first two accumulators in
+ *  fields (no array per group for the common one- or two-aggregate case), the rest in `more`. */
+export interface AccumulatorSlots {
+  count: number
+  a0: unknown
+  a1: unknown
+  more: unknown[] | null
+}
+
+/** Folds one row's extracted values `vals[base … base + aggs.length)` (SKIP where an
+ *  aggregate's filter dropped the row) into the slots with weight w, and counts the row. */
+export function foldValues(s: AccumulatorSlots, aggs: readonly AggregateSpec[], vals: readonly unknown[], base: number, w: number): void {
+  s.count += w
+  const m = aggs.length
+  if (m > 0) {
+    const v = vals[base]
+    if (v !== SKIP) s.a0 = aggs[0]!.aggregator.add(s.a0, v, w)
+  }
+  if (m > 1) {
+    const v = vals[base + 1]
+    if (v !== SKIP) s.a1 = aggs[1]!.aggregator.add(s.a1, v, w)
+  }
+  for (let j = 2; j < m; j++) {
+    const v = vals[base + j]
+    if (v !== SKIP) s.more![j - 2] = aggs[j]!.aggregator.add(s.more![j - 2], v, w)
+  }
+}
 
 /** Per-group state. The first two accumulators live in fields (no array per group for the
  *  common one- or two-aggregate reduce); further ones in `more`. */
@@ -334,20 +362,7 @@ export class ReduceOperator extends BaseOperator {
         this.#touched.push(g)
         this.#touchedRows.push(rows[i]!)
       }
-      g.count += w
-      const base = i * m
-      if (m > 0) {
-        const v = vals[base]
-        if (v !== SKIP) g.a0 = aggs[0]!.aggregator.add(g.a0, v, w)
-      }
-      if (m > 1) {
-        const v = vals[base + 1]
-        if (v !== SKIP) g.a1 = aggs[1]!.aggregator.add(g.a1, v, w)
-      }
-      for (let j = 2; j < m; j++) {
-        const v = vals[base + j]
-        if (v !== SKIP) g.more![j - 2] = aggs[j]!.aggregator.add(g.more![j - 2], v, w)
-      }
+      foldValues(g, aggs, vals, i * m, w)
     }
   }
 

@@ -47,7 +47,7 @@ import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { lowerBound, upperBound } from '../sorted.js'
 import { RowBucket } from '../row-bucket.js'
-import type { AggregateSpec } from './reduce.js'
+import { foldValues, SKIP, type AggregateSpec } from './reduce.js'
 
 /** A `key` entry: the session's first time (window_start). */
 export const SESSION_START = -1
@@ -76,7 +76,6 @@ export interface SessionReduceOptions {
 export const BULK_ABOVE = 64
 
 /** Marks a value excluded by an aggregate's filter. */
-const SKIP: unique symbol = Symbol('skip')
 
 class Session {
   /** First and last time of the session (window_start = start, window_end = last + gap). */
@@ -422,7 +421,7 @@ export class SessionReduceOperator extends BaseOperator {
       // a time held already: its session's bounds stay unless the time disappears
       const si = ns === 0 || starts[ns - 1]! <= t ? ns - 1 : upperBound(starts, t) - 1
       const s = p.sessions[si]!
-      this.#addValues(s, vals, base, w)
+      foldValues(s, this.aggregates, vals, base, w)
       this.#touch(s)
       if (this.#put(p, i, row, w)) this.#removeTime(p, i, si)
       return
@@ -465,7 +464,7 @@ export class SessionReduceOperator extends BaseOperator {
         sessions.splice(j, 0, s)
       }
     }
-    this.#addValues(s, vals, base, w)
+    foldValues(s, this.aggregates, vals, base, w)
     this.#touch(s)
   }
 
@@ -608,24 +607,6 @@ export class SessionReduceOperator extends BaseOperator {
     }
   }
 
-  /** Adds one event's extracted values with weight w. */
-  #addValues(s: Session, vals: readonly unknown[], base: number, w: number): void {
-    s.count += w
-    const aggs = this.aggregates
-    const m = aggs.length
-    if (m > 0) {
-      const v = vals[base]
-      if (v !== SKIP) s.a0 = aggs[0]!.aggregator.add(s.a0, v, w)
-    }
-    if (m > 1) {
-      const v = vals[base + 1]
-      if (v !== SKIP) s.a1 = aggs[1]!.aggregator.add(s.a1, v, w)
-    }
-    for (let j = 2; j < m; j++) {
-      const v = vals[base + j]
-      if (v !== SKIP) s.more![j - 2] = aggs[j]!.aggregator.add(s.more![j - 2], v, w)
-    }
-  }
 
   /** Adds one held row with weight w (its values computed again). */
   #addRow(s: Session, row: Row, w: number): void {
