@@ -65,7 +65,11 @@ export const FLINK_PER_CORE: Readonly<Record<string, { v1?: number; v2?: number 
 export const STATELESS_QUERIES = ['q0', 'q1', 'q2', 'q10', 'q14', 'q21', 'q22']
 
 const MB = 1024 * 1024
-const cliPath = (): string => fileURLToPath(new URL('../cli.js', import.meta.url))
+/** The built CLI the children run (from the TS sources under a test runner: dist's). */
+function cliPath(): string {
+  const beside = fileURLToPath(new URL('../cli.js', import.meta.url))
+  return fs.existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+}
 
 /** The source statement of a run. In a measured run the streams keep no history (as Flink's
  *  and RisingWave's sources keep none): every query reads them through its own state. */
@@ -90,7 +94,7 @@ export function measureQuery(q: NexmarkQuery, events: number, rate: number, batc
     const h = process.memoryUsage().heapUsed
     if (h > peakHeap) peakHeap = h
     if (gc && done >= nextCheckpoint) {
-      nextCheckpoint += events / checkpoints
+      while (nextCheckpoint <= done) nextCheckpoint += events / checkpoints
       const p0 = performance.now()
       gc()
       heapAfterGc.push(round(process.memoryUsage().heapUsed / MB, 1))
@@ -126,7 +130,8 @@ function runQuery(q: NexmarkQuery, events: number, rate: number, batch: number, 
   db.execute(sourceStatement(events, rate, batch, false))
   setUpQuery(db, q)
   db.execute(`CREATE SINK ${q.name} AS ${q.select} WITH (connector = 'blackhole')`)
-  const step = batch * 64
+  // samples every 64 ticks, or every 1/20 of a short run
+  const step = Math.max(batch, Math.min(batch * 64, Math.floor(events / 20)))
   for (let done = 0; done < events; ) {
     done += db.stepSource('nexmark', Math.min(step, events - done))
     sample(db, done)

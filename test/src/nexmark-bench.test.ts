@@ -1,0 +1,41 @@
+// `rivulet bench nexmark` end to end on a small run: the children run, the table is printed
+// and the JSON holds every query measured, the generator first.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { heapFlat, resultsTable, runNexmarkBench, type QueryResultRow } from '../../src/nexmark/bench.js'
+
+describe('rivulet bench nexmark', () => {
+  it('measures the generator and each query in a child process, as a table and as JSON', async () => {
+    const json = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rivulet-bench-')), 'r.json')
+    let out = ''
+    const code = await runNexmarkBench({ queries: ['q0', 'q5', 'q13'], events: 20_000, json, out: (s) => (out += s) })
+    expect(code).toBe(0)
+    const r = JSON.parse(fs.readFileSync(json, 'utf8')) as { events: number; results: QueryResultRow[] }
+    expect(r.events).toBe(20_000)
+    expect(r.results.map((x) => x.query)).toEqual(['generator', 'q0', 'q5', 'q13'])
+    for (const x of r.results) {
+      expect(x.error).toBeUndefined()
+      expect(x.eventsPerSecond).toBeGreaterThan(0)
+      expect(x.peakRssMB).toBeGreaterThan(10)
+    }
+    // q0 passes every bid through; q13 looks each one up in the 10,000-row side table
+    expect(r.results[1]!.sinkInserted).toBe(18_400)
+    expect(r.results[3]!.state).toBe(10_000)
+    expect(r.results[1]!.heapAfterGcMB.length).toBe(10) // a full GC at every tenth of the run
+    expect(out).toMatch(/generator alone: [\d,]+ events\/s/)
+    expect(out).toMatch(/ query +\| events\/s +\| ev\/CPU-s/)
+    expect(out).toContain(`written: ${json}`)
+  }, 120_000)
+
+  it('calls a heap flat only within 10% (or 8 MB) of its second checkpoint', () => {
+    const row = (heap: number[]): QueryResultRow => ({ query: 'q', events: 1, seconds: 1, eventsPerSecond: 1, cpuMicrosPerEvent: 1, eventsPerCpuSecond: 1, peakHeapMB: 1, peakRssMB: 1, state: 0, heapAfterGcMB: heap, sinkInserted: 0, sinkRetracted: 0 })
+    expect(heapFlat(row([90, 50, 52, 55]))).toBe(true)
+    expect(heapFlat(row([40, 200, 210, 218]))).toBe(true)
+    expect(heapFlat(row([40, 200, 215, 221]))).toBe(false)
+    expect(heapFlat(row([40, 50, 60, 90]))).toBe(false)
+    expect(heapFlat(row([40, 50]))).toBeUndefined()
+    expect(resultsTable([row([40, 50, 60, 90])], 2)).toMatch(/no \(50 → 90\)/)
+  })
+})
