@@ -29,10 +29,10 @@
 // re-indexes the rows of every delta it undoes (a superset again).
 
 import type { Circuit } from '../circuit.js'
-import { keyFunction, rowHash, rowsEqual, valueKey, type RowKey } from '../key.js'
+import { keyFunction, rowHash, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { lowerBound } from '../sorted.js'
+import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
 
 /** Above this many rows a bucket keeps a rowKey → position index instead of scanning. */
 export const INDEX_THRESHOLD = 16
@@ -333,7 +333,7 @@ export interface ArrangeOptions {
 }
 
 /** The keys that received rows with one expire value (see the header). */
-class ExpireBucket {
+class ExpireBucket implements ValueBucket {
   readonly value: unknown
   readonly vk: RowKey
   readonly keys = new Set<RowKey>()
@@ -358,12 +358,7 @@ export class ArrangeOperator extends BaseOperator {
   /** See ArrangeOptions.expire. */
   readonly #expire: ArrangeOptions['expire']
   /** With expire: keys by expire value (see the header). */
-  readonly #byValue = new Map<RowKey, ExpireBucket>()
-  /** Distinct numeric (non-NaN) values of the index, ascending. */
-  #values: number[] = []
-  /** Buckets of the other non-null values. */
-  #others: ExpireBucket[] = []
-  #lastBucket: ExpireBucket | null = null
+  readonly #byValue = new ValueBuckets((value, vk) => new ExpireBucket(value, vk))
 
   constructor(input: Operator, keyColumns: readonly number[], options: ArrangeOptions = {}) {
     super([input])
@@ -383,27 +378,11 @@ export class ArrangeOperator extends BaseOperator {
   #forgetFinal(): void {
     const expire = this.#expire
     if (expire === undefined) return
-    const values = this.#values
-    let n = 0
-    while (n < values.length && expire.isFinal(values[n])) n++
-    const others = this.#others
-    if (n === 0 && others.length === 0) return
     const gone = new ZSet()
-    for (let i = 0; i < n; i++) {
-      const v = values[i]!
-      const vk = v === 0 ? 0 : v
-      this.#forgetBucket(this.#byValue.get(vk)!, gone)
-      this.#byValue.delete(vk)
-    }
-    if (n !== 0) values.splice(0, n)
-    for (let i = 0; i < others.length; i++) {
-      const b = others[i]!
-      if (!expire.isFinal(b.value)) continue
+    this.#byValue.sweep(expire.isFinal, (b) => {
       this.#forgetBucket(b, gone)
-      this.#byValue.delete(b.vk)
-      others.splice(i--, 1)
-    }
-    this.#lastBucket = null
+      return false
+    })
     if (gone.length === 0) return
     // the journal undoes an entry by absorbing it negated: record the negation of removing
     this.#journal.record(gone.negate())
@@ -443,22 +422,7 @@ export class ArrangeOperator extends BaseOperator {
   /** Indexes key under the expire value v (NULL is never final: not indexed). */
   #index(key: RowKey, v: unknown): void {
     if (v === null || v === undefined) return
-    let b = this.#lastBucket
-    const vk = valueKey(v)
-    if (b === null || b.vk !== vk) {
-      b = this.#byValue.get(vk) ?? null
-      if (b === null) {
-        b = new ExpireBucket(v, vk)
-        this.#byValue.set(vk, b)
-        if (typeof v === 'number' && v === v) {
-          const values = this.#values
-          // window ends mostly arrive in order: check the end first
-          if (values.length === 0 || values[values.length - 1]! < v) values.push(v)
-          else values.splice(lowerBound(values, v), 0, v)
-        } else this.#others.push(b)
-      }
-      this.#lastBucket = b
-    }
+    const b = this.#byValue.get(v)
     if (key !== b.last) {
       b.keys.add(key)
       b.last = key

@@ -35,10 +35,10 @@
 
 import type { Aggregator } from '../aggregators/aggregator.js'
 import type { Circuit } from '../circuit.js'
-import { keyFunction, valueKey, valuesEqual, type RowKey } from '../key.js'
+import { keyFunction, valuesEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { lowerBound } from '../sorted.js'
+import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
 
 export interface AggregateSpec {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -104,7 +104,7 @@ class Group {
 }
 
 /** The groups of one expire key value (see the header). */
-class ExpireBucket {
+class ExpireBucket implements ValueBucket {
   readonly value: unknown
   readonly vk: RowKey
   /** Entries: group keys and groups (parallel); an entry is live iff groups[i].ex === this. */
@@ -116,11 +116,6 @@ class ExpireBucket {
     this.value = value
     this.vk = vk
   }
-}
-
-/** An ordered value: a number other than NaN (its order is the watermark's). */
-function ordered(v: unknown): v is number {
-  return typeof v === 'number' && v === v
 }
 
 function getAcc(g: Group, j: number): unknown {
@@ -145,15 +140,9 @@ export class ReduceOperator extends BaseOperator {
   /** Groups dropped by `advance()` since the last commit (restored by rollback). */
   #expired: [RowKey, Group][] = []
   /** With expire: the index of groups by expire key value (see the header). */
-  readonly #byValue = new Map<RowKey, ExpireBucket>()
-  /** Distinct ordered values of the index, ascending. */
-  #values: number[] = []
-  /** Buckets of the other values. */
-  #others: ExpireBucket[] = []
+  readonly #byValue = new ValueBuckets((value, vk) => new ExpireBucket(value, vk))
   /** Position of the expire value in input rows (keyColumns[expire.keyIndex]); −1 without. */
   readonly #expireColumn: number
-  /** Cache of the last bucket looked up (consecutive rows mostly share a window). */
-  #lastBucket: ExpireBucket | null = null
 
   constructor(input: Operator, keyColumns: readonly number[], aggregates: readonly AggregateSpec[], options: ReduceOptions = {}) {
     super([input])
@@ -174,29 +163,11 @@ export class ReduceOperator extends BaseOperator {
   advance(): void {
     const expire = this.#expire
     if (expire === undefined) return
-    const values = this.#values
-    let n = 0
-    while (n < values.length && expire.isFinal(values[n])) n++
-    if (n !== 0) {
-      let kept = 0
-      for (let i = 0; i < n; i++) {
-        const v = values[i]!
-        const b = this.#byValue.get(v === 0 ? 0 : v)!
-        if (this.#expireBucket(b)) values[kept++] = v
-      }
-      if (kept !== n) values.splice(kept, n - kept)
-    }
-    const others = this.#others
-    if (others.length !== 0) {
-      for (let i = 0; i < others.length; i++) {
-        const b = others[i]!
-        if (expire.isFinal(b.value) && !this.#expireBucket(b)) others.splice(i--, 1)
-      }
-    }
+    this.#byValue.sweep(expire.isFinal, (b) => this.#expireBucket(b))
   }
 
   /** Drops the groups of a final value's bucket that have an output row; returns whether it
-   *  still holds groups (else it has left the map; the caller takes its value out). */
+   *  still holds groups (else the index lets it go). */
   #expireBucket(b: ExpireBucket): boolean {
     const keys = b.keys
     const groups = b.groups
@@ -217,30 +188,12 @@ export class ReduceOperator extends BaseOperator {
     keys.length = w
     groups.length = w
     b.live = w
-    if (w !== 0) return true
-    this.#byValue.delete(b.vk)
-    if (this.#lastBucket === b) this.#lastBucket = null
-    return false
+    return w !== 0
   }
 
   /** Adds a live index entry for group g (key `key`) under expire value v. */
   #index(key: RowKey, g: Group, v: unknown): void {
-    let b = this.#lastBucket
-    const vk = valueKey(v)
-    if (b === null || b.vk !== vk) {
-      b = this.#byValue.get(vk) ?? null
-      if (b === null) {
-        b = new ExpireBucket(v, vk)
-        this.#byValue.set(vk, b)
-        if (ordered(v)) {
-          const values = this.#values
-          // window ends mostly arrive in order: check the end first
-          if (values.length === 0 || values[values.length - 1]! < v) values.push(v)
-          else values.splice(lowerBound(values, v), 0, v)
-        } else this.#others.push(b)
-      }
-      this.#lastBucket = b
-    }
+    const b = this.#byValue.get(v)
     b.keys.push(key)
     b.groups.push(g)
     b.live++
@@ -255,11 +208,7 @@ export class ReduceOperator extends BaseOperator {
     b.live--
     if (b.live === 0) {
       // the value leaves the index
-      this.#byValue.delete(b.vk)
-      if (this.#lastBucket === b) this.#lastBucket = null
-      const v = b.value
-      if (ordered(v)) this.#values.splice(lowerBound(this.#values, v), 1)
-      else this.#others.splice(this.#others.indexOf(b), 1)
+      this.#byValue.delete(b)
       b.keys = []
       b.groups = []
     } else if (b.groups.length >= 32 && b.live * 2 < b.groups.length) {
