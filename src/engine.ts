@@ -444,7 +444,7 @@ export class Engine {
     this.#checkNotAborted()
     const src = this.#source(foldName(name))
     if (this.#inTransaction) throw new RivuletError(SqlState.activeSqlTransaction, 'a source cannot run inside a transaction block: each of its micro-batches is a tick of its own')
-    if (maxEvents === Infinity && !Number.isFinite(this.#sourceTotal(src))) throw new RivuletError(SqlState.invalidParameterValue, `source "${src.name}" is unbounded: give stepSource() a number of events`)
+    if (maxEvents === Infinity && !Number.isFinite(src.connector.total)) throw new RivuletError(SqlState.invalidParameterValue, `source "${src.name}" is unbounded: give stepSource() a number of events`)
     let n = 0
     while (n < maxEvents && !src.connector.done && src.error === undefined) {
       const got = this.#sourceBatch(src, Math.min(src.connector.batchSize, maxEvents - n))
@@ -487,10 +487,6 @@ export class Engine {
     const src = this.#sources.get(name)
     if (!src) throw new RivuletError(SqlState.undefinedObject, `source "${name}" does not exist`)
     return src
-  }
-
-  #sourceTotal(src: SourceEntry): number {
-    return src.connector instanceof NexmarkSource ? src.connector.generator.options.events : Infinity
   }
 
   /** One micro-batch of a source as one tick. A batch that fails (a view's expression
@@ -576,7 +572,7 @@ export class Engine {
   /** FLUSH: every bounded source runs to its end now, so what follows sees all its events. */
   #drainBoundedSources(): void {
     for (const src of this.#sources.values()) {
-      if (src.connector.done || src.error || !Number.isFinite(this.#sourceTotal(src))) continue
+      if (src.connector.done || src.error || !Number.isFinite(src.connector.total)) continue
       this.stepSource(src.name)
     }
   }

@@ -88,6 +88,8 @@ export interface SourceConnector {
   readonly relations: readonly SourceRelation[]
   /** Events produced so far. */
   readonly emitted: number
+  /** Events it produces in all (Infinity: unbounded). */
+  readonly total: number
   /** True once a bounded source has produced all its events. */
   readonly done: boolean
   /** Wall-clock pacing: at most this many events per second (Infinity: as fast as it goes). */

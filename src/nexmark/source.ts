@@ -56,6 +56,10 @@ export class NexmarkSource implements SourceConnector {
     return this.generator.position
   }
 
+  get total(): number {
+    return this.generator.options.events
+  }
+
   get done(): boolean {
     return this.generator.done
   }
