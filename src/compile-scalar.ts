@@ -15,6 +15,7 @@ import { RivuletError, SqlState } from '../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
 import { REGEX_CALLS, prepareRegex } from './regex.js'
 import { castValue } from './values.js'
+import { TextMemo } from './text-memo.js'
 
 export type RowFn = (row: Row) => unknown
 
@@ -27,9 +28,86 @@ interface Gen {
    *  assigned when first generated. */
   repeated?: Map<string, string | null>
   memos: number
+  /** Set while compiling the body a TextMemo wraps (so it does not wrap itself). */
+  noTextMemo?: boolean
+}
+
+/** Text functions worth a TextMemo when their only varying argument is the text: each scans
+ *  or builds a string, where a cache hit is one Map lookup. */
+const MEMO_TEXT_FUNCTIONS: ReadonlySet<string> = new Set([
+  'initcap', 'reverse', 'md5', 'translate', 'replace', 'split_part',
+  'btrim1', 'btrim2', 'ltrim1', 'ltrim2', 'rtrim1', 'rtrim2',
+  'substring_regex', 'regexp_replace', 'regexp_replace_at', 'regexp_like', 'regexp_count', 'regexp_substr', 'regexp_instr',
+  'regex_match', 'regex_imatch', 'regex_nmatch', 'regex_inmatch',
+])
+
+/** Result types whose run-time values are JS primitives (a shared cached value cannot be
+ *  mutated by whoever reads it). */
+function primitiveValued(t: SqlType): boolean {
+  return t !== 'interval' && t !== 'numeric' && t !== 'unknown'
+}
+
+/** True when `e` reads no column and calls nothing volatile: the same value in every row. */
+function isRowConstant(e: ScalarExpr): boolean {
+  switch (e.kind) {
+    case 'literal':
+      return true
+    case 'column':
+    case 'outerColumn':
+    case 'subquery':
+      return false
+    case 'call':
+      return !isVolatileFunction(e.fn) && e.args.every(isRowConstant)
+    case 'isNull':
+    case 'not':
+    case 'cast':
+      return isRowConstant(e.arg)
+    case 'and':
+    case 'or':
+    case 'coalesce':
+      return e.args.every(isRowConstant)
+    case 'case':
+      return e.whens.every((w) => isRowConstant(w.when) && isRowConstant(w.then)) && isRowConstant(e.else)
+    case 'inList':
+      return isRowConstant(e.arg) && e.list.every(isRowConstant)
+  }
+}
+
+/** A call of a memoizable text function that varies only with its first argument is
+ *  compiled as a lookup in its own TextMemo, the call itself compiled once as the memo's
+ *  function of that argument. */
+function genTextMemoCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string | undefined {
+  if (g.noTextMemo || !MEMO_TEXT_FUNCTIONS.has(e.fn) || !isStrictFunction(e.fn) || !primitiveValued(e.type)) return undefined
+  const [first, ...rest] = e.args
+  if (first === undefined || first.type !== 'text' || isRowConstant(first) || !rest.every(isRowConstant)) return undefined
+  const inner: ScalarExpr = { ...e, args: [{ kind: 'column', index: 0, type: 'text' }, ...rest] }
+  const ig: Gen = { temps: 0, consts: [], memos: 0, column: () => 's', noTextMemo: true }
+  const compute = buildWith<(s: string) => unknown>('s', genCall(inner, ig), ig)
+  const memo = constant(g, new TextMemo(compute))
+  const t = temp(g)
+  return `((${t} = ${gen(first, g)}) === null ? null : ${memo}.get(${t}))`
 }
 
 const CMP: Record<string, string> = { eq: '===', ne: '!==', lt: '<', le: '<=', gt: '>', ge: '>=' }
+
+/** `a <op> b` over JS numbers with NaN greatest and equal to itself (-0 = 0, as `===`). */
+function nanAwareComparison(fn: string, a: string, b: string): string {
+  const eq = `(${a} === ${b} || (${a} !== ${a} && ${b} !== ${b}))`
+  switch (fn) {
+    case 'eq':
+      return eq
+    case 'ne':
+      return `!${eq}`
+    case 'lt':
+      return `(${a} < ${b} || (${b} !== ${b} && ${a} === ${a}))`
+    case 'le':
+      return `(${a} <= ${b} || ${b} !== ${b})`
+    case 'gt':
+      return `(${a} > ${b} || (${a} !== ${a} && ${b} === ${b}))`
+    default: // ge
+      return `(${a} >= ${b} || ${a} !== ${a})`
+  }
+}
 
 /** Types whose run-time values are JS primitives ordered by `<` the way SQL orders them
  *  (floats are not: Postgres orders NaN above everything and NaN = NaN). */
@@ -72,7 +150,7 @@ function constant(g: Gen, v: unknown): string {
   if (typeof v === 'boolean') return String(v)
   if (typeof v === 'string') return JSON.stringify(v)
   g.consts.push(v)
-  return `K[${g.consts.length - 1}]`
+  return `k${g.consts.length - 1}`
 }
 
 function gen(e: ScalarExpr, g: Gen): string {
@@ -146,8 +224,7 @@ function gen(e: ScalarExpr, g: Gen): string {
         const values = e.list.map((x) => (x as { value: unknown }).value)
         const hasNull = values.some((v) => v === null)
         const set = new Set(values.filter((v) => v !== null))
-        g.consts.push(set)
-        const s = `K[${g.consts.length - 1}]`
+        const s = constant(g, set)
         const miss = hasNull ? 'null' : e.negated ? 'true' : 'false'
         return `((${a} = ${gen(e.arg, g)}) === null ? null : ${s}.has(${a}) ? ${e.negated ? 'false' : 'true'} : ${miss})`
       }
@@ -234,6 +311,8 @@ function rank(t: SqlType): number {
 }
 
 function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
+  const memoized = genTextMemoCall(e, g)
+  if (memoized !== undefined) return memoized
   const args = e.args.map((a) => gen(a, g))
   // a constant regular expression is compiled here, once, and passed instead of its text
   if (REGEX_CALLS[e.fn] !== undefined) {
@@ -255,6 +334,8 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   // comparisons of primitive-valued types
   const cmp = CMP[e.fn]
   if (cmp && e.args.length === 2 && argType !== undefined && primitiveOrdered(argType)) return strict(`${a} ${cmp} ${b}`)
+  // floats and numerics: Postgres orders NaN above every number and makes NaN = NaN
+  if (cmp && e.args.length === 2 && (argType === 'real' || argType === 'double' || argType === 'numeric')) return strict(nanAwareComparison(e.fn, a!, b!))
   const t = e.type
   if (isIntegerType(t) && argType !== undefined && isIntegerType(argType) && e.fn !== 'int8_mul') {
     const bounds = `RT.B.${t}`
@@ -279,7 +360,7 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   }
   const fn = RT.F[e.fn]
   if (!fn) throw new RivuletError(SqlState.internalError, `internal error: no implementation for function ${e.fn}`)
-  const call = `RT.F[${JSON.stringify(e.fn)}](${temps.join(', ')})`
+  const call = `${constant(g, fn)}(${temps.join(', ')})`
   if (isStrictFunction(e.fn)) return strict(call)
   return `(${temps.map((t, i) => `${t} = ${args[i]}`).join(', ')}${temps.length ? ', ' : ''}${call})`
 }
@@ -311,8 +392,11 @@ function buildWith<F>(params: string, body: string, g: Gen): F {
   const memos = Array.from({ length: g.memos }, (_, i) => `m${i} = RT.U`)
   const all = [...temps, ...memos]
   const decl = all.length > 0 ? `let ${all.join(', ')};` : ''
+  // constants (function implementations, compiled regexes, IN sets) are bound once to
+  // closure constants, so V8 sees a fixed callee and can inline it
+  const consts = g.consts.length > 0 ? `const ${g.consts.map((_, i) => `k${i} = K[${i}]`).join(', ')};` : ''
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const factory = new Function('RT', 'K', `"use strict"; return function compiled(${params}) { ${decl} return ${body}; };`) as (rt: typeof RT, k: unknown[]) => F
+  const factory = new Function('RT', 'K', `"use strict"; ${consts} return function compiled(${params}) { ${decl} return ${body}; };`) as (rt: typeof RT, k: unknown[]) => F
   return factory(RT, g.consts)
 }
 
@@ -336,6 +420,17 @@ export function compileProjection(exprs: readonly ScalarExpr[]): (row: Row) => R
   findRepeatedCalls(exprs, g)
   const parts = exprs.map((e) => gen(e, g))
   return build(`[${parts.join(', ')}]`, g) as (row: Row) => Row
+}
+
+/** Compiles a filter and the projection after it into one function: the projected row, or
+ *  undefined when the predicate is not TRUE. A call in both (`0.908 * price` in WHERE and
+ *  SELECT) is computed once per row. */
+export function compileFilterProjection(pred: ScalarExpr, exprs: readonly ScalarExpr[]): (row: Row) => Row | undefined {
+  const g: Gen = { temps: 0, consts: [], memos: 0 }
+  findRepeatedCalls([pred, ...exprs], g)
+  const test = gen(pred, g)
+  const parts = exprs.map((e) => gen(e, g))
+  return build(`${test} === true ? [${parts.join(', ')}] : undefined`, g) as (row: Row) => Row | undefined
 }
 
 /** Compiles a projection over the concatenation of two rows, `l` (its first `leftWidth`

@@ -715,7 +715,20 @@ type Field =
   | 'year' | 'decade' | 'century' | 'millennium' | 'dow' | 'isodow' | 'doy' | 'epoch' | 'isoyear'
   | 'julian' | 'timezone' | 'timezone_hour' | 'timezone_minute'
 
+/** The last field name parsed and its result: a unit is nearly always a constant, so a row
+ *  asking again for `EXTRACT(HOUR …)` finds it by a pointer comparison. */
+const lastField = { name: '', typeDesc: '', field: 'hour' as Field }
+
 function fieldOf(name: string, typeDesc: string): Field {
+  if (name === lastField.name && typeDesc === lastField.typeDesc) return lastField.field
+  const field = parseField(name, typeDesc)
+  lastField.name = name
+  lastField.typeDesc = typeDesc
+  lastField.field = field
+  return field
+}
+
+function parseField(name: string, typeDesc: string): Field {
   const n = name.trim().toLowerCase()
   const u = normalizeUnit(n)
   if (u !== undefined) return u
@@ -873,6 +886,12 @@ function extractTs(field: string, ts: number, isDate: boolean, float = false): n
       default:
         return null
     }
+  }
+  if (!float && !isDate) {
+    // the time-of-day fields need no calendar
+    const tod = ts - Math.floor(ts / USECS_PER_DAY) * USECS_PER_DAY
+    if (f === 'hour') return Math.floor(tod / USECS_PER_HOUR)
+    if (f === 'minute') return Math.floor(tod / USECS_PER_MINUTE) % 60
   }
   const t = tmOf(ts)
   const bcYear = t.y > 0 ? t.y : t.y - 1 // PG reports 1 BC as -1

@@ -8,7 +8,7 @@ import type { AggregateCall, DeltaPlan, SortKey, SqlType, TimeBound } from '../p
 import { createHash } from 'node:crypto'
 import { jsonReplacer } from '../planner/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
-import { compileJoinProjection, compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
+import { compileFilterProjection, compileJoinProjection, compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
 import { compareFn, Interval } from './values.js'
 
 export interface RenderContext {
@@ -64,6 +64,7 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
           return op
         }
         const input = go(p.input)
+        if (p.predicate && p.projection) return add(new ivm.MapFilterOperator(input, undefined, undefined, compileFilterProjection(p.predicate, p.projection)))
         return add(new ivm.MapFilterOperator(input, p.predicate ? compilePredicate(p.predicate) : undefined, p.projection ? compileProjection(p.projection) : undefined))
       }
       case 'arrange':

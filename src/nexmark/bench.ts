@@ -48,6 +48,10 @@ export interface QueryResultRow {
   /** Rows the sink received (inserts, retractions). */
   readonly sinkInserted: number
   readonly sinkRetracted: number
+  /** The generator alone, measured in the same child right before the query, over the same
+   *  events: the query's "% of gen" compares with this paired run, so a machine that speeds
+   *  up or slows down between children does not skew the ratio. */
+  readonly generatorEventsPerSecond?: number
   readonly error?: string
 }
 
@@ -82,6 +86,7 @@ export function measureQuery(q: NexmarkQuery, events: number, rate: number, batc
   const gc = (globalThis as { gc?: () => void }).gc
   // warm-up: the JIT settles on a throwaway engine first, as the Flink suite warms its JVM
   runQuery(q, Math.min(200_000, Math.max(10_000, Math.floor(events / 20))), rate, batch, () => undefined)
+  const generatorEventsPerSecond = timeGenerator(events, rate, batch).eventsPerSecond
   gc?.()
   const heapAfterGc: number[] = []
   let peakHeap = 0
@@ -120,6 +125,7 @@ export function measureQuery(q: NexmarkQuery, events: number, rate: number, batc
     heapAfterGcMB: heapAfterGc,
     sinkInserted: stats.inserted,
     sinkRetracted: stats.retracted,
+    generatorEventsPerSecond,
   }
 }
 
@@ -139,8 +145,8 @@ function runQuery(q: NexmarkQuery, events: number, rate: number, batch: number, 
   return { db, sink: q.name }
 }
 
-/** Child process: the generator alone, in the same batches (the ceiling of every query). */
-export function measureGenerator(events: number, rate: number, batch: number): QueryResultRow {
+/** The generator alone over `events` events in batches of `batch` (after a warm-up). */
+function timeGenerator(events: number, rate: number, batch: number): { seconds: number; eventsPerSecond: number; cpuMicros: number } {
   const run = (n: number): void => {
     const g = new NexmarkGenerator({ events: n, rate })
     const out = { person: [] as unknown[][], auction: [] as unknown[][], bid: [] as unknown[][] }
@@ -157,7 +163,12 @@ export function measureGenerator(events: number, rate: number, batch: number): Q
   run(events)
   const seconds = (performance.now() - t0) / 1000
   const cpu = process.cpuUsage(cpu0)
-  const cpuMicros = cpu.user + cpu.system
+  return { seconds, eventsPerSecond: Math.round(events / seconds), cpuMicros: cpu.user + cpu.system }
+}
+
+/** Child process: the generator alone, in the same batches (the ceiling of every query). */
+export function measureGenerator(events: number, rate: number, batch: number): QueryResultRow {
+  const { seconds, cpuMicros } = timeGenerator(events, rate, batch)
   const mem = process.memoryUsage()
   return {
     query: 'generator',
@@ -213,6 +224,12 @@ export function heapFlat(r: QueryResultRow): boolean | undefined {
 
 const THOUSANDS = (n: number): string => n.toLocaleString('en-US')
 
+/** A query's rate as a percentage of the generator's: of its paired run when it has one. */
+function percentOfGenerator(r: QueryResultRow, generatorRate: number | undefined): string {
+  const base = r.generatorEventsPerSecond ?? generatorRate
+  return base && r.query !== 'generator' ? `${Math.round((100 * r.eventsPerSecond) / base)}%` : ''
+}
+
 /** The results as a psql-style table. */
 export function resultsTable(rows: readonly QueryResultRow[], generatorRate: number | undefined): string {
   const columns = ['query', 'events/s', 'ev/CPU-s', 'µs CPU/ev', '% of gen', 'Flink v1/core', 'peak heap MB', 'peak RSS MB', 'state', 'heap flat']
@@ -225,7 +242,7 @@ export function resultsTable(rows: readonly QueryResultRow[], generatorRate: num
       THOUSANDS(r.eventsPerSecond),
       THOUSANDS(r.eventsPerCpuSecond),
       r.cpuMicrosPerEvent.toFixed(2),
-      generatorRate && r.query !== 'generator' ? `${Math.round((100 * r.eventsPerSecond) / generatorRate)}%` : '',
+      percentOfGenerator(r, generatorRate),
       flink === undefined ? '' : `${THOUSANDS(Math.round(flink * 1000))} (${(r.eventsPerSecond / (flink * 1000)).toFixed(1)}x)`,
       r.peakHeapMB.toFixed(0),
       r.peakRssMB.toFixed(0),
