@@ -8,6 +8,7 @@ import { col, lit, nullSafeKey } from '../expr/scalar.js'
 import type { AggregateNode, Column, JoinNode, LogicalPlan } from '../logical/plan.js'
 import { conjoin, conjuncts, referencedColumns, remapColumns, substituteColumns } from '../logical/tree.js'
 import { RivuletError, SqlState } from '../errors.js'
+import { isIntegerType } from '../types.js'
 import type { ArrangeDelta, DeltaPlan, SessionReduceDelta } from './delta-plan.js'
 import { emitColumn, watermarkColumns, type RelationWatermarks } from './watermarks.js'
 import { splitTemporal } from './temporal.js'
@@ -251,8 +252,8 @@ function lowerJoin(p: JoinNode, opts: LowerOptions): DeltaPlan {
   const nr = right.columns.length
   const split = splitCondition(p.condition, nl)
   const t = p.joinType
-  const leftKeys = [...split.left]
-  const rightKeys = [...split.right]
+  const leftKeys = split.left.map(withoutWidening)
+  const rightKeys = split.right.map(withoutWidening)
   const post: ScalarExpr[] = []
   // One-sided conjuncts: filter the side whose rows may be dropped; on a preserved side they
   // decide matching, so they become part of the key (TRUE when they hold, NULL otherwise —
@@ -335,6 +336,16 @@ export function withExprColumns(input: DeltaPlan, exprs: readonly ScalarExpr[], 
   const columns = [...input.columns, ...extra.map((e, i) => ({ name: `${prefix}${i}`, type: e.type }))]
   return { plan: mfp(input, undefined, [...input.columns.map((c, i) => col(i, c.type)), ...extra], columns), cols }
 }
+
+/** A join key without the integer widenings the binder adds to compare INTEGER with BIGINT
+ *  (`b.auction::bigint = a.id`): every integer type holds the same run-time number, so the
+ *  key is equal either way, and a bare column keeps the arrangement on the input's own row
+ *  objects instead of a copy of every row with the cast appended. */
+function withoutWidening(e: ScalarExpr): ScalarExpr {
+  while (e.kind === 'cast' && isIntegerType(e.arg.type) && isIntegerType(e.type) && INTEGER_WIDTH[e.type]! >= INTEGER_WIDTH[e.arg.type]!) e = e.arg
+  return e
+}
+const INTEGER_WIDTH: Readonly<Record<string, number>> = { smallint: 2, integer: 4, bigint: 8 }
 
 /** Arranges `input` by key expressions, appending computed key columns when needed. */
 export function arrange(input: DeltaPlan, keys: readonly ScalarExpr[]): ArrangeDelta {
