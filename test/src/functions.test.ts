@@ -273,6 +273,15 @@ describe('strings', () => {
     expect(F.replace('hello', 'l', 'L')).toBe('heLLo')
     expect(F.replace('hello', '', 'x')).toBe('hello')
     expect(F.replace('a-b-c', '-', '$&$1')).toBe('a$&$1b$&$1c') // no replacement patterns, unlike JS
+    // every occurrence, left to right, of any text (regular-expression characters and `$`
+    // patterns are literal), as splitting on it and joining with the replacement
+    const unit = fc.constantFrom('a', 'b', '.', '*', '$', '&', '\\', '[', '(', '|', '^', '/', '-', '\ud83d\ude00')
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 20 }), fc.string({ unit, minLength: 1, maxLength: 3 }), fc.string({ unit, maxLength: 3 }), (str, from, to) => {
+        expect(F.replace(str, from, to)).toBe(str.split(from).join(to))
+      }),
+      { numRuns: 2000 },
+    )
     expect(F.repeat('ab', 3)).toBe('ababab')
     expect(F.repeat('ab', -1)).toBe('')
     expect(F.reverse('a😀b')).toBe('b😀a')
