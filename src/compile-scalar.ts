@@ -6,10 +6,15 @@
 // occurs more than once in one compiled function (`0.908 * price` in a WHERE and its SELECT,
 // `EXTRACT(HOUR FROM ts)` in each branch of a CASE) is computed at its first evaluation and
 // reused after: memoized per row rather than hoisted, so laziness and errors stay as written.
+// A filter and its projection compile into one function, so WHERE and SELECT share those
+// calls too. A text function of one varying text (`substring(url FROM '…')`) reads through a
+// TextMemo of its call site (src/text-memo.ts), and split_part calls of one string share one
+// split. Constants (function implementations, compiled regexes, IN sets) are closure
+// constants, so V8 sees fixed callees.
 
 import type { Row } from '../ivm/index.js'
 import type { ScalarExpr, SqlType } from '../planner/index.js'
-import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction, isVolatileFunction } from '../planner/index.js'
+import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction, isVolatileFunction, mapExpr, visitExpr } from '../planner/index.js'
 import { rowKey } from '../ivm/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
@@ -30,12 +35,53 @@ interface Gen {
   memos: number
   /** Set while compiling the body a TextMemo wraps (so it does not wrap itself). */
   noTextMemo?: boolean
+  /** The TextMemo constant of each memoized call, by its structural key. */
+  textMemos?: Map<string, string>
+}
+
+/** Functions the compiler introduces itself (never bound from SQL): split_part calls of one
+ *  string and delimiter share one split (see shareSplits). */
+const SPLIT_FIELDS = '__split_fields'
+const FIELD = '__field'
+const INTERNAL_FUNCTIONS: Readonly<Record<string, (...args: never[]) => unknown>> = {
+  [SPLIT_FIELDS]: (s: string, delim: string): readonly string[] => s.split(delim),
+  [FIELD]: (fields: readonly string[], n: number): string => fields[n - 1] ?? '',
+}
+
+/** `split_part(x, d, n)` calls with the same x and constant d (and constant n > 0), when
+ *  there are two or more of them (Nexmark q22 asks for three directories of one URL), become
+ *  field n of one `__split_fields(x, d)`: a call the per-row memo computes once and a
+ *  TextMemo keeps per distinct text, so each row costs one lookup, not one per field. */
+function shareSplits(exprs: readonly ScalarExpr[]): readonly ScalarExpr[] {
+  const splitArgs = (e: ScalarExpr): [ScalarExpr, string, number] | undefined => {
+    if (e.kind !== 'call' || e.fn !== 'split_part') return undefined
+    const [x, d, n] = e.args
+    if (d?.kind !== 'literal' || typeof d.value !== 'string' || d.value === '') return undefined
+    if (n?.kind !== 'literal' || typeof n.value !== 'number' || !(n.value > 0)) return undefined
+    return [x!, d.value, n.value]
+  }
+  const seen = new Map<string, number>()
+  for (const e of exprs) {
+    visitExpr(e, (x) => {
+      const a = splitArgs(x)
+      if (a) seen.set(JSON.stringify([a[0], a[1]]), (seen.get(JSON.stringify([a[0], a[1]])) ?? 0) + 1)
+    })
+  }
+  if (![...seen.values()].some((n) => n > 1)) return exprs
+  return exprs.map((e) =>
+    mapExpr(e, (x) => {
+      const a = splitArgs(x)
+      if (!a || seen.get(JSON.stringify([a[0], a[1]]))! < 2) return x
+      const fields: ScalarExpr = { kind: 'call', fn: SPLIT_FIELDS, args: [a[0], { kind: 'literal', value: a[1], type: 'text' }], type: 'text' }
+      return { kind: 'call', fn: FIELD, args: [fields, { kind: 'literal', value: a[2], type: 'integer' }], type: 'text' }
+    }),
+  )
 }
 
 /** Text functions worth a TextMemo when their only varying argument is the text: each scans
  *  or builds a string, where a cache hit is one Map lookup. */
 const MEMO_TEXT_FUNCTIONS: ReadonlySet<string> = new Set([
-  'initcap', 'reverse', 'md5', 'translate', 'replace', 'split_part',
+  'initcap', 'reverse', 'md5', 'translate', 'replace', 'split_part', SPLIT_FIELDS,
   'btrim1', 'btrim2', 'ltrim1', 'ltrim2', 'rtrim1', 'rtrim2',
   'substring_regex', 'regexp_replace', 'regexp_replace_at', 'regexp_like', 'regexp_count', 'regexp_substr', 'regexp_instr',
   'regex_match', 'regex_imatch', 'regex_nmatch', 'regex_inmatch',
@@ -81,9 +127,15 @@ function genTextMemoCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): stri
   const [first, ...rest] = e.args
   if (first === undefined || first.type !== 'text' || isRowConstant(first) || !rest.every(isRowConstant)) return undefined
   const inner: ScalarExpr = { ...e, args: [{ kind: 'column', index: 0, type: 'text' }, ...rest] }
-  const ig: Gen = { temps: 0, consts: [], memos: 0, column: () => 's', noTextMemo: true }
-  const compute = buildWith<(s: string) => unknown>('s', genCall(inner, ig), ig)
-  const memo = constant(g, new TextMemo(compute))
+  // one memo per distinct call (a shared call may be generated at each of its places)
+  const key = JSON.stringify(inner, keyValue)
+  let memo = g.textMemos?.get(key)
+  if (memo === undefined) {
+    const ig: Gen = { temps: 0, consts: [], memos: 0, column: () => 's', noTextMemo: true }
+    const compute = buildWith<(s: string) => unknown>('s', genCall(inner, ig), ig)
+    memo = constant(g, new TextMemo(compute))
+    ;(g.textMemos ??= new Map()).set(key, memo)
+  }
   const t = temp(g)
   return `((${t} = ${gen(first, g)}) === null ? null : ${memo}.get(${t}))`
 }
@@ -358,7 +410,7 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
         return check(`-${a} + 0`)
     }
   }
-  const fn = RT.F[e.fn]
+  const fn = RT.F[e.fn] ?? INTERNAL_FUNCTIONS[e.fn]
   if (!fn) throw new RivuletError(SqlState.internalError, `internal error: no implementation for function ${e.fn}`)
   const call = `${constant(g, fn)}(${temps.join(', ')})`
   if (isStrictFunction(e.fn)) return strict(call)
@@ -403,6 +455,7 @@ function buildWith<F>(params: string, body: string, g: Gen): F {
 /** Compiles one expression. */
 export function compileScalar(e: ScalarExpr): RowFn {
   const g: Gen = { temps: 0, consts: [], memos: 0 }
+  e = shareSplits([e])[0]!
   findRepeatedCalls([e], g)
   return build(gen(e, g), g)
 }
@@ -410,6 +463,7 @@ export function compileScalar(e: ScalarExpr): RowFn {
 /** Compiles a predicate: true keeps the row; false and NULL drop it. */
 export function compilePredicate(e: ScalarExpr): (row: Row) => boolean {
   const g: Gen = { temps: 0, consts: [], memos: 0 }
+  e = shareSplits([e])[0]!
   findRepeatedCalls([e], g)
   return build(`${gen(e, g)} === true`, g) as (row: Row) => boolean
 }
@@ -417,6 +471,7 @@ export function compilePredicate(e: ScalarExpr): (row: Row) => boolean {
 /** Compiles a projection to one function building the output row. */
 export function compileProjection(exprs: readonly ScalarExpr[]): (row: Row) => Row {
   const g: Gen = { temps: 0, consts: [], memos: 0 }
+  exprs = shareSplits(exprs)
   findRepeatedCalls(exprs, g)
   const parts = exprs.map((e) => gen(e, g))
   return build(`[${parts.join(', ')}]`, g) as (row: Row) => Row
@@ -427,6 +482,9 @@ export function compileProjection(exprs: readonly ScalarExpr[]): (row: Row) => R
  *  SELECT) is computed once per row. */
 export function compileFilterProjection(pred: ScalarExpr, exprs: readonly ScalarExpr[]): (row: Row) => Row | undefined {
   const g: Gen = { temps: 0, consts: [], memos: 0 }
+  const shared = shareSplits([pred, ...exprs])
+  pred = shared[0]!
+  exprs = shared.slice(1)
   findRepeatedCalls([pred, ...exprs], g)
   const test = gen(pred, g)
   const parts = exprs.map((e) => gen(e, g))
@@ -438,6 +496,7 @@ export function compileFilterProjection(pred: ScalarExpr, exprs: readonly Scalar
  *  projection allocates only the projected row. */
 export function compileJoinProjection(exprs: readonly ScalarExpr[], leftWidth: number): (l: Row, r: Row) => Row {
   const g: Gen = { temps: 0, consts: [], memos: 0, column: (i) => (i < leftWidth ? `l[${i}]` : `r[${i - leftWidth}]`) }
+  exprs = shareSplits(exprs)
   findRepeatedCalls(exprs, g)
   return buildWith<(l: Row, r: Row) => Row>('l, r', `[${exprs.map((e) => gen(e, g)).join(', ')}]`, g)
 }

@@ -1808,6 +1808,10 @@ export class Engine {
 
   /** Renders `plan` into the circuit, backfills it, reads the result and releases it. */
   #evaluate(plan: LogicalPlan, emitOnWindowClose = false): ivm.ZSet {
+    // a point read as bound (`SELECT … FROM view WHERE key IN (…)`) needs no rewriting: the
+    // rules would cost more than the lookup
+    const direct = this.#pointRead(plan)
+    if (direct) return direct
     const optimized = optimize(plan)
     const point = this.#pointRead(optimized)
     if (point) return point

@@ -48,9 +48,9 @@ export interface QueryResultRow {
   /** Rows the sink received (inserts, retractions). */
   readonly sinkInserted: number
   readonly sinkRetracted: number
-  /** The generator alone, measured in the same child right before the query, over the same
-   *  events: the query's "% of gen" compares with this paired run, so a machine that speeds
-   *  up or slows down between children does not skew the ratio. */
+  /** The generator alone in the same child, timed in slices interleaved with the query's run
+   *  (the same events, in the same batches): the query's "% of gen" compares with it, so a
+   *  machine that slows down for a while slows both sides of the ratio. */
   readonly generatorEventsPerSecond?: number
   readonly error?: string
 }
@@ -85,12 +85,29 @@ export function sourceStatement(events: number, rate: number, batch: number, his
 export function measureQuery(q: NexmarkQuery, events: number, rate: number, batch: number): QueryResultRow {
   const gc = (globalThis as { gc?: () => void }).gc
   // warm-up: the JIT settles on a throwaway engine first, as the Flink suite warms its JVM
-  runQuery(q, Math.min(200_000, Math.max(10_000, Math.floor(events / 20))), rate, batch, () => undefined)
-  const generatorEventsPerSecond = timeGenerator(events, rate, batch).eventsPerSecond
+  const warm = runQuery(q, Math.min(200_000, Math.max(10_000, Math.floor(events / 20))), rate, batch, () => undefined)
+  warm.db.close()
   gc?.()
   const heapAfterGc: number[] = []
   let peakHeap = 0
   let paused = 0
+  // the generator alone, timed in slices between the query's tenths (outside its time): a
+  // shared machine that slows down for a minute slows both alike, so their ratio holds
+  const generator = new NexmarkGenerator({ events, rate })
+  const generated = { person: [] as unknown[][], auction: [] as unknown[][], bid: [] as unknown[][] }
+  let generatorMillis = 0
+  const generateSlice = (n: number): void => {
+    const g0 = performance.now()
+    for (let left = n; left > 0 && !generator.done; ) {
+      generated.person.length = 0
+      generated.auction.length = 0
+      generated.bid.length = 0
+      left -= generator.fill(Math.min(batch, left), generated, 0)
+    }
+    const took = performance.now() - g0
+    generatorMillis += took
+    paused += took
+  }
   const checkpoints = 10
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
@@ -98,14 +115,18 @@ export function measureQuery(q: NexmarkQuery, events: number, rate: number, batc
   const { db, sink } = runQuery(q, events, rate, batch, (_db, done) => {
     const h = process.memoryUsage().heapUsed
     if (h > peakHeap) peakHeap = h
-    if (gc && done >= nextCheckpoint) {
+    if (done >= nextCheckpoint || done >= events) {
       while (nextCheckpoint <= done) nextCheckpoint += events / checkpoints
-      const p0 = performance.now()
-      gc()
-      heapAfterGc.push(round(process.memoryUsage().heapUsed / MB, 1))
-      paused += performance.now() - p0
+      if (gc) {
+        const p0 = performance.now()
+        gc()
+        heapAfterGc.push(round(process.memoryUsage().heapUsed / MB, 1))
+        paused += performance.now() - p0
+      }
+      generateSlice(Math.min(done, events) - generator.position)
     }
   })
+  const generatorEventsPerSecond = generatorMillis > 0 ? Math.round(generator.position / (generatorMillis / 1000)) : undefined
   const seconds = (performance.now() - t0 - paused) / 1000
   const cpu = process.cpuUsage(cpu0)
   const cpuMicros = cpu.user + cpu.system - paused * 1000

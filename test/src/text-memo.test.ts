@@ -91,6 +91,25 @@ describe('compiled calls through a TextMemo', () => {
     )
   })
 
+  it('share one split among split_part calls of the same text and delimiter', () => {
+    const sp = (x: ScalarExpr, d: string, n: number): ScalarExpr => call('split_part', [x, lit(d, 'text'), lit(n, 'integer')], 'text')
+    const exprs = [sp(text(0), '/', 1), sp(text(0), '/', 3), sp(text(0), '/', 9), sp(text(0), '//', 2), sp(text(0), '//', 1), sp(text(1), '/', 2), sp(text(0), '/', -1)]
+    const f = compileProjection(exprs)
+    // the three of (text 0, '/') and the two of (text 0, '//') each read one memo
+    const memos = new Set(f.toString().match(/k\d+\.get\(/g))
+    expect(memos.size).toBe(4)
+    const unit = fc.constantFrom('a', 'b', '/', '//')
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.option(fc.string({ unit, maxLength: 8 }), { nil: null }), fc.string({ unit, maxLength: 6 })), { maxLength: 40 }), (rows) => {
+        for (const [a, b] of [...rows, ...rows]) {
+          const ofA = (d: string, n: number) => (a === null ? null : F.split_part!(a, d, n))
+          expect(f([a, b])).toEqual([ofA('/', 1), ofA('/', 3), ofA('/', 9), ofA('//', 2), ofA('//', 1), F.split_part!(b, '/', 2), ofA('/', -1)])
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
   it('raise as the function raises, row after row', () => {
     const f = compileScalar(call('split_part', [text(0), lit('/', 'text'), lit(0, 'integer')], 'text'))
     expect(() => f(['a/b'])).toThrow(/field position must not be zero/)
