@@ -1961,7 +1961,8 @@ export class Engine {
   readonly #projections = new Map<string, (row: Row) => Row>()
 
   #compiledProjection(exprs: readonly ScalarExpr[]): (row: Row) => Row {
-    const k = JSON.stringify(exprs, jsonReplacer)
+    // a projection of plain columns (a point read's SELECT list) is keyed by their positions
+    const k = exprs.every((e) => e.kind === 'column') ? exprs.map((e) => (e as { index: number }).index).join(',') : JSON.stringify(exprs, jsonReplacer)
     let f = this.#projections.get(k)
     if (!f) {
       if (this.#projections.size > 256) this.#projections.clear()

@@ -18,7 +18,10 @@ export interface CachedParse {
   readonly fromTemplate: boolean
 }
 
-const IDENT = /[A-Za-z0-9_$\u0080-\uffff]/
+/** A character of an identifier or keyword: [A-Za-z0-9_$] or anything beyond ASCII. */
+function isIdentCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c >= 0x80
+}
 
 /** Splits out numeric literals: the text with each replaced by `?`, and the literals. */
 export function normalize(sql: string): { key: string; literals: string[]; offsets: number[] } {
@@ -46,12 +49,12 @@ export function normalize(sql: string): { key: string; literals: string[]; offse
       i = end < 0 ? n : end + 2
       continue
     }
-    if (IDENT.test(c) && !(c >= '0' && c <= '9')) {
-      while (i < n && IDENT.test(sql[i]!)) i++
+    if (isIdentCode(sql.charCodeAt(i)) && !(c >= '0' && c <= '9')) {
+      while (i < n && isIdentCode(sql.charCodeAt(i))) i++
       continue
     }
     const digitStart = (c >= '0' && c <= '9') || (c === '.' && sql[i + 1]! >= '0' && sql[i + 1]! <= '9')
-    if (digitStart && !(i > 0 && IDENT.test(sql[i - 1]!))) {
+    if (digitStart && !(i > 0 && isIdentCode(sql.charCodeAt(i - 1)))) {
       let j = i
       while (j < n && ((sql[j]! >= '0' && sql[j]! <= '9') || sql[j] === '.')) j++
       if (j < n && (sql[j] === 'e' || sql[j] === 'E')) {
@@ -62,7 +65,7 @@ export function normalize(sql: string): { key: string; literals: string[]; offse
           j = k
         }
       }
-      if (j < n && IDENT.test(sql[j]!)) {
+      if (j < n && isIdentCode(sql.charCodeAt(j))) {
         // e.g. `1abc`: not a plain literal; leave it to the parser
         i = j
         continue
