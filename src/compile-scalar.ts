@@ -95,28 +95,11 @@ function primitiveValued(t: SqlType): boolean {
 
 /** True when `e` reads no column and calls nothing volatile: the same value in every row. */
 function isRowConstant(e: ScalarExpr): boolean {
-  switch (e.kind) {
-    case 'literal':
-      return true
-    case 'column':
-    case 'outerColumn':
-    case 'subquery':
-      return false
-    case 'call':
-      return !isVolatileFunction(e.fn) && e.args.every(isRowConstant)
-    case 'isNull':
-    case 'not':
-    case 'cast':
-      return isRowConstant(e.arg)
-    case 'and':
-    case 'or':
-    case 'coalesce':
-      return e.args.every(isRowConstant)
-    case 'case':
-      return e.whens.every((w) => isRowConstant(w.when) && isRowConstant(w.then)) && isRowConstant(e.else)
-    case 'inList':
-      return isRowConstant(e.arg) && e.list.every(isRowConstant)
-  }
+  let constant = true
+  visitExpr(e, (x) => {
+    if (x.kind === 'column' || x.kind === 'outerColumn' || x.kind === 'subquery' || (x.kind === 'call' && isVolatileFunction(x.fn))) constant = false
+  })
+  return constant
 }
 
 /** A call of a memoizable text function that varies only with its first argument is
