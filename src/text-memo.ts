@@ -6,7 +6,8 @@
 // is returned), where a miss costs what the call did anyway plus an insertion.
 //
 // It pays only when values repeat, so the cache watches itself: it is cleared when it holds
-// MAX_ENTRIES keys (or MAX_KEY_CHARS characters of keys), and when fewer than half of the
+// MAX_ENTRIES keys or MAX_CHARS characters of keys and results (a few MB at most per call
+// site, whatever the texts' sizes), and when fewer than half of the
 // calls since the last clearing were hits, it steps aside for BYPASS_CALLS calls before
 // trying again. High-cardinality input (a per-event description) thus costs an occasional
 // insertion, never unbounded memory.
@@ -16,14 +17,14 @@
 // reader can mutate. A call that throws caches nothing and throws again on the next row.
 
 const MAX_ENTRIES = 16_384
-const MAX_KEY_CHARS = 1 << 22
+const MAX_CHARS = 1 << 21
 const BYPASS_CALLS = 1 << 18
 
 export class TextMemo {
   readonly #compute: (s: string) => unknown
   readonly #cache = new Map<string, unknown>()
   #hits = 0
-  #keyChars = 0
+  #chars = 0
   #bypass = 0
 
   constructor(compute: (s: string) => unknown) {
@@ -41,15 +42,16 @@ export class TextMemo {
       return cached
     }
     const value = this.#compute(s)
-    if (this.#cache.size >= MAX_ENTRIES || this.#keyChars >= MAX_KEY_CHARS) {
+    if (this.#cache.size >= MAX_ENTRIES || this.#chars >= MAX_CHARS) {
       // the end of a generation: keep caching only if it paid
       if (this.#hits < this.#cache.size) this.#bypass = BYPASS_CALLS
       this.#cache.clear()
       this.#hits = 0
-      this.#keyChars = 0
+      this.#chars = 0
     }
     this.#cache.set(s, value)
-    this.#keyChars += s.length
+    // a text result counts its own length; any other result (a split's fields) the key's
+    this.#chars += s.length + (typeof value === 'string' ? value.length : s.length)
     return value
   }
 

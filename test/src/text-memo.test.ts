@@ -54,6 +54,13 @@ describe('TextMemo', () => {
       r.get(`k${i}`)
     }
     expect(r.bypassing).toBe(false)
+    // long texts: the characters held (keys and text results) bound it, not the entry count
+    const long = new TextMemo((s) => s.toUpperCase())
+    for (let i = 0; i < 40; i++) {
+      const text = String.fromCharCode(97 + (i % 26)).repeat(100_000) + i
+      expect(long.get(text)).toBe(text.toUpperCase())
+      expect(long.size).toBeLessThanOrEqual(11) // 2^21 characters / 200,000 a text
+    }
   })
 })
 
