@@ -7,10 +7,11 @@
 //
 // It pays only when values repeat, so the cache watches itself: it is cleared when it holds
 // MAX_ENTRIES keys or MAX_CHARS characters of keys and results (a few MB at most per call
-// site, whatever the texts' sizes), and when fewer than half of the
-// calls since the last clearing were hits, it steps aside for BYPASS_CALLS calls before
-// trying again. High-cardinality input (a per-event description) thus costs an occasional
-// insertion, never unbounded memory.
+// site, whatever the texts' sizes), and when fewer than half of the calls since the last
+// clearing were hits, it steps aside for a while before trying again: BYPASS_CALLS calls, twice
+// as many after each further generation that did not pay (up to MAX_BYPASS_CALLS), so input
+// whose values never repeat (a per-event description) soon costs almost nothing, and never
+// unbounded memory.
 //
 // Only deterministic functions of their one varying text argument are cached (the compiler
 // checks this: the other arguments are constants), and only primitive results, which no
@@ -19,6 +20,7 @@
 const MAX_ENTRIES = 16_384
 const MAX_CHARS = 1 << 21
 const BYPASS_CALLS = 1 << 18
+const MAX_BYPASS_CALLS = 1 << 24
 
 export class TextMemo {
   readonly #compute: (s: string) => unknown
@@ -26,6 +28,8 @@ export class TextMemo {
   #hits = 0
   #chars = 0
   #bypass = 0
+  /** How long the next step aside lasts. */
+  #nextBypass = BYPASS_CALLS
 
   constructor(compute: (s: string) => unknown) {
     this.#compute = compute
@@ -44,7 +48,10 @@ export class TextMemo {
     const value = this.#compute(s)
     if (this.#cache.size >= MAX_ENTRIES || this.#chars >= MAX_CHARS) {
       // the end of a generation: keep caching only if it paid
-      if (this.#hits < this.#cache.size) this.#bypass = BYPASS_CALLS
+      if (this.#hits < this.#cache.size) {
+        this.#bypass = this.#nextBypass
+        this.#nextBypass = Math.min(2 * this.#nextBypass, MAX_BYPASS_CALLS)
+      } else this.#nextBypass = BYPASS_CALLS
       this.#cache.clear()
       this.#hits = 0
       this.#chars = 0

@@ -24,6 +24,23 @@ describe('TextMemo', () => {
     expect(m.size).toBe(3)
   })
 
+  it('steps aside twice as long after each generation that did not pay', () => {
+    const m = new TextMemo((s) => s.length)
+    let i = 0
+    const next = () => m.get(`x${i++}`)
+    const stepAside = (): number => {
+      while (!m.bypassing) next()
+      let calls = 0
+      while (m.bypassing) {
+        next()
+        calls++
+      }
+      return calls
+    }
+    expect(stepAside()).toBe(1 << 18)
+    expect(stepAside()).toBe(1 << 19)
+  })
+
   it('caches nothing for a call that throws: it throws again', () => {
     let calls = 0
     const m = new TextMemo((s) => {
