@@ -602,8 +602,15 @@ function tsAddInterval(ts: number, iv: Interval): number {
   r += iv.micros
   return checkTimestamp(r)
 }
+/** ts − iv, as ts + (−iv) without building the negated interval (a stream's watermark
+ *  `ts - INTERVAL '4' SECOND` runs it for every event). */
 function tsSubInterval(ts: number, iv: Interval): number {
-  return tsAddInterval(ts, new Interval(-iv.months, -iv.days, -iv.micros))
+  if (!Number.isFinite(ts)) return ts
+  let r = ts
+  if (iv.months !== 0) r = addMonths(r, -iv.months)
+  if (iv.days !== 0) r -= iv.days * USECS_PER_DAY
+  r -= iv.micros
+  return checkTimestamp(r)
 }
 function dateToTs(d: number): number {
   return Number.isFinite(d) ? checkTimestamp(d * USECS_PER_DAY) : d

@@ -326,6 +326,27 @@ describe('date/time operators', () => {
     expect(fts(F.ts_sub_interval(T('2024-03-31'), I('1 month')))).toBe('2024-02-29 00:00:00')
     expect(fts(F.interval_add_ts(I('90 minutes'), T('2024-01-01 23:00')))).toBe('2024-01-02 00:30:00')
     expect(F.ts_add_interval(Infinity, I('1 day'))).toBe(Infinity)
+    // subtracting is adding the negated interval, month clamping included
+    fc.assert(
+      fc.property(fc.integer({ min: -3e15, max: 3e15 }), fc.integer({ min: -30, max: 30 }), fc.integer({ min: -400, max: 400 }), fc.integer({ min: -1e11, max: 1e11 }), (ts, months, days, micros) => {
+        const add = (() => {
+          try {
+            return F.ts_add_interval(ts, new Interval(-months, -days, -micros))
+          } catch (e) {
+            return (e as Error).message
+          }
+        })()
+        const sub = (() => {
+          try {
+            return F.ts_sub_interval(ts, new Interval(months, days, micros))
+          } catch (e) {
+            return (e as Error).message
+          }
+        })()
+        expect(sub).toBe(add)
+      }),
+      { numRuns: 2000 },
+    )
     expect(sqlError(() => F.ts_add_interval(T('294276-12-31'), I('1 day'))).message).toBe('timestamp out of range')
   })
   it('timestamp − timestamp justifies hours into days', () => {
