@@ -60,18 +60,19 @@ function shareSplits(exprs: readonly ScalarExpr[]): readonly ScalarExpr[] {
     if (n?.kind !== 'literal' || typeof n.value !== 'number' || !(n.value > 0)) return undefined
     return [x!, d.value, n.value]
   }
+  const splitKey = (a: [ScalarExpr, string, number]): string => JSON.stringify([a[0], a[1]])
   const seen = new Map<string, number>()
   for (const e of exprs) {
     visitExpr(e, (x) => {
       const a = splitArgs(x)
-      if (a) seen.set(JSON.stringify([a[0], a[1]]), (seen.get(JSON.stringify([a[0], a[1]])) ?? 0) + 1)
+      if (a) seen.set(splitKey(a), (seen.get(splitKey(a)) ?? 0) + 1)
     })
   }
   if (![...seen.values()].some((n) => n > 1)) return exprs
   return exprs.map((e) =>
     mapExpr(e, (x) => {
       const a = splitArgs(x)
-      if (!a || seen.get(JSON.stringify([a[0], a[1]]))! < 2) return x
+      if (!a || seen.get(splitKey(a))! < 2) return x
       const fields: ScalarExpr = { kind: 'call', fn: SPLIT_FIELDS, args: [a[0], { kind: 'literal', value: a[1], type: 'text' }], type: 'text' }
       return { kind: 'call', fn: FIELD, args: [fields, { kind: 'literal', value: a[2], type: 'integer' }], type: 'text' }
     }),

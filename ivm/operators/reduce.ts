@@ -122,6 +122,20 @@ function getAcc(g: Group, j: number): unknown {
   return j === 0 ? g.a0 : j === 1 ? g.a1 : g.more![j - 2]
 }
 
+/** Completes a group's new output row `next` (its key columns already set) with the `m`
+ *  results in `res`, clearing `res` for the next group, and emits the row's change into
+ *  `out` (none during a silent refresh): −old (when the group had a row), +next. */
+export function emitGroupRow(out: ZSet | null, old: Row | null, next: unknown[], nk: number, res: unknown[], m: number): void {
+  for (let j = 0; j < m; j++) {
+    next[nk + j] = res[j]
+    res[j] = undefined
+  }
+  if (out !== null) {
+    if (old !== null) out.push(old, -1)
+    out.push(next, 1)
+  }
+}
+
 export class ReduceOperator extends BaseOperator {
   readonly name = 'Reduce'
   readonly keyColumns: readonly number[]
@@ -353,14 +367,7 @@ export class ReduceOperator extends BaseOperator {
         const cols = this.keyColumns
         for (let c = 0; c < nk; c++) next[c] = row[cols[c]!]
       }
-      for (let j = 0; j < m; j++) {
-        next[nk + j] = res[j]
-        res[j] = undefined
-      }
-      if (out !== null) {
-        if (old !== null) out.push(old, -1)
-        out.push(next, 1)
-      }
+      emitGroupRow(out, old, next, nk, res, m)
       g.out = next
     }
     touched.length = 0

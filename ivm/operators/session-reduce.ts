@@ -47,7 +47,7 @@ import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { lowerBound, upperBound } from '../sorted.js'
 import { RowBucket } from '../row-bucket.js'
-import { foldValues, SKIP, type AggregateSpec } from './reduce.js'
+import { emitGroupRow, foldValues, SKIP, type AggregateSpec } from './reduce.js'
 
 /** A `key` entry: the session's first time (window_start). */
 export const SESSION_START = -1
@@ -676,14 +676,7 @@ export class SessionReduceOperator extends BaseOperator {
         const k = key[c]!
         next[c] = k === SESSION_START ? s.start : k === SESSION_END ? end : keyRow[k]
       }
-      for (let j = 0; j < m; j++) {
-        next[nk + j] = res[j]
-        res[j] = undefined
-      }
-      if (out !== null) {
-        if (old !== null) out.push(old, -1)
-        out.push(next, 1)
-      }
+      emitGroupRow(out, old, next, nk, res, m)
       s.out = next
     }
     touched.length = 0
