@@ -353,6 +353,9 @@ export interface StreamWatermark {
   readonly column: number
   /** The watermark candidate of a row (`expr`, e.g. ts - 5 s). */
   readonly candidate: (row: Row) => unknown
+  /** The candidate never decreases as the event time grows (`ts`, `ts - INTERVAL '5'
+   *  SECOND`): a batch's largest comes from its latest row. */
+  readonly monotone: boolean
   /** The watermark, committed: moves at the end of a tick, never backwards. */
   current: number
   /** Largest candidate of the rows accepted in the open tick. */

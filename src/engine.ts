@@ -28,6 +28,7 @@ import {
   typeDisplayName,
   typeFromName,
   visitExpr,
+  isVolatileFunction,
   type Column,
   type DeltaPlan,
   type LogicalPlan,
@@ -113,6 +114,8 @@ export class Engine {
   readonly #triggers = new Map<string, TriggerEntry>()
   /** Streams that received rows (or late events) in the open tick. */
   readonly #streamsTouched = new Set<TableEntry>()
+  /** The NOT NULL column positions of each table (for checking source batches). */
+  readonly #notNullColumns = new WeakMap<TableEntry, readonly number[]>()
   /** rivulet_late_events (SPEC §2): late events, queryable and usable in views. */
   readonly #lateEvents: TableEntry
   /** rivulet_rejected: records COPY could not load (copy.ts). */
@@ -974,7 +977,7 @@ export class Engine {
       const t = streams[i]!
       const batch = rows[i]!
       if (batch.length === 0) continue
-      for (const row of batch) this.#checkNotNull(t, row)
+      this.#checkNotNullRows(t, batch)
       const onTime = this.#acceptOnTime(t, batch)
       if (onTime.length === 0) continue
       const weights = new Array<number>(onTime.length).fill(1)
@@ -1147,7 +1150,7 @@ export class Engine {
     })
     if (other || bound.type !== 'timestamp') throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK expression must be a timestamp computed from "${def.column}" alone, such as ${def.column} - INTERVAL '5' SECOND`, positionAt(ctx.text, def.expr.span.start))
     notNull[column] = true
-    return { column, candidate: compileScalar(bound), current: -Infinity, pending: -Infinity, late: 0, pendingLate: 0, keep, retention, tickRows: [], history: [], head: 0 }
+    return { column, candidate: compileScalar(bound), monotone: growsWith(bound, column), current: -Infinity, pending: -Infinity, late: 0, pendingLate: 0, keep, retention, tickRows: [], history: [], head: 0 }
   }
 
   /** Splits rows arriving at a stream into those applied and the late ones (event time below
@@ -1157,22 +1160,42 @@ export class Engine {
     const w = t.watermark
     if (w === undefined || rows.length === 0) return rows
     this.#streamsTouched.add(t)
-    const onTime: Row[] = []
+    const column = w.column
+    const current = w.current
+    // the rows themselves unless some are late (then a copy from the first late one on)
+    let onTime: Row[] | undefined
     let late: Row[] | undefined
     // a keyless stream's log is its own history; a keyed one tracks arrival order for retention
     const track = w.retention !== undefined && !(t.store instanceof AppendLog)
-    for (const row of rows) {
-      const ts = row[w.column] as number
-      if (ts < w.current) (late ??= []).push(row)
-      else {
-        onTime.push(row)
-        if (track) w.tickRows.push(row)
+    // a candidate that grows with the event time is largest at the latest row: computed once
+    let latest: Row | undefined
+    let latestTs = -Infinity
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const ts = row[column] as number
+      if (ts < current) {
+        onTime ??= rows.slice(0, i)
+        ;(late ??= []).push(row)
+        continue
+      }
+      if (onTime !== undefined) onTime.push(row)
+      if (track) w.tickRows.push(row)
+      if (w.monotone) {
+        if (ts > latestTs) {
+          latestTs = ts
+          latest = row
+        }
+      } else {
         const c = w.candidate(row)
         if (typeof c === 'number' && c > w.pending) w.pending = c
       }
     }
+    if (latest !== undefined) {
+      const c = w.candidate(latest)
+      if (typeof c === 'number' && c > w.pending) w.pending = c
+    }
     if (late !== undefined) this.#recordLate(t, w, late)
-    return onTime
+    return onTime ?? rows
   }
 
   #recordLate(t: TableEntry, w: StreamWatermark, rows: readonly Row[]): void {
@@ -1688,6 +1711,20 @@ export class Engine {
   #checkNotNull(t: TableEntry, row: Row): void {
     for (let i = 0; i < row.length; i++) {
       if (row[i] === null && t.notNull[i]) throw new RivuletError(SqlState.notNullViolation, `null value in column "${t.columns[i]!.name}" of relation "${t.name}" violates not-null constraint`)
+    }
+  }
+
+  /** #checkNotNull over a batch, reading only the NOT NULL columns. */
+  #checkNotNullRows(t: TableEntry, rows: readonly Row[]): void {
+    let columns = this.#notNullColumns.get(t)
+    if (columns === undefined) {
+      columns = t.notNull.flatMap((n, i) => (n ? [i] : []))
+      this.#notNullColumns.set(t, columns)
+    }
+    if (columns.length === 0) return
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!
+      for (let k = 0; k < columns.length; k++) if (row[columns[k]!] === null) this.#checkNotNull(t, row)
     }
   }
 
@@ -2344,3 +2381,20 @@ function explainWithState(v: ViewEntry): string {
   return `Materialize  [op ${v.sink.id}: ${v.sink.describeState()}]\n${explainDelta(v.plan, 1, annotate)}`
 }
 
+
+/** True when `e` (a watermark expression) never decreases as column `column` grows: the
+ *  column itself, or it plus or minus a constant interval (adding months clamps the day,
+ *  which keeps the order). */
+function growsWith(e: ScalarExpr, column: number): boolean {
+  if (e.kind === 'column') return e.index === column
+  if (e.kind !== 'call') return false
+  const constant = (x: ScalarExpr | undefined): boolean => {
+    let fixed = x !== undefined
+    if (x) visitExpr(x, (y) => void (fixed &&= y.kind !== 'column' && !(y.kind === 'call' && isVolatileFunction(y.fn))))
+    return fixed
+  }
+  const [a, b] = e.args
+  if (e.fn === 'ts_add_interval' || e.fn === 'ts_sub_interval') return a !== undefined && growsWith(a, column) && constant(b)
+  if (e.fn === 'interval_add_ts') return b !== undefined && growsWith(b, column) && constant(a)
+  return false
+}
