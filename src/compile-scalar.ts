@@ -45,9 +45,22 @@ const SPLIT_FIELDS = '__split_fields'
 const FIELD = '__field'
 const REMOVED_CHARS = '__removed_chars'
 const INTERNAL_FUNCTIONS: Readonly<Record<string, (...args: never[]) => unknown>> = {
-  [SPLIT_FIELDS]: (s: string, delim: string): readonly string[] => s.split(delim),
-  [FIELD]: (fields: readonly string[], n: number): string => fields[n - 1] ?? '',
+  [SPLIT_FIELDS]: splitFields,
   [REMOVED_CHARS]: removedChars,
+}
+
+/** Builders of `{ f0, f1, … }` objects by field count: one object shape per count, its
+ *  fields in the object itself, so reading the fields a TextMemo cached for a text is one
+ *  memory access where an array (header, then elements) is two. */
+const fieldObjectBuilders: ((...fields: string[]) => object)[] = []
+
+/** The fields `ns` (1-based, all > 0) of `s` split at `delim`, as an object `{ f0, f1, … }`
+ *  (a field past the end is '', as split_part has it). */
+function splitFields(s: string, delim: string, ...ns: number[]): object {
+  const parts = s.split(delim)
+  const names = ns.map((_, i) => `f${i}`)
+  const build = (fieldObjectBuilders[ns.length] ??= new Function(...names, `return { ${names.join(', ')} }`) as (...fields: string[]) => object)
+  return build(...ns.map((n) => parts[n - 1] ?? ''))
 }
 
 const charLength = FUNCTIONS.length as (s: string) => number
@@ -64,8 +77,9 @@ function removedChars(s: string, p: string): number {
 
 /** `split_part(x, d, n)` calls with the same x and constant d (and constant n > 0), when
  *  there are two or more of them (Nexmark q22 asks for three directories of one URL), become
- *  field n of one `__split_fields(x, d)`: a call the per-row memo computes once and a
- *  TextMemo keeps per distinct text, so each row costs one lookup, not one per field. */
+ *  field i of one `__split_fields(x, d, n1, n2, …)` (the field numbers asked for): a call the
+ *  per-row memo computes once and a TextMemo keeps per distinct text, so each row costs one
+ *  lookup, not one per field, and reads the fields from one small object. */
 function shareSplits(exprs: readonly ScalarExpr[]): readonly ScalarExpr[] {
   const splitArgs = (e: ScalarExpr): [ScalarExpr, string, number] | undefined => {
     if (e.kind !== 'call' || e.fn !== 'split_part') return undefined
@@ -76,21 +90,29 @@ function shareSplits(exprs: readonly ScalarExpr[]): readonly ScalarExpr[] {
     if (typeof delimiter !== 'string' || delimiter === '' || typeof field !== 'number' || !(field > 0)) return undefined
     return [x!, delimiter, field]
   }
-  const splitKey = (a: [ScalarExpr, string, number]): string => JSON.stringify([a[0], a[1]])
-  const seen = new Map<string, number>()
+  const splitKey = (a: [ScalarExpr, string, number]): string => JSON.stringify([a[0], a[1]], keyValue)
+  // per (x, d): how many calls, and the field numbers they ask for
+  const groups = new Map<string, { calls: number; fields: number[] }>()
   for (const e of exprs) {
     visitExpr(e, (x) => {
       const a = splitArgs(x)
-      if (a) seen.set(splitKey(a), (seen.get(splitKey(a)) ?? 0) + 1)
+      if (!a) return
+      const group = groups.get(splitKey(a)) ?? { calls: 0, fields: [] }
+      group.calls++
+      if (!group.fields.includes(a[2])) group.fields.push(a[2])
+      groups.set(splitKey(a), group)
     })
   }
-  if (![...seen.values()].some((n) => n > 1)) return exprs
+  if (![...groups.values()].some((g) => g.calls > 1)) return exprs
+  for (const g of groups.values()) g.fields.sort((a, b) => a - b)
   return exprs.map((e) =>
     mapExpr(e, (x) => {
       const a = splitArgs(x)
-      if (!a || seen.get(splitKey(a))! < 2) return x
-      const fields: ScalarExpr = { kind: 'call', fn: SPLIT_FIELDS, args: [a[0], { kind: 'literal', value: a[1], type: 'text' }], type: 'text' }
-      return { kind: 'call', fn: FIELD, args: [fields, { kind: 'literal', value: a[2], type: 'integer' }], type: 'text' }
+      const group = a && groups.get(splitKey(a))
+      if (!a || !group || group.calls < 2) return x
+      const numbers = group.fields.map((n): ScalarExpr => ({ kind: 'literal', value: n, type: 'integer' }))
+      const fields: ScalarExpr = { kind: 'call', fn: SPLIT_FIELDS, args: [a[0], { kind: 'literal', value: a[1], type: 'text' }, ...numbers], type: 'text' }
+      return { kind: 'call', fn: FIELD, args: [fields, { kind: 'literal', value: group.fields.indexOf(a[2]), type: 'integer' }], type: 'text' }
     }),
   )
 }
@@ -249,6 +271,18 @@ function genTextMemoCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): stri
   return `((${t} = ${gen(first, g)}) === null ? null : ${memo}.get(${t}))`
 }
 
+/** `lower(c)` or `upper(c)` of a text column c compared with constant texts (`=`, `<>`,
+ *  `IN`): a value of c longer than every constant is answered `unequal` without mapping its
+ *  case (which allocates), because case mapping never shortens a text (a test checks every
+ *  code point). A NULL c still gives NULL. `compared` is the comparison as compiled. */
+function caseMappingGuard(mapped: ScalarExpr, constants: readonly unknown[], unequal: string, compared: string, g: Gen): string {
+  if (mapped.kind !== 'call' || (mapped.fn !== 'lower' && mapped.fn !== 'upper') || mapped.args[0]?.kind !== 'column') return compared
+  if (!constants.every((v) => v === null || typeof v === 'string')) return compared
+  const longest = Math.max(0, ...constants.map((v) => (typeof v === 'string' ? v.length : 0)))
+  const c = temp(g)
+  return `((${c} = ${gen(mapped.args[0], g)}) === null ? null : ${c}.length > ${longest} ? ${unequal} : ${compared})`
+}
+
 const CMP: Record<string, string> = { eq: '===', ne: '!==', lt: '<', le: '<=', gt: '>', ge: '>=' }
 
 /** `a <op> b` over JS numbers with NaN greatest and equal to itself (-0 = 0, as `===`). */
@@ -387,7 +421,8 @@ function gen(e: ScalarExpr, g: Gen): string {
         const set = new Set(values.filter((v) => v !== null))
         const s = constant(g, set)
         const miss = hasNull ? 'null' : e.negated ? 'true' : 'false'
-        return `((${a} = ${gen(e.arg, g)}) === null ? null : ${s}.has(${a}) ? ${e.negated ? 'false' : 'true'} : ${miss})`
+        const lookup = `((${a} = ${gen(e.arg, g)}) === null ? null : ${s}.has(${a}) ? ${e.negated ? 'false' : 'true'} : ${miss})`
+        return caseMappingGuard(e.arg, values, miss, lookup, g)
       }
       // general form: OR of equalities (NOT IN = NOT of it), same three-valued result
       const eqs: ScalarExpr = { kind: 'or', args: e.list.map((x) => ({ kind: 'call', fn: 'eq', args: [e.arg, x], type: 'boolean' }) as ScalarExpr), type: 'boolean' }
@@ -474,6 +509,11 @@ function rank(t: SqlType): number {
 function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   const memoized = genTextMemoCall(e, g)
   if (memoized !== undefined) return memoized
+  // field i of a shared split (see shareSplits) is a property of its fields object
+  if (e.fn === FIELD) {
+    const t = temp(g)
+    return `((${t} = ${gen(e.args[0]!, g)}) === null ? null : ${t}.f${(e.args[1] as { value: number }).value})`
+  }
   const args = e.args.map((a) => gen(a, g))
   // a constant regular expression is compiled here, once, and passed instead of its text
   if (REGEX_CALLS[e.fn] !== undefined) {
@@ -494,7 +534,15 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   const argType = e.args[0]?.type
   // comparisons of primitive-valued types
   const cmp = CMP[e.fn]
-  if (cmp && e.args.length === 2 && argType !== undefined && primitiveOrdered(argType)) return strict(`${a} ${cmp} ${b}`)
+  if (cmp && e.args.length === 2 && argType !== undefined && primitiveOrdered(argType)) {
+    const compared = strict(`${a} ${cmp} ${b}`)
+    if (e.fn !== 'eq' && e.fn !== 'ne') return compared
+    const unequal = e.fn === 'eq' ? 'false' : 'true'
+    const right = constantText(e.args[1])
+    if (typeof right === 'string') return caseMappingGuard(e.args[0]!, [right], unequal, compared, g)
+    const left = constantText(e.args[0])
+    return typeof left === 'string' ? caseMappingGuard(e.args[1]!, [left], unequal, compared, g) : compared
+  }
   // floats and numerics: Postgres orders NaN above every number and makes NaN = NaN
   if (cmp && e.args.length === 2 && (argType === 'real' || argType === 'double' || argType === 'numeric')) return strict(nanAwareComparison(e.fn, a!, b!))
   const t = e.type

@@ -166,3 +166,33 @@ describe('AND and OR operands, cheapest first when none can raise', () => {
     expect(f(['https://h'])).toEqual(['', '', ''])
   })
 })
+
+describe('lower(c) or upper(c) compared with constants skips texts longer than them', () => {
+  it('relies on case mapping never shortening a text, for every code point', () => {
+    for (let c = 0; c <= 0x10ffff; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue
+      const s = String.fromCodePoint(c)
+      if (s.toLowerCase().length < s.length || s.toUpperCase().length < s.length) throw new Error(`U+${c.toString(16)} shortens`)
+    }
+  })
+
+  it('answers as the comparison does, NULLs and growing mappings included', () => {
+    const lower = call('lower', [text(0)], 'text')
+    const upper = call('upper', [text(0)], 'text')
+    const exprs: [ScalarExpr, (x: string) => boolean | null][] = [
+      [call('eq', [lower, sqlText('i̇x')], 'boolean'), (x) => x.toLowerCase() === 'i̇x'],
+      [call('ne', [sqlText('ab'), lower], 'boolean'), (x) => x.toLowerCase() !== 'ab'],
+      [{ kind: 'inList', arg: upper, list: [sqlText('SS'), sqlText('A')], negated: false, type: 'boolean' }, (x) => ['SS', 'A'].includes(x.toUpperCase())],
+      [{ kind: 'inList', arg: lower, list: [sqlText('ab'), sqlText(null)], negated: true, type: 'boolean' }, (x) => (x.toLowerCase() === 'ab' ? false : null)],
+    ]
+    const compiled = exprs.map(([e]) => compileScalar(e))
+    for (const f of compiled) expect(f.toString()).toMatch(/\.length > \d+ \?/)
+    const unit = fc.constantFrom('a', 'A', 'b', 'B', 'İ', 'I', 'x', 'ß', 's', 'S', '\u0307')
+    fc.assert(
+      fc.property(fc.option(fc.string({ unit, maxLength: 5 }), { nil: null }), (x) => {
+        exprs.forEach(([, direct], i) => expect(compiled[i]!([x])).toBe(x === null ? null : direct(x)))
+      }),
+      { numRuns: 500 },
+    )
+  })
+})
