@@ -218,7 +218,9 @@ function orderByCost(exprs: readonly ScalarExpr[]): readonly ScalarExpr[] {
     const order = e.args.map((_, i) => i).sort((a, b) => costs[a]! - costs[b]! || a - b)
     return order.every((k, i) => k === i) ? e : { ...e, args: order.map((i) => e.args[i]!) }
   }
-  return exprs.map((e) => mapExpr(e, reorder))
+  let found = false
+  for (const e of exprs) visitExpr(e, (x) => void (found ||= reorder(x) !== x))
+  return found ? exprs.map((e) => mapExpr(e, reorder)) : exprs
 }
 
 /** The compiler's own rewrites of the expressions it compiles together. */
@@ -282,6 +284,10 @@ function caseMappingGuard(mapped: ScalarExpr, constants: readonly unknown[], une
   const c = temp(g)
   return `((${c} = ${gen(mapped.args[0], g)}) === null ? null : ${c}.length > ${longest} ? ${unequal} : ${compared})`
 }
+
+/** Generated code of a constant that is not NULL: a number, a string, a boolean or a closure
+ *  constant (see `constant`). */
+const NON_NULL_CONSTANT_CODE = /^(?:-?(?:\d[\d.e+-]*|Infinity)|NaN|"(?:[^"\\]|\\.)*"|true|false|k\d+)$/
 
 const CMP: Record<string, string> = { eq: '===', ne: '!==', lt: '<', le: '<=', gt: '>', ge: '>=' }
 
@@ -527,9 +533,10 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   }
   // composite encoding (a trailing 0 forces it), so the key is a string even for NULLs
   if (e.fn === NULL_SAFE_KEY) return `RT.rowKey([${args.join(', ')}, 0])`
-  const temps = args.map(() => temp(g))
-  const nullCheck = temps.map((t, i) => `(${t} = ${args[i]}) === null`).join(' || ')
-  const strict = (body: string) => (temps.length === 0 ? body : `(${nullCheck} ? null : ${body})`)
+  // a constant argument is used as it is: it needs no temporary and is never NULL
+  const temps = args.map((c) => (NON_NULL_CONSTANT_CODE.test(c) ? c : temp(g)))
+  const checked = args.flatMap((c, i) => (temps[i] === c ? [] : [`(${temps[i]} = ${c}) === null`]))
+  const strict = (body: string) => (checked.length === 0 ? body : `(${checked.join(' || ')} ? null : ${body})`)
   const [a, b] = temps
   const argType = e.args[0]?.type
   // comparisons of primitive-valued types
@@ -571,7 +578,8 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   if (!fn) throw new RivuletError(SqlState.internalError, `internal error: no implementation for function ${e.fn}`)
   const call = `${constant(g, fn)}(${temps.join(', ')})`
   if (isStrictFunction(e.fn)) return strict(call)
-  return `(${temps.map((t, i) => `${t} = ${args[i]}`).join(', ')}${temps.length ? ', ' : ''}${call})`
+  const assigned = args.flatMap((c, i) => (temps[i] === c ? [] : [`${temps[i]} = ${c}`]))
+  return `(${[...assigned, call].join(', ')})`
 }
 
 /** The value of a literal, or of a literal cast to another type (cast here, once), or

@@ -1885,6 +1885,8 @@ export class Engine {
       projection = p.exprs
       p = p.input
     }
+    // the plan is read as bound: a subquery (not decorrelated yet) goes the general way
+    if (projection?.some(containsSubquery) || (p.kind === 'filter' && containsSubquery(p.predicate))) return undefined
     let view: ViewEntry | undefined
     let columns: number[] = []
     let keys: unknown[][] = []
@@ -2397,4 +2399,11 @@ function growsWith(e: ScalarExpr, column: number): boolean {
   if (e.fn === 'ts_add_interval' || e.fn === 'ts_sub_interval') return a !== undefined && growsWith(a, column) && constant(b)
   if (e.fn === 'interval_add_ts') return b !== undefined && growsWith(b, column) && constant(a)
   return false
+}
+
+/** True when `e` holds a subquery (or a reference out of one). */
+function containsSubquery(e: ScalarExpr): boolean {
+  let found = false
+  visitExpr(e, (x) => void (found ||= x.kind === 'subquery' || x.kind === 'outerColumn'))
+  return found
 }
