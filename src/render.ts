@@ -265,7 +265,7 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
         return add(new ivm.ConcatOperator(p.inputs.map(go)))
       case 'topK': {
         const input = go(p.input)
-        return add(new ivm.TopKOperator(input, p.partitionBy, rowComparator(p.orderBy), p.limit, p.offset, { rowNumber: p.rowNumber }))
+        return add(new ivm.TopKOperator(input, p.partitionBy, rowComparator(p.orderBy), p.limit, p.offset, { rowNumber: p.rowNumber, appendOnly: p.appendOnly }))
       }
     }
     throw new RivuletError(SqlState.internalError, `internal error: cannot render ${(p as DeltaPlan).kind}`)

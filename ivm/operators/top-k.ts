@@ -16,6 +16,10 @@
 //             search over chunks, one inside the chunk and a splice of ≤ CHUNK_MAX entries, so
 //             a change in a 1M-row partition never moves the whole partition. Reading a window
 //             skips whole chunks: O(offset/CHUNK + limit).
+//             With `appendOnly` (the input never retracts) and a limit, a row pushed to a
+//             position ≥ offset + limit can never move back into the window, so at each
+//             commit every partition the tick touched is cut to its first offset + limit
+//             positions (not before: a rollback undoes the tick by retracting its rows).
 // Linear:     no.
 // Retracts:   yes.
 //
@@ -123,6 +127,39 @@ class Partition {
     }
   }
 
+  /** Drops every position from `to` on (append-only input: all counts are positive). */
+  truncate(to: number): void {
+    const chunks = this.chunks
+    let pos = 0
+    for (let c = 0; c < chunks.length; c++) {
+      const chunk = chunks[c]!
+      if (pos + chunk.positions <= to) {
+        pos += chunk.positions
+        continue
+      }
+      // this chunk crosses `to`: keep its rows before it, the last one cut to fit
+      const rows = chunk.rows
+      const counts = chunk.counts
+      let kept = 0
+      let positions = 0
+      while (kept < rows.length && pos < to) {
+        const take = Math.min(counts[kept]!, to - pos)
+        counts[kept] = take
+        pos += take
+        positions += take
+        kept++
+      }
+      let dropped = rows.length - kept
+      for (let d = c + 1; d < chunks.length; d++) dropped += chunks[d]!.rows.length
+      rows.length = kept
+      counts.length = kept
+      chunk.positions = positions
+      chunks.length = kept > 0 ? c + 1 : c
+      this.size -= dropped
+      return
+    }
+  }
+
   /** Rows at positions [from, to), as distinct rows with the number of positions each fills. */
   read(from: number, to: number): Window {
     const win = new Window()
@@ -157,6 +194,8 @@ class Partition {
 export interface TopKOptions {
   /** Append the 1-based position in the partition as a last column. */
   rowNumber?: boolean
+  /** The input never retracts: with a limit, partitions keep only offset + limit positions. */
+  appendOnly?: boolean
 }
 
 export class TopKOperator extends BaseOperator {
@@ -166,11 +205,14 @@ export class TopKOperator extends BaseOperator {
   readonly limit: number | undefined
   readonly offset: number
   readonly rowNumber: boolean
+  readonly appendOnly: boolean
   readonly #cmp: (a: Row, b: Row) => number
   readonly #partOf: (row: Row) => RowKey
   readonly #parts = new Map<RowKey, Partition>()
   readonly #journal = new Journal<ZSet>()
   #stamp = 0
+  /** Partitions this tick touched, to cut at commit (append-only mode). */
+  #touchedInTick: Partition[] = []
 
   constructor(
     input: Operator,
@@ -186,6 +228,7 @@ export class TopKOperator extends BaseOperator {
     this.limit = limit
     this.offset = offset
     this.rowNumber = options.rowNumber === true
+    this.appendOnly = options.appendOnly === true && limit !== undefined
     this.#cmp = (a, b) => compare(a, b) || compareRows(a, b)
     this.#partOf = keyFunction(this.partitionColumns)
   }
@@ -218,7 +261,9 @@ export class TopKOperator extends BaseOperator {
         p.stamp = stamp
         p.old = p.read(from, to)
         touched.push(p)
+        if (this.appendOnly) this.#touchedInTick.push(p)
       }
+      if (this.appendOnly && ws[i]! < 0) throw new Error(`${this.name}#${this.id}: the input was declared append-only but deletes a row`)
       p.apply(r, ws[i]!, cmp)
       if (prefixMode) out.push(r, ws[i]!)
     }
@@ -296,9 +341,14 @@ export class TopKOperator extends BaseOperator {
 
   override commit(): void {
     this.#journal.commit()
+    if (this.#touchedInTick.length === 0) return
+    const keep = this.offset + this.limit!
+    for (const p of this.#touchedInTick) p.truncate(keep)
+    this.#touchedInTick = []
   }
 
   override rollback(): void {
+    this.#touchedInTick = []
     const cmp = this.#cmp
     const partOf = this.#partOf
     const parts = this.#parts
@@ -325,7 +375,7 @@ export class TopKOperator extends BaseOperator {
   }
 
   override describeState(): string {
-    const win = this.limit === undefined ? `offset ${this.offset}` : `limit ${this.limit} offset ${this.offset}`
+    const win = this.limit === undefined ? `offset ${this.offset}` : `limit ${this.limit} offset ${this.offset}${this.appendOnly ? ', append-only: the first ' + (this.offset + this.limit) + ' kept' : ''}`
     return `partitions keyed by [${this.partitionColumns.map((c) => '#' + c).join(', ')}]: ${this.#parts.size} partitions, ${this.stateSize()} rows (${win})`
   }
 }

@@ -148,6 +148,10 @@ export interface TopKDelta {
   readonly limit: number | undefined
   readonly offset: number
   readonly rowNumber: boolean
+  /** The input only inserts (a stream through row-wise steps) and there is a limit: a row
+   *  pushed past offset + limit can never come back, so each partition keeps only its first
+   *  offset + limit rows. */
+  readonly appendOnly: boolean
   readonly columns: readonly Column[]
 }
 

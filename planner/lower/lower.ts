@@ -12,7 +12,7 @@ import { isIntegerType } from '../types.js'
 import type { ArrangeDelta, DeltaPlan, SessionReduceDelta } from './delta-plan.js'
 import { emitColumn, watermarkColumns, type RelationWatermarks } from './watermarks.js'
 import { splitTemporal } from './temporal.js'
-import { lowerIntervalJoin, lowerTimeJoin } from './time-joins.js'
+import { appendOnly, lowerIntervalJoin, lowerTimeJoin } from './time-joins.js'
 
 export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
   switch (p.kind) {
@@ -90,7 +90,17 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       return { kind: 'union', inputs: [dl, { kind: 'negate', input: diff, columns: cols }], columns: cols }
     }
     case 'topK':
-      return { kind: 'topK', input: lower(p.input, opts), partitionBy: p.partitionBy, orderBy: p.orderBy, limit: p.limit, offset: p.offset, rowNumber: p.rowNumber, columns: p.columns }
+      return {
+        kind: 'topK',
+        input: lower(p.input, opts),
+        partitionBy: p.partitionBy,
+        orderBy: p.orderBy,
+        limit: p.limit,
+        offset: p.offset,
+        rowNumber: p.rowNumber,
+        appendOnly: p.limit !== undefined && appendOnly(p.input, opts),
+        columns: p.columns,
+      }
     case 'sort':
       return lower(p.input, opts)
     case 'timeJoin':

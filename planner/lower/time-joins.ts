@@ -24,7 +24,7 @@ function scannedRelation(p: LogicalPlan): string | undefined {
 }
 
 /** Does the plan only ever insert (its inputs are streams, through row-wise steps)? */
-function appendOnly(p: LogicalPlan, opts: LowerOptions): boolean {
+export function appendOnly(p: LogicalPlan, opts: LowerOptions): boolean {
   switch (p.kind) {
     case 'scan':
       return opts.isAppendOnly?.(p.relation) ?? false

@@ -76,4 +76,22 @@ describe('TopK', { timeout: 120_000 }, () => {
     d.rollback(saved)
     expect(d.step(ins(['c', 3]), t)).toEqual(expected([['a', 5], -1], [['c', 3], 1]))
   })
+
+  it('append-only input: each partition keeps offset + limit positions after a commit, not before', () => {
+    const d = new Driver()
+    const t = topK(d.circuit, d.input, [0], byCol1, 2, 1, { appendOnly: true })
+    const rows = Array.from({ length: 2000 }, (_, i): Row => [i % 3, (i * 7919) % 1000])
+    d.step(ins(...rows), t)
+    // the open tick holds everything (a rollback retracts it row by row)
+    expect(t.stateSize()).toBe(2000)
+    d.commit()
+    expect(t.stateSize()).toBe(9)
+    // duplicates count as positions: the last row kept may be cut to fit
+    d.step(ins([0, -1], [0, -1], [0, -1], [0, -1]), t)
+    d.commit()
+    expect(t.stateSize()).toBe(7)
+    expect(t.describeState()).toBe('partitions keyed by [#0]: 3 partitions, 7 rows (limit 2 offset 1, append-only: the first 3 kept)')
+    expect(() => d.step(del([0, -1]), t)).toThrow(/append-only but deletes a row/)
+  })
 })
+

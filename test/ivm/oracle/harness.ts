@@ -23,6 +23,9 @@ export interface OracleCase {
   build: (c: Circuit, pre: Operator[]) => Operator
   /** Batch semantics on the consolidated input tables. */
   oracle: (tables: Table[]) => Table
+  /** Inputs only insert (an operator in append-only mode), and each step is committed (as
+   *  the engine commits ticks; a rollback test still leaves its rolled-back steps open). */
+  appendOnly?: boolean
 }
 
 /** One change: insert a generated row, or delete an existing one (picked by index). */
@@ -32,10 +35,9 @@ type Step = Change[]
 function changeArb(c: OracleCase): fc.Arbitrary<Change> {
   const rowArbs = Array.isArray(c.row) ? c.row : Array.from({ length: c.inputs }, () => c.row as fc.Arbitrary<Row>)
   const input = fc.integer({ min: 0, max: c.inputs - 1 })
-  return fc.oneof(
-    { weight: 3, arbitrary: input.chain((i) => fc.record({ kind: fc.constant('ins' as const), input: fc.constant(i), row: rowArbs[i]!, weight: fc.integer({ min: 1, max: 2 }) })) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('del' as const), input, pick: fc.nat(), weight: fc.integer({ min: 1, max: 2 }) }) },
-  )
+  const insert = input.chain((i) => fc.record({ kind: fc.constant('ins' as const), input: fc.constant(i), row: rowArbs[i]!, weight: fc.integer({ min: 1, max: 2 }) }))
+  if (c.appendOnly) return insert
+  return fc.oneof({ weight: 3, arbitrary: insert }, { weight: 2, arbitrary: fc.record({ kind: fc.constant('del' as const), input, pick: fc.nat(), weight: fc.integer({ min: 1, max: 2 }) }) })
 }
 
 export function stepsArb(c: OracleCase, maxSteps = 8): fc.Arbitrary<Step[]> {
@@ -95,14 +97,16 @@ class Run {
     this.outputs.add((this.sink as ReturnType<typeof integrate>).contents())
   }
 
-  /** Runs one step; returns the operator's output (normalized). */
-  step(step: Step): [Row, number][] {
+  /** Runs one step (and commits it in append-only cases, unless `open`); returns the
+   *  operator's output (normalized). */
+  step(step: Step, open = false): [Row, number][] {
     const deltas = resolve(step, this.tables)
     for (let i = 0; i < deltas.length; i++) if (deltas[i]!.length !== 0) this.inputs[i]!.push(deltas[i]!)
     this.circuit.step()
     const out = this.op ? this.op.out : new ZSet()
     this.outputs.add(out)
     this.circuit.endStep()
+    if (this.c.appendOnly && !open) this.circuit.commit()
     return norm(out)
   }
 
@@ -165,7 +169,7 @@ export function checkRollback(c: OracleCase): void {
       const saved = run.saveTables()
       const savedOut = new Accumulator()
       savedOut.add(run.outputs.toZSet())
-      for (const s of b) run.step(s)
+      for (const s of b) run.step(s, true)
       run.rollback(saved, savedOut)
       for (const s of cc) {
         expect(run.step(s)).toEqual(ref.step(s))

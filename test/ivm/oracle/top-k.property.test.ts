@@ -39,5 +39,15 @@ describe('TopK (oracle)', { timeout: 300_000 }, () => {
         build: (c, [i]) => topK(c, i!, part, byV, limit, offset, { rowNumber: rn }),
         oracle: ([t]) => naiveTopK(t!, part, limit, offset, rn),
       }))
+    // the same over an input that only inserts, each step committed: partitions are cut to
+    // offset + limit positions at every commit
+    it(`${name}, append-only`, () =>
+      checkAll({
+        inputs: 1,
+        row: kv,
+        appendOnly: true,
+        build: (c, [i]) => topK(c, i!, part, byV, limit, offset, { rowNumber: rn, appendOnly: true }),
+        oracle: ([t]) => naiveTopK(t!, part, limit, offset, rn),
+      }))
   }
 })
