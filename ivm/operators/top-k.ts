@@ -380,7 +380,8 @@ export class TopKOperator extends BaseOperator {
   }
 }
 
-function numbered(row: Row, pos: number): Row {
+/** `row` with its 1-based position appended (ROW_NUMBER's column). */
+export function numbered(row: Row, pos: number): Row {
   const n = row.length
   const r = new Array<unknown>(n + 1)
   for (let i = 0; i < n; i++) r[i] = row[i]

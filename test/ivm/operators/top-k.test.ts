@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CHUNK_MAX, integrate, topK, type Row } from '../../../ivm/index.js'
+import { CHUNK_MAX, integrate, topK, topOne, type Row } from '../../../ivm/index.js'
 import { del, Driver, expected, ins, norm, zs } from '../helpers.js'
 
 const byCol1 = (a: Row, b: Row): number => (a[1] as number) - (b[1] as number)
@@ -92,6 +92,22 @@ describe('TopK', { timeout: 120_000 }, () => {
     expect(t.stateSize()).toBe(7)
     expect(t.describeState()).toBe('partitions keyed by [#0]: 3 partitions, 7 rows (limit 2 offset 1, append-only: the first 3 kept)')
     expect(() => d.step(del([0, -1]), t)).toThrow(/append-only but deletes a row/)
+  })
+
+  it('TopOne: one row per partition, replaced only by a lesser row; rollback restores it', () => {
+    const d = new Driver()
+    const t = topOne(d.circuit, d.input, [0], byCol1, { rowNumber: true })
+    expect(d.step(ins(['a', 5], ['a', 3], ['b', 1], ['a', 4]), t)).toEqual(expected([['a', 3, 1], 1], [['b', 1, 1], 1]))
+    d.commit()
+    expect(d.step(ins(['a', 9], ['b', 1]), t)).toEqual([])
+    d.commit()
+    const saved = d.saveTables()
+    expect(d.step(ins(['a', 2], ['c', 7]), t)).toEqual(expected([['a', 3, 1], -1], [['a', 2, 1], 1], [['c', 7, 1], 1]))
+    d.rollback(saved)
+    expect(t.stateSize()).toBe(2)
+    expect(d.step(ins(['a', 1]), t)).toEqual(expected([['a', 3, 1], -1], [['a', 1, 1], 1]))
+    expect(t.describeState()).toBe('partitions keyed by [#0]: 2 partitions, one row each (append-only input)')
+    expect(() => d.step(del(['a', 1]), t)).toThrow(/append-only but deletes a row/)
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest'
-import { compareRows, rowKey, topK, type Row, type RowKey } from '../../../ivm/index.js'
+import { compareRows, rowKey, topK, topOne, type Row, type RowKey } from '../../../ivm/index.js'
 import { checkAll, expand, kv, type Table } from './harness.js'
 
 const byV = (a: Row, b: Row): number => (a[1] as number) - (b[1] as number)
@@ -50,4 +50,22 @@ describe('TopK (oracle)', { timeout: 300_000 }, () => {
         oracle: ([t]) => naiveTopK(t!, part, limit, offset, rn),
       }))
   }
+
+  // the first row per partition of an insert-only input: one row kept per partition
+  const firsts: [string, number[], boolean][] = [
+    ['TopOne: first per partition', [0], false],
+    ['TopOne: first overall, numbered', [], true],
+    ['TopOne: first per partition, numbered', [0], true],
+  ]
+  for (const [name, part, rn] of firsts) {
+    it(name, () =>
+      checkAll({
+        inputs: 1,
+        row: kv,
+        appendOnly: true,
+        build: (c, [i]) => topOne(c, i!, part, byV, { rowNumber: rn }),
+        oracle: ([t]) => naiveTopK(t!, part, 1, 0, rn),
+      }))
+  }
 })
+
