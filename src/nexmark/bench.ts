@@ -52,6 +52,10 @@ export interface QueryResultRow {
    *  (the same events, in the same batches): the query's "% of gen" compares with it, so a
    *  machine that slows down for a while slows both sides of the ratio. */
   readonly generatorEventsPerSecond?: number
+  /** The query's rate over the generator's, tenth by tenth (each tenth of the query against
+   *  the generator over the same events right after it), the median of the ten: a slow minute
+   *  of the host moves a pair or two, not the median. "% of gen" shows it. */
+  readonly generatorShareMedian?: number
   readonly error?: string
 }
 
@@ -112,10 +116,14 @@ export function measureQuery(q: NexmarkQuery, events: number, rate: number, batc
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()
   let nextCheckpoint = events / checkpoints
+  // the query's time since the last checkpoint, paired with the generator's over its events
+  let tenthStart = t0
+  const shares: number[] = []
   const { db, sink } = runQuery(q, events, rate, batch, (_db, done) => {
     const h = process.memoryUsage().heapUsed
     if (h > peakHeap) peakHeap = h
     if (done >= nextCheckpoint || done >= events) {
+      const queryMillis = performance.now() - tenthStart
       while (nextCheckpoint <= done) nextCheckpoint += events / checkpoints
       if (gc) {
         const p0 = performance.now()
@@ -123,7 +131,11 @@ export function measureQuery(q: NexmarkQuery, events: number, rate: number, batc
         heapAfterGc.push(round(process.memoryUsage().heapUsed / MB, 1))
         paused += performance.now() - p0
       }
+      const before = generatorMillis
       generateSlice(Math.min(done, events) - generator.position)
+      // the same events both ways: the rates' ratio is the times' inverse ratio
+      if (queryMillis > 0 && generatorMillis > before) shares.push((generatorMillis - before) / queryMillis)
+      tenthStart = performance.now()
     }
   })
   const generatorEventsPerSecond = generatorMillis > 0 ? Math.round(generator.position / (generatorMillis / 1000)) : undefined
@@ -147,7 +159,14 @@ export function measureQuery(q: NexmarkQuery, events: number, rate: number, batc
     sinkInserted: stats.inserted,
     sinkRetracted: stats.retracted,
     generatorEventsPerSecond,
+    ...(shares.length > 0 ? { generatorShareMedian: round(median(shares), 3) } : {}),
   }
+}
+
+function median(xs: readonly number[]): number {
+  const s = xs.slice().sort((a, b) => a - b)
+  const m = s.length >>> 1
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
 /** A query over `events` generated events into a blackhole sink; `sample` runs every
@@ -245,10 +264,13 @@ export function heapFlat(r: QueryResultRow): boolean | undefined {
 
 const THOUSANDS = (n: number): string => n.toLocaleString('en-US')
 
-/** A query's rate as a percentage of the generator's: of its paired run when it has one. */
+/** A query's rate as a percentage of the generator's: the median of its tenths' pairs when it
+ *  has them, else over its whole run. */
 function percentOfGenerator(r: QueryResultRow, generatorRate: number | undefined): string {
+  if (r.query === 'generator') return ''
+  if (r.generatorShareMedian !== undefined) return `${Math.round(100 * r.generatorShareMedian)}%`
   const base = r.generatorEventsPerSecond ?? generatorRate
-  return base && r.query !== 'generator' ? `${Math.round((100 * r.eventsPerSecond) / base)}%` : ''
+  return base ? `${Math.round((100 * r.eventsPerSecond) / base)}%` : ''
 }
 
 /** The results as a psql-style table. */

@@ -24,6 +24,8 @@ describe('rivulet bench nexmark', () => {
     expect(r.results[1]!.sinkInserted).toBe(18_400)
     expect(r.results[3]!.state).toBe(10_000)
     expect(r.results[1]!.heapAfterGcMB.length).toBe(10) // a full GC at every tenth of the run
+    // each query's tenths are paired with the generator over the same events
+    for (const x of r.results.slice(1)) expect(x.generatorShareMedian).toBeGreaterThan(0)
     expect(out).toMatch(/generator alone: [\d,]+ events\/s/)
     expect(out).toMatch(/ query +\| events\/s +\| ev\/CPU-s/)
     expect(out).toContain(`written: ${json}`)
@@ -37,5 +39,12 @@ describe('rivulet bench nexmark', () => {
     expect(heapFlat(row([40, 50, 60, 90]))).toBe(false)
     expect(heapFlat(row([40, 50]))).toBeUndefined()
     expect(resultsTable([row([40, 50, 60, 90])], 2)).toMatch(/no \(50 → 90\)/)
+  })
+
+  it('shows the median of the paired tenths as "% of gen", else the whole run against the generator', () => {
+    const base: QueryResultRow = { query: 'q', events: 1, seconds: 1, eventsPerSecond: 400, cpuMicrosPerEvent: 1, eventsPerCpuSecond: 1, peakHeapMB: 1, peakRssMB: 1, state: 0, heapAfterGcMB: [], sinkInserted: 0, sinkRetracted: 0 }
+    expect(resultsTable([{ ...base, generatorEventsPerSecond: 1000, generatorShareMedian: 0.514 }], 2000)).toMatch(/\| 51% +\|/)
+    expect(resultsTable([{ ...base, generatorEventsPerSecond: 1000 }], 2000)).toMatch(/\| 40% +\|/)
+    expect(resultsTable([base], 2000)).toMatch(/\| 20% +\|/)
   })
 })
