@@ -21,6 +21,6 @@ export { readsClockOutsideTemporalFilters, readsNow, splitTemporal, type TimeBou
 export { explainLogical, printSortKeys } from './logical/explain.js'
 export { explainDelta, deltaLine } from './lower/explain.js'
 export { printScalar } from './expr/print.js'
-export { transformUp, transformDown, children, withChildren, mapExpr, visitExpr, conjuncts, conjoin, referencedColumns, jsonReplacer } from './logical/tree.js'
+export { transformUp, transformDown, children, withChildren, mapExpr, visitExpr, conjuncts, conjoin, referencedColumns, jsonReplacer, hasSubquery } from './logical/tree.js'
 export { planError, unsupported, type ErrorContext } from './errors.js'
 export * from './expr/functions.js'

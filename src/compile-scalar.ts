@@ -244,7 +244,7 @@ function primitiveValued(t: SqlType): boolean {
 }
 
 /** True when `e` reads no column and calls nothing volatile: the same value in every row. */
-function isRowConstant(e: ScalarExpr): boolean {
+export function isRowConstant(e: ScalarExpr): boolean {
   let constant = true
   visitExpr(e, (x) => {
     if (x.kind === 'column' || x.kind === 'outerColumn' || x.kind === 'subquery' || (x.kind === 'call' && isVolatileFunction(x.fn))) constant = false
@@ -599,10 +599,8 @@ function constantValue(e: ScalarExpr): { value: unknown } | undefined {
 /** The value of a constant text argument (a literal, or a literal cast to text), NULL as
  *  null; undefined when the argument is not constant. */
 function constantText(e: ScalarExpr | undefined): string | null | undefined {
-  if (e === undefined) return undefined
-  if (e.kind === 'cast' && e.type === 'text' && (e.arg.type === 'unknown' || e.arg.type === 'text')) e = e.arg
-  if (e.kind !== 'literal') return undefined
-  return typeof e.value === 'string' ? e.value : e.value === null ? null : undefined
+  const v = e === undefined || (e.type !== 'text' && e.type !== 'unknown') ? undefined : constantValue(e)?.value
+  return typeof v === 'string' || v === null ? v : undefined
 }
 
 /** 'int4_add' / 'int_add' / 'float_add' → 'add' (the id scheme names the operation last). */

@@ -28,7 +28,7 @@ import {
   typeDisplayName,
   typeFromName,
   visitExpr,
-  isVolatileFunction,
+  hasSubquery,
   type Column,
   type DeltaPlan,
   type LogicalPlan,
@@ -39,7 +39,7 @@ import {
   type SqlType,
 } from '../planner/index.js'
 import { AppendLog, EngineCatalog, NoHistory, TableStore, VersionStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
-import { compileProjection, compileScalar, evaluateConstant, type RowFn } from './compile-scalar.js'
+import { compileProjection, compileScalar, evaluateConstant, isRowConstant, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
@@ -1168,6 +1168,7 @@ export class Engine {
     // a keyless stream's log is its own history; a keyed one tracks arrival order for retention
     const track = w.retention !== undefined && !(t.store instanceof AppendLog)
     // a candidate that grows with the event time is largest at the latest row: computed once
+    const monotone = w.monotone
     let latest: Row | undefined
     let latestTs = -Infinity
     for (let i = 0; i < rows.length; i++) {
@@ -1180,7 +1181,7 @@ export class Engine {
       }
       if (onTime !== undefined) onTime.push(row)
       if (track) w.tickRows.push(row)
-      if (w.monotone) {
+      if (monotone) {
         if (ts > latestTs) {
           latestTs = ts
           latest = row
@@ -1886,7 +1887,7 @@ export class Engine {
       p = p.input
     }
     // the plan is read as bound: a subquery (not decorrelated yet) goes the general way
-    if (projection?.some(containsSubquery) || (p.kind === 'filter' && containsSubquery(p.predicate))) return undefined
+    if (projection?.some(hasSubquery) || (p.kind === 'filter' && hasSubquery(p.predicate))) return undefined
     let view: ViewEntry | undefined
     let columns: number[] = []
     let keys: unknown[][] = []
@@ -2390,20 +2391,8 @@ function explainWithState(v: ViewEntry): string {
 function growsWith(e: ScalarExpr, column: number): boolean {
   if (e.kind === 'column') return e.index === column
   if (e.kind !== 'call') return false
-  const constant = (x: ScalarExpr | undefined): boolean => {
-    let fixed = x !== undefined
-    if (x) visitExpr(x, (y) => void (fixed &&= y.kind !== 'column' && !(y.kind === 'call' && isVolatileFunction(y.fn))))
-    return fixed
-  }
   const [a, b] = e.args
-  if (e.fn === 'ts_add_interval' || e.fn === 'ts_sub_interval') return a !== undefined && growsWith(a, column) && constant(b)
-  if (e.fn === 'interval_add_ts') return b !== undefined && growsWith(b, column) && constant(a)
+  if (e.fn === 'ts_add_interval' || e.fn === 'ts_sub_interval') return a !== undefined && b !== undefined && growsWith(a, column) && isRowConstant(b)
+  if (e.fn === 'interval_add_ts') return a !== undefined && b !== undefined && growsWith(b, column) && isRowConstant(a)
   return false
-}
-
-/** True when `e` holds a subquery (or a reference out of one). */
-function containsSubquery(e: ScalarExpr): boolean {
-  let found = false
-  visitExpr(e, (x) => void (found ||= x.kind === 'subquery' || x.kind === 'outerColumn'))
-  return found
 }

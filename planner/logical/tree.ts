@@ -172,6 +172,7 @@ export function substituteColumns(e: ScalarExpr, exprs: readonly ScalarExpr[]): 
   return mapExpr(e, (x) => (x.kind === 'column' ? exprs[x.index]! : x))
 }
 
+/** True when `e` holds a subquery (not decorrelated yet). */
 export function hasSubquery(e: ScalarExpr): boolean {
   let found = false
   visitExpr(e, (x) => {
