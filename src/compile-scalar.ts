@@ -571,7 +571,7 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
       case 'mod':
         return strict(`(${b} === 0 ? RT.divisionByZero() : (${a} % ${b}) + 0)`)
       case 'neg':
-        return check(`-${a} + 0`)
+        return check(`-(${a}) + 0`)
     }
   }
   const fn = RT.F[e.fn] ?? INTERNAL_FUNCTIONS[e.fn]
