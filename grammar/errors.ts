@@ -60,6 +60,9 @@ export const SqlState = {
   invalidRowCountInLimit: '2201W',
   readOnlyTransaction: '25006',
   objectNotInPrerequisiteState: '55000',
+  invalidArgumentForLogarithm: '2201E',
+  invalidArgumentForPowerFunction: '2201F',
+  characterNotInRepertoire: '22021',
 } as const
 
 /** Converts a 0-based offset into a 1-based (line, column) position in `text`. */

@@ -528,10 +528,13 @@ export class SqlParser extends EmbeddedActionsParser {
     const args: number[] = []
     this.option(3, () => {
       this.consume(3, T.LParen)
-      args.push(Number(this.consume(4, T.IntegerLiteral).image))
+      // NUMERIC(p, -s): PostgreSQL 15 allows a negative scale
+      let sign = this.option(20, () => this.consume(20, T.Minus)) === undefined ? 1 : -1
+      args.push(sign * Number(this.consume(4, T.IntegerLiteral).image))
       this.many(0, () => {
         this.consume(5, T.Comma)
-        args.push(Number(this.consume(6, T.IntegerLiteral).image))
+        sign = this.option(21, () => this.consume(21, T.Minus)) === undefined ? 1 : -1
+        args.push(sign * Number(this.consume(6, T.IntegerLiteral).image))
       })
       this.consume(7, T.RParen)
     })

@@ -1,14 +1,31 @@
 // Canonical keys for rows and values: the single place where ivm decides that two rows are
-// "the same row". Map keys must be primitives for V8 to hash them cheaply, so a row becomes
-// a string (or, for a one-value key, the value itself when it is a primitive).
+// "the same row", and that two values are equal for grouping and joining. Map keys must be
+// primitives for V8 to hash them cheaply, so a row becomes a string (or, for a one-value key,
+// the value itself when it is a primitive).
 //
-// Values are JS primitives (null, boolean, number, string, bigint) or objects whose
-// `String(v)` is canonical within their type (e.g. an interval class). Numbers: −0 and 0 are
-// the same key; NaN equals NaN (Map uses SameValueZero).
+// Values are JS primitives (null, boolean, number, string, bigint) or objects, keyed by
+// `String(v)`, which must be canonical within their type (e.g. an interval class). Numbers: −0
+// and 0 are the same key; NaN equals NaN (Map uses SameValueZero).
+//
+// Two notions, which differ only for an object with a `hashKey` (a decimal: 2.50 and 2.5 are
+// equal in SQL but print differently):
+//   - row identity (rowKey, rowsEqual, rowHash): the exact representation, so replacing 10
+//     by 10.000 in a row is a change a view sees;
+//   - equality for grouping and joining (valueKey, columnsKey, keyFunction): by `hashKey`, so
+//     GROUP BY and joins treat 2.5 and 2.50 (and 5.0 and the number 5) as one value.
 
 export type RowKey = string | number | boolean | null | bigint
 
-/** Key of a single value, usable directly as a Map key. */
+/** A value with an identity of its own for grouping and joining (see the header). */
+interface Keyed {
+  readonly hashKey: number | string
+}
+
+function hashKeyOf(v: object): number | string | undefined {
+  return (v as Partial<Keyed>).hashKey
+}
+
+/** Key of a single value for grouping and joining, usable directly as a Map key. */
 export function valueKey(v: unknown): RowKey {
   switch (typeof v) {
     case 'number':
@@ -18,10 +35,18 @@ export function valueKey(v: unknown): RowKey {
     case 'bigint':
       return v
     default:
-      return v === null || v === undefined ? null : '\u0000O' + String(v)
+      if (v === null || v === undefined) return null
+      return hashKeyOf(v as object) ?? '\u0000O' + String(v)
   }
 }
 
+/** Key of a single value's exact representation (row identity). */
+function identityKey(v: unknown): RowKey {
+  if (typeof v === 'object' && v !== null) return '\u0000O' + String(v)
+  return valueKey(v)
+}
+
+/** A value's part of a composite row key (exact representation). */
 function token(v: unknown): string {
   switch (typeof v) {
     case 'number':
@@ -37,40 +62,57 @@ function token(v: unknown): string {
   }
 }
 
+/** A value's part of a composite grouping key (objects by their hashKey, when they have one). */
+function groupToken(v: unknown): string {
+  if (typeof v === 'object' && v !== null) {
+    const k = hashKeyOf(v)
+    if (k !== undefined) return typeof k === 'number' ? token(k) : '\u0000K' + k.length + '"' + k
+  }
+  return token(v)
+}
+
 const PAIR_X = 2 ** 25
 const PAIR_Y = 2 ** 26
 
-/** Key of two values. Two integers of moderate size (|x| < 2^25, |y| < 2^26: ids, window
- *  numbers, counts) pack into one exact number — no string to build, and V8 hashes numbers
- *  cheaply; anything else is the two tokens. Injective: packed keys are distinct numbers,
- *  and a number never equals a string key. */
-export function pairKey(x: unknown, y: unknown): RowKey {
+/** Two integers of moderate size (|x| < 2^25, |y| < 2^26: ids, window numbers, counts) packed
+ *  into one exact number — no string to build, and V8 hashes numbers cheaply — or undefined.
+ *  Packed keys are distinct numbers, and a number never equals a string key. */
+function packedPair(x: unknown, y: unknown): number | undefined {
   if (typeof x === 'number' && typeof y === 'number' && Number.isInteger(x) && Number.isInteger(y) && x >= -PAIR_X && x < PAIR_X && y >= -PAIR_Y && y < PAIR_Y) return (x + PAIR_X) * (2 * PAIR_Y) + (y + PAIR_Y)
-  return token(x) + '|' + token(y)
+  return undefined
 }
 
-/** Key of a whole row (all columns). Injective: distinct rows give distinct keys. */
+/** Grouping key of two values (injective up to SQL equality). */
+export function pairKey(x: unknown, y: unknown): RowKey {
+  if (typeof x === 'object' && x !== null) x = hashKeyOf(x) ?? x
+  if (typeof y === 'object' && y !== null) y = hashKeyOf(y) ?? y
+  return packedPair(x, y) ?? groupToken(x) + '|' + groupToken(y)
+}
+
+/** Key of a whole row (all columns), its identity. Injective: distinct rows give distinct
+ *  keys. */
 export function rowKey(row: readonly unknown[]): RowKey {
   const n = row.length
-  if (n === 1) return valueKey(row[0])
-  if (n === 2) return pairKey(row[0], row[1])
+  if (n === 1) return identityKey(row[0])
+  if (n === 2) return packedPair(row[0], row[1]) ?? token(row[0]) + '|' + token(row[1])
   let s = token(row[0])
   for (let i = 1; i < n; i++) s += '|' + token(row[i])
   return s
 }
 
-/** Key of the given columns of a row. */
+/** Grouping key of the given columns of a row. */
 export function columnsKey(row: readonly unknown[], columns: readonly number[]): RowKey {
   const n = columns.length
   if (n === 1) return valueKey(row[columns[0]!])
   if (n === 0) return ''
   if (n === 2) return pairKey(row[columns[0]!], row[columns[1]!])
-  let s = token(row[columns[0]!])
-  for (let i = 1; i < n; i++) s += '|' + token(row[columns[i]!])
+  let s = groupToken(row[columns[0]!])
+  for (let i = 1; i < n; i++) s += '|' + groupToken(row[columns[i]!])
   return s
 }
 
-/** A specialised key function for a fixed column list (avoids the generic loop on hot paths). */
+/** A specialised grouping key function for a fixed column list (avoids the generic loop on
+ *  hot paths). */
 export function keyFunction(columns: readonly number[]): (row: readonly unknown[]) => RowKey {
   if (columns.length === 0) return () => ''
   if (columns.length === 1) {
@@ -95,8 +137,8 @@ export function hasNull(row: readonly unknown[], columns: readonly number[]): bo
   return false
 }
 
-/** Value equality consistent with `valueKey`/`rowKey`: equal keys ⇔ equal values
- *  (−0 equals 0, NaN equals NaN, null equals undefined, objects compare by `String(v)`). */
+/** Value identity consistent with `rowKey`: equal keys ⇔ equal values (−0 equals 0, NaN
+ *  equals NaN, null equals undefined, objects compare by `String(v)`). */
 export function valuesEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   const t = typeof a

@@ -1,8 +1,9 @@
 // Public API of the planner: bind SQL ASTs to logical plans, optimize them, lower them to
 // delta plans, and print each stage.
 
-export type { SqlType } from './types.js'
-export { isNumericType, isIntegerType, isFloatType, typeFromName, typeDisplayName, INTEGER_BOUNDS } from './types.js'
+export type { SqlType, TypeModifier } from './types.js'
+export { typeWithModifier } from './types.js'
+export { isNumericType, isIntegerType, isFloatType, typeFromName, typeDisplayName, INTEGER_BOUNDS, INT8_MIN, INT8_MAX } from './types.js'
 export type * from './expr/scalar.js'
 export { col, lit, NULL_SAFE_KEY, nullSafeKey } from './expr/scalar.js'
 export type * from './logical/plan.js'
@@ -12,6 +13,7 @@ export type { Catalog, CatalogRelation, CatalogRelationKind, ColumnWatermark } f
 export { QueryBinder, deriveName, type BoundQuery } from './bind/bind-query.js'
 export { Scope } from './bind/scope.js'
 export { bindExpr, coerce, explicitCast, type ExprContext } from './bind/bind-expr.js'
+export { typeModifierOf, withTypeModifier, TYPE_MODIFIER_FUNCTIONS } from './bind/type-modifier.js'
 export { optimize, type OptimizeTrace } from './optimizer.js'
 export { DEFAULT_RULES } from './rules/index.js'
 export type { Rule } from './rules/rule.js'
@@ -24,3 +26,4 @@ export { printScalar } from './expr/print.js'
 export { transformUp, transformDown, children, withChildren, mapExpr, visitExpr, conjuncts, conjoin, referencedColumns, jsonReplacer, hasSubquery } from './logical/tree.js'
 export { planError, unsupported, type ErrorContext } from './errors.js'
 export * from './expr/functions.js'
+export * from './numeric.js'

@@ -1,9 +1,13 @@
 // SQL types as the planner sees them, and how values of each type are held at run time:
-//   boolean → JS boolean; smallint/integer/bigint → JS number (integral; bigint is exact and
-//   checked within ±2^53, beyond that an overflow error); real/double/numeric → JS number;
-//   text → string; date → number (days since 1970-01-01); timestamp → number (microseconds
-//   since 1970-01-01 00:00:00); interval → an Interval object (months, days, microseconds).
-//   NULL → null. 'unknown' is the type of an untyped NULL or string literal before coercion.
+//   boolean → JS boolean; smallint/integer → JS number (integral); bigint → an exact 64-bit
+//   integer: a JS number within ±(2^53 − 1), a JS bigint beyond (src/int8.ts); real/double →
+//   JS number; numeric → an exact decimal: a JS number for integers of scale 0 within
+//   ±(2^53 − 1) and for NaN / ±Infinity, a `Numeric` (coefficient and display scale) otherwise
+//   (planner/numeric.ts); text → string; bpchar (CHAR(n)) → string, padded with spaces to n,
+//   whose trailing spaces never count (comparisons and the cast to text drop them); date → number (days since 1970-01-01); timestamp →
+//   number (microseconds since 1970-01-01 00:00:00); interval → an Interval object (months,
+//   days, microseconds). NULL → null. 'unknown' is the type of an untyped NULL or string
+//   literal before coercion.
 
 export type SqlType =
   | 'boolean'
@@ -14,6 +18,7 @@ export type SqlType =
   | 'double'
   | 'numeric'
   | 'text'
+  | 'bpchar'
   | 'date'
   | 'timestamp'
   | 'interval'
@@ -56,8 +61,9 @@ export function typeFromName(name: string): SqlType | undefined {
     case 'interval':
       return name
     case 'varchar':
-    case 'char':
       return 'text'
+    case 'char':
+      return 'bpchar'
     case 'timestamptz':
       return 'timestamp'
     default:
@@ -70,6 +76,8 @@ export function typeDisplayName(t: SqlType): string {
   switch (t) {
     case 'double':
       return 'double precision'
+    case 'bpchar':
+      return 'character'
     case 'timestamp':
       return 'timestamp without time zone'
     default:
@@ -77,9 +85,32 @@ export function typeDisplayName(t: SqlType): string {
   }
 }
 
-/** Inclusive integer bounds per integer type (bigint limited to exactly representable). */
-export const INTEGER_BOUNDS: Readonly<Record<'smallint' | 'integer' | 'bigint', readonly [number, number]>> = {
+/** Inclusive bounds of the integer types held as JS numbers (bigint's are src/int8.ts'). */
+export const INTEGER_BOUNDS: Readonly<Record<'smallint' | 'integer', readonly [number, number]>> = {
   smallint: [-32768, 32767],
   integer: [-2147483648, 2147483647],
-  bigint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+}
+
+/** The bigint range, as bigints (a value beyond ±(2^53 − 1) is held as a JS bigint). */
+export const INT8_MIN = -(2n ** 63n)
+export const INT8_MAX = 2n ** 63n - 1n
+
+/** A column's or a cast's type modifier: NUMERIC(p, s) rounds to s decimals and allows
+ *  p − s digits before the point; VARCHAR(n) and CHAR(n) allow n characters (CHAR pads). */
+export type TypeModifier =
+  | { readonly kind: 'numeric'; readonly precision: number; readonly scale: number }
+  | { readonly kind: 'varchar'; readonly length: number }
+  | { readonly kind: 'char'; readonly length: number }
+
+/** The type's name with its modifier, as PostgreSQL's format_type prints it. */
+export function typeWithModifier(t: SqlType, m: TypeModifier | undefined): string {
+  if (m === undefined) return typeDisplayName(t)
+  switch (m.kind) {
+    case 'numeric':
+      return `numeric(${m.precision},${m.scale})`
+    case 'varchar':
+      return `character varying(${m.length})`
+    case 'char':
+      return `character(${m.length})`
+  }
 }

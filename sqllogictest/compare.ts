@@ -131,12 +131,19 @@ export function naturalText(v: ResultValue, type?: SqlTypeName): string {
   if (v === null) return 'NULL'
   if (typeof v === 'boolean') return v ? 't' : 'f'
   if (typeof v === 'string') return v
+  if (typeof v === 'bigint') return String(v)
   if (type === 'real') return formatFloat(v, true)
   if (type === 'double precision') return formatFloat(v)
   if (Number.isInteger(v) && !Object.is(v, -0)) return plainDecimal(v)
   if (type === 'numeric') return Number.isFinite(v) ? plainDecimal(v) : formatFloat(v)
   if (type !== undefined && INTEGER_TYPES.has(type) && Object.is(v, -0)) return '0'
   return formatFloat(v)
+}
+
+/** The integer part of a decimal text ('-12.7' → '-12', '-0.5' → '0'). */
+function plainInteger(text: string): string {
+  const whole = text.split('.')[0]!
+  return whole === '-0' ? '0' : whole
 }
 
 /** Leading numeric prefix of a text, as SQLite converts text to a number (0 when none). */
@@ -147,6 +154,7 @@ function numericPrefix(s: string): number {
 
 function classicNumber(v: ResultValue): number {
   if (typeof v === 'number') return v
+  if (typeof v === 'bigint') return Number(v)
   if (typeof v === 'boolean') return v ? 1 : 0
   if (typeof v === 'string') return numericPrefix(v)
   return 0
@@ -171,6 +179,9 @@ export function renderValue(v: ResultValue, letter: string, type: SqlTypeName | 
   if (opts.flavour === 'classic') {
     switch (letter) {
       case 'I': {
+        // integers beyond 2^53 (bigint values, numeric text) keep every digit
+        if (typeof v === 'bigint') return String(v)
+        if (typeof v === 'string' && type === 'numeric' && /^-?\d+(\.\d*)?$/.test(v)) return plainInteger(v)
         const n = Math.trunc(classicNumber(v))
         return Number.isFinite(n) ? plainDecimal(n === 0 ? 0 : n) : formatFloat(n)
       }
@@ -179,8 +190,9 @@ export function renderValue(v: ResultValue, letter: string, type: SqlTypeName | 
         return opts.floatFormat === 'fixed3' ? formatFixed3(n) : naturalText(n, type === 'real' ? 'real' : 'double precision')
       }
       default:
-        if (typeof v === 'string') return v === '' ? '(empty)' : classicText(v)
+        if (typeof v === 'string') return v === '' ? '(empty)' : type === 'numeric' && v.includes('.') ? sqliteReal(Number(v)) : classicText(v)
         if (typeof v === 'boolean') return letter === 'B' ? (v ? 't' : 'f') : v ? '1' : '0'
+        if (typeof v === 'bigint') return String(v)
         if (type === 'real' || type === 'double precision' || (type === 'numeric' && !Number.isInteger(v))) {
           return sqliteReal(v)
         }
@@ -189,6 +201,7 @@ export function renderValue(v: ResultValue, letter: string, type: SqlTypeName | 
   }
   if (typeof v === 'string') return v === '' ? '(empty)' : v
   if (typeof v === 'boolean') return v ? 't' : 'f'
+  if (typeof v === 'bigint') return String(v)
   if (letter === 'R' && opts.floatFormat === 'fixed3') return formatFixed3(v)
   return naturalText(v, type)
 }

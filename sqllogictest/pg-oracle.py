@@ -9,7 +9,6 @@ and delta records, so expected results come from PostgreSQL rather than from mem
 
 * CREATE/DROP MATERIALIZED VIEW run as plain views (always current in PostgreSQL).
 * `query ... delta v` is the multiset difference of `SELECT * FROM v` since the last check.
-* numeric values lose trailing zeros (rivulet returns numbers, not scaled decimals).
 * A comment `# pg: <sql>` inside a record replaces its SQL for PostgreSQL (for statements
   PostgreSQL lacks, such as FLUSH or a FULL JOIN on a non-equality condition).
 * `skipif postgresql` / `onlyif <other>` records are not run.
@@ -44,8 +43,6 @@ def render(v, oid):
         return 'NULL'
     if v == '':
         return '(empty)'
-    if oid == NUMERIC and '.' in v:
-        v = v.rstrip('0').rstrip('.')
     return v
 
 def letter_ok(letter, oid):

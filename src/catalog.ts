@@ -3,7 +3,7 @@
 
 import * as ivm from '../ivm/index.js'
 import type { Row } from '../ivm/index.js'
-import type { Catalog, CatalogRelation, CatalogRelationKind, Column, ColumnWatermark, DeltaPlan, ScalarExpr } from '../planner/index.js'
+import type { Catalog, CatalogRelation, CatalogRelationKind, Column, ColumnWatermark, DeltaPlan, ScalarExpr, TypeModifier } from '../planner/index.js'
 import { visitExpr } from '../planner/index.js'
 import { evaluateConstant } from './compile-scalar.js'
 import { Interval } from './values.js'
@@ -383,6 +383,8 @@ export interface TableEntry {
   readonly primaryKey: readonly number[]
   readonly notNull: readonly boolean[]
   readonly defaults: readonly (import('../planner/index.js').ScalarExpr | undefined)[]
+  /** Declared type modifiers (NUMERIC(p, s), VARCHAR(n), CHAR(n)) by column, if any. */
+  readonly modifiers?: readonly (TypeModifier | undefined)[]
   readonly store: TableStore
   readonly input: ivm.InputOperator
   readonly watermark?: StreamWatermark

@@ -14,7 +14,7 @@
 
 import type { Row } from '../ivm/index.js'
 import type { ScalarExpr, SqlType } from '../planner/index.js'
-import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction, isVolatileFunction, mapExpr, visitExpr } from '../planner/index.js'
+import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction, isVolatileFunction, mapExpr, numericCompare, visitExpr } from '../planner/index.js'
 import { rowKey } from '../ivm/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
@@ -313,7 +313,7 @@ function nanAwareComparison(fn: string, a: string, b: string): string {
 /** Types whose run-time values are JS primitives ordered by `<` the way SQL orders them
  *  (floats are not: Postgres orders NaN above everything and NaN = NaN). */
 function primitiveOrdered(t: SqlType): boolean {
-  return t !== 'interval' && t !== 'unknown' && t !== 'real' && t !== 'double' && t !== 'numeric'
+  return t !== 'interval' && t !== 'unknown' && t !== 'real' && t !== 'double' && t !== 'numeric' && t !== 'bpchar'
 }
 
 function overflow(t: SqlType): never {
@@ -339,6 +339,7 @@ const RT = {
   },
   B: INTEGER_BOUNDS,
   rowKey,
+  numericCompare,
 }
 
 function temp(g: Gen): string {
@@ -397,8 +398,9 @@ function gen(e: ScalarExpr, g: Gen): string {
       const from = e.arg.type
       const to = e.type
       if (from === to) return gen(e.arg, g)
-      // widening between integer types and int → float are identities at run time
-      if (isIntegerType(from) && (to === 'double' || to === 'numeric' || (isIntegerType(to) && rank(to) >= rank(from)))) return gen(e.arg, g)
+      // widening between integer types, and smallint/integer → double or numeric, are
+      // identities at run time (a bigint beyond 2^53 is a JS bigint, which they are not)
+      if (isIntegerType(from) && ((isIntegerType(to) && rank(to) >= rank(from)) || (from !== 'bigint' && (to === 'double' || to === 'numeric')))) return gen(e.arg, g)
       if (from === 'real' && to === 'double') return gen(e.arg, g)
       // constant operands are cast once, at compile time
       // (a literal that is not valid input for the type raises when the cast is evaluated,
@@ -508,6 +510,15 @@ function findRepeatedCalls(exprs: readonly ScalarExpr[], g: Gen): void {
   if (repeated.size > 0) g.repeated = repeated
 }
 
+/** bigint + − × inline on numbers, when the result is a safe integer (then it is exact);
+ *  anything else (a bigint operand, a larger result) goes to the library's exact path. */
+function bigintArithmetic(fn: string, a: string, b: string, g: Gen): string | undefined {
+  const op = { int8_add: '+', int8_sub: '-', int8_mul: '*' }[fn]
+  if (op === undefined) return undefined
+  const r = temp(g)
+  return `(typeof ${a} === 'number' && typeof ${b} === 'number' && Number.isSafeInteger(${r} = ${a} ${op} ${b}) ? ${r} + 0 : RT.F.${fn}(${a}, ${b}))`
+}
+
 function rank(t: SqlType): number {
   return t === 'smallint' ? 1 : t === 'integer' ? 2 : 3
 }
@@ -550,10 +561,18 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
     const left = constantText(e.args[0])
     return typeof left === 'string' ? caseMappingGuard(e.args[1]!, [left], unequal, compared, g) : compared
   }
-  // floats and numerics: Postgres orders NaN above every number and makes NaN = NaN
-  if (cmp && e.args.length === 2 && (argType === 'real' || argType === 'double' || argType === 'numeric')) return strict(nanAwareComparison(e.fn, a!, b!))
+  // floats: Postgres orders NaN above every number and makes NaN = NaN
+  if (cmp && e.args.length === 2 && (argType === 'real' || argType === 'double')) return strict(nanAwareComparison(e.fn, a!, b!))
+  // numerics: plain numbers compare inline, decimals through the library's total order
+  if (cmp && e.args.length === 2 && argType === 'numeric') {
+    return strict(`(typeof ${a} === 'number' && typeof ${b} === 'number' ? ${nanAwareComparison(e.fn, a!, b!)} : RT.numericCompare(${a}, ${b}) ${cmp === '===' ? '===' : cmp === '!==' ? '!==' : cmp} 0)`)
+  }
   const t = e.type
-  if (isIntegerType(t) && argType !== undefined && isIntegerType(argType) && e.fn !== 'int8_mul') {
+  if (t === 'bigint' && argType === 'bigint') {
+    const inline = bigintArithmetic(e.fn, a!, b!, g)
+    if (inline !== undefined) return strict(inline)
+  }
+  if ((t === 'smallint' || t === 'integer') && argType !== undefined && isIntegerType(argType)) {
     const bounds = `RT.B.${t}`
     const check = (expr: string) => {
       const r = temp(g)

@@ -31,7 +31,7 @@ import type { Column } from '../planner/index.js'
 import type { TableEntry } from './catalog.js'
 import { evaluateConstant } from './compile-scalar.js'
 import type { StatementResult } from './types.js'
-import { parseText, toResultValue } from './values.js'
+import { applyTypeModifier, parseText, toResultValue } from './values.js'
 
 /** The system relation of rejected COPY records. */
 export const REJECTED = 'rivulet_rejected'
@@ -239,7 +239,9 @@ class Loader {
       const c = t.columns[i]!
       try {
         const text = rec.field(f)
-        row[i] = text === null ? null : c.type === 'text' ? text : parseText(text, c.type)
+        const v = text === null ? null : parseText(text, c.type)
+        const m = t.modifiers?.[i]
+        row[i] = v === null || m === undefined ? v : applyTypeModifier(v, m, false)
       } catch (e) {
         if (!(e instanceof RivuletError)) throw e
         return { code: e.code, reason: `column "${c.name}": ${e.message}` }

@@ -27,7 +27,9 @@ import {
   watermarkColumns,
   typeDisplayName,
   typeFromName,
+  typeModifierOf,
   visitExpr,
+  withTypeModifier,
   hasSubquery,
   type Column,
   type DeltaPlan,
@@ -37,6 +39,7 @@ import {
   type ScalarExpr,
   type SortKey,
   type SqlType,
+  type TypeModifier,
 } from '../planner/index.js'
 import { AppendLog, EngineCatalog, NoHistory, TableStore, VersionStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
 import { compileProjection, compileScalar, evaluateConstant, isRowConstant, type RowFn } from './compile-scalar.js'
@@ -46,7 +49,7 @@ import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
 import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type SinkStats, type SourceConnector } from './sources.js'
 import { NexmarkSource } from './nexmark/source.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SourceStatus, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
-import { castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
+import { applyTypeModifier, castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
 
 interface StatementContext {
   readonly text: string
@@ -1068,6 +1071,7 @@ export class Engine {
     }
     if (s.asQuery) throw new RivuletError(SqlState.featureNotSupported, 'CREATE TABLE AS is not supported yet', positionAt(ctx.text, s.span.start))
     const columns: Column[] = []
+    const modifiers: (TypeModifier | undefined)[] = []
     const seen = new Set<string>()
     for (const c of s.columns) {
       if (seen.has(c.name)) throw new RivuletError(SqlState.duplicateColumn, `column "${c.name}" specified more than once`, positionAt(ctx.text, c.span.start))
@@ -1075,6 +1079,7 @@ export class Engine {
       const t = typeFromName(c.type.name)
       if (!t) throw new RivuletError(SqlState.undefinedObject, `type "${c.type.name}" does not exist`, positionAt(ctx.text, c.type.span.start))
       columns.push({ name: c.name, type: t })
+      modifiers.push(typeModifierOf(c.type, t, { text: ctx.text }))
     }
     const pkNames = s.primaryKey ?? s.columns.filter((c) => c.primaryKey).map((c) => c.name)
     if ((s.primaryKey && s.columns.some((c) => c.primaryKey)) || s.columns.filter((c) => c.primaryKey).length > 1) throw new RivuletError('42P16', `multiple primary keys for table "${name}" are not allowed`, positionAt(ctx.text, s.span.start))
@@ -1086,7 +1091,7 @@ export class Engine {
     const stream = s.stream || s.appendOnly
     const notNull = columns.map((_, i) => s.columns[i]!.notNull || primaryKey.includes(i))
     const scope = new Scope([])
-    const defaults = s.columns.map((c, i) => (c.default ? coerce(bindExpr(c.default, this.#exprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span) : undefined))
+    const defaults = s.columns.map((c, i) => (c.default ? withTypeModifier(coerce(bindExpr(c.default, this.#exprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span), modifiers[i], false) : undefined))
     const history = this.#historyOption(s, stream && primaryKey.length === 0, ctx)
     const watermark = this.#streamOptions(history.rest, stream, primaryKey.length > 0, columns, notNull, ctx)
     const store = stream && primaryKey.length === 0 ? (history.keep ? new AppendLog() : new NoHistory()) : new TableStore(primaryKey)
@@ -1098,7 +1103,7 @@ export class Engine {
     if (versionInput) this.#circuit.retain(versionInput)
     const text = (span: { start: number; end: number } | undefined): string | undefined => (span && ctx.text ? ctx.text.slice(span.start, span.end) : undefined)
     const source = { defaults: s.columns.map((c) => text(c.default?.span)), watermark: text(s.watermark?.expr.span) }
-    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, source, ...(watermark ? { watermark } : {}), ...(versions ? { versions, versionInput } : {}) }
+    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, source, ...(modifiers.some((m) => m !== undefined) ? { modifiers } : {}), ...(watermark ? { watermark } : {}), ...(versions ? { versions, versionInput } : {}) }
     this.#catalog.add(entry)
     return { command: s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
   }
@@ -1453,7 +1458,7 @@ export class Engine {
         for (let i = 0; i < t.columns.length; i++) {
           const at = targetCols.indexOf(i)
           const c = t.columns[i]!
-          if (at >= 0 && at < r.length) row[i] = constantValue(assignmentCast(bindExpr(r[at]!, exprCtx), c.type, c.name, ctx, r[at]!.span.start))
+          if (at >= 0 && at < r.length) row[i] = constantValue(assignTo(t, i, bindExpr(r[at]!, exprCtx), ctx, r[at]!.span.start))
           else row[i] = t.defaults[i] ? constantValue(t.defaults[i]!) : null
         }
         return row
@@ -1465,7 +1470,7 @@ export class Engine {
       // project the source onto the table's columns: assignment casts, defaults, NULLs
       const exprs: ScalarExpr[] = t.columns.map((c, i) => {
         const at = targetCols.indexOf(i)
-        if (at >= 0 && at < columns.length) return assignmentCast({ kind: 'column', index: at, type: columns[at]!.type }, c.type, c.name, ctx, src.span.start)
+        if (at >= 0 && at < columns.length) return assignTo(t, i, { kind: 'column', index: at, type: columns[at]!.type }, ctx, src.span.start)
         return t.defaults[i] ?? { kind: 'literal', value: null, type: c.type }
       })
       const projected: LogicalPlan = { kind: 'project', input: plan, exprs, columns: t.columns }
@@ -1521,7 +1526,7 @@ export class Engine {
       if (i < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${a.column}" of relation "${t.name}" does not exist`, positionAt(ctx.text, a.span.start))
       if (assigned.has(a.column)) throw new RivuletError(SqlState.syntaxError, `multiple assignments to same column "${a.column}"`, positionAt(ctx.text, a.span.start))
       assigned.add(a.column)
-      set[i] = assignmentCast(bindExpr(a.value, exprCtx), t.columns[i]!.type, a.column, ctx, a.value.span.start)
+      set[i] = assignTo(t, i, bindExpr(a.value, exprCtx), ctx, a.value.span.start)
     }
     const where = oc.where ? coerce(bindExpr(oc.where, { ...exprCtx, clause: 'WHERE' }), 'boolean', { err: ctx }, oc.where.span, 'argument of WHERE') : undefined
     return { kind: 'update', set, where }
@@ -1741,7 +1746,7 @@ export class Engine {
     for (const a of s.set) {
       const i = t.columns.findIndex((c) => c.name === a.column)
       if (i < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${a.column}" of relation "${t.name}" does not exist`, positionAt(ctx.text, a.span.start))
-      newExprs[i] = assignmentCast(bindExpr(a.value, exprCtx), t.columns[i]!.type, a.column, ctx, a.value.span.start)
+      newExprs[i] = assignTo(t, i, bindExpr(a.value, exprCtx), ctx, a.value.span.start)
     }
     let plan: LogicalPlan = { kind: 'scan', relation: t.name, columns: t.columns }
     if (s.where) plan = { kind: 'filter', input: plan, predicate: coerce(bindExpr(s.where, { ...exprCtx, clause: 'WHERE' }), 'boolean', { err: ctx }, s.where.span, 'argument of WHERE'), columns: t.columns }
@@ -2168,6 +2173,7 @@ export class Engine {
         out[i] = v === undefined ? (t.defaults[i] ? evaluateConstant(t.defaults[i]!) : null) : fromInputValue(v, c.type)
       }
     }
+    if (t.modifiers) applyModifiers(t.modifiers, out)
     return out
   }
 
@@ -2300,14 +2306,29 @@ function columnInfo(columns: readonly Column[]): ColumnInfo[] {
 }
 
 function sqlTypeName(t: SqlType): SqlTypeName {
-  return t === 'double' ? 'double precision' : t
+  return t === 'double' ? 'double precision' : t === 'bpchar' ? 'character' : t
+}
+
+/** An expression stored into column i of t: the assignment cast, then the column's type
+ *  modifier. */
+function assignTo(t: TableEntry, i: number, e: ScalarExpr, ctx: StatementContext, at: number): ScalarExpr {
+  const c = t.columns[i]!
+  return withTypeModifier(assignmentCast(e, c.type, c.name, ctx, at), t.modifiers?.[i], false)
+}
+
+/** Applies the type modifiers of a row's columns in place (API and COPY input). */
+export function applyModifiers(modifiers: readonly (TypeModifier | undefined)[], row: unknown[]): void {
+  for (let i = 0; i < modifiers.length; i++) {
+    const m = modifiers[i]
+    if (m !== undefined && row[i] !== null) row[i] = applyTypeModifier(row[i], m, false)
+  }
 }
 
 function assignmentCast(e: ScalarExpr, t: SqlType, column: string, ctx: StatementContext, at: number): ScalarExpr {
   if (e.type === t || e.type === 'unknown') return e.type === 'unknown' ? (e.kind === 'literal' && e.value === null ? { kind: 'literal', value: null, type: t } : { kind: 'cast', arg: e, type: t }) : e
   // assignment casts: numeric ↔ numeric, anything → text
   const numeric = (x: SqlType) => x === 'smallint' || x === 'integer' || x === 'bigint' || x === 'numeric' || x === 'real' || x === 'double'
-  if ((numeric(e.type) && numeric(t)) || t === 'text' || (e.type === 'date' && t === 'timestamp') || (e.type === 'timestamp' && t === 'date')) return { kind: 'cast', arg: e, type: t }
+  if ((numeric(e.type) && numeric(t)) || t === 'text' || t === 'bpchar' || (e.type === 'bpchar' && t !== 'unknown') || (e.type === 'date' && t === 'timestamp') || (e.type === 'timestamp' && t === 'date')) return { kind: 'cast', arg: e, type: t }
   throw new RivuletError(SqlState.datatypeMismatch, `column "${column}" is of type ${typeDisplayName(t)} but expression is of type ${typeDisplayName(e.type)}`, positionAt(ctx.text, at))
 }
 

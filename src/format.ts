@@ -8,18 +8,18 @@ import type { ColumnInfo, ResultValue, SqlTypeName, StatementResult } from './ty
 // ---------------------------------------------------------------------------------------------
 
 /** The Postgres text output form of a value: booleans `t`/`f`, floats in the shortest
- *  round-trip form of `float8out`/`float4out`, numeric as a plain decimal, NULL as ''. */
+ *  round-trip form of `float8out`/`float4out`, NULL as ''. (numeric values arrive as their
+ *  text already.) */
 export function formatValue(v: ResultValue, type: SqlTypeName): string {
   if (v === null) return ''
   if (typeof v === 'boolean') return v ? 't' : 'f'
   if (typeof v === 'string') return v
+  if (typeof v === 'bigint') return String(v)
   switch (type) {
     case 'double precision':
       return formatFloat8(v)
     case 'real':
       return formatFloat4(v)
-    case 'numeric':
-      return formatNumeric(v)
     case 'smallint':
     case 'integer':
     case 'bigint':
@@ -85,16 +85,6 @@ function shortestFloat4Digits(f: number): { digits: string; exp: number } {
     if (Math.fround(candidate) === f) return shortestDigits(candidate)
   }
   return shortestDigits(Number(f.toPrecision(9)))
-}
-
-/** `numeric` from a JS number: plain decimal, never an exponent. */
-function formatNumeric(v: number): string {
-  if (Number.isNaN(v)) return 'NaN'
-  if (v === Infinity) return 'Infinity'
-  if (v === -Infinity) return '-Infinity'
-  if (v === 0) return '0'
-  const { digits, exp } = shortestDigits(v)
-  return (v < 0 ? '-' : '') + fixedNotation(digits, exp)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
 // - exp/ln/log/sqrt/trig and non-integer powers use JS Math (V8's fdlibm port), which can
 //   differ from glibc in the last bit (ln(3) prints 1.0986122886681096, PG …098). Integer
 //   powers (|n| ≤ 64) are computed exactly and correctly rounded.
-// - numeric functions run on doubles (see src/values.ts): no display scale, no huge values.
+// - numeric functions: see src/numeric-functions.ts (exact, PostgreSQL's result scales).
 // - lower/upper/initcap/ILIKE use full Unicode case mapping (PG depends on the database
 //   locale; under "C" it maps only ASCII).
 // - regular expressions: see src/regex.ts (JS backtracking search, not PG's longest-match
@@ -25,8 +25,10 @@ import {
   USECS_PER_HOUR,
   USECS_PER_MINUTE,
   USECS_PER_SEC,
+  applyTypeModifier,
   checkDate,
   checkTimestamp,
+  compareBpchar,
   civilFromDays,
   clock,
   compareAny,
@@ -35,11 +37,12 @@ import {
   compareText,
   daysFromCivil,
   daysInMonth,
-  decimalScale,
   normalizeUnit,
   rint,
-  roundNumeric,
 } from './values.js'
+import { NUMERIC_FUNCTIONS } from './numeric-functions.js'
+import { numericAdd, numericDiv, numericOf, type NumericValue } from '../planner/index.js'
+import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8Not, int8Shift, int8Sub, type Int8 } from './int8.js'
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 
 type Fn = (...args: any[]) => unknown
@@ -50,11 +53,10 @@ function err(code: string, message: string): RivuletError {
 const divByZero = (): RivuletError => err('22012', 'division by zero')
 const overflow = (): RivuletError => err('22003', 'value out of range: overflow')
 const underflow = (): RivuletError => err('22003', 'value out of range: underflow')
-const numericOverflow = (): RivuletError => err('22003', 'value overflows numeric format')
 
 // ---------------------------------------------------------------------------------- integers
 
-type IntType = 'smallint' | 'integer' | 'bigint'
+type IntType = 'smallint' | 'integer'
 
 function intOps(t: IntType, tag: string): Record<string, Fn> {
   const [lo, hi] = INTEGER_BOUNDS[t]
@@ -63,15 +65,13 @@ function intOps(t: IntType, tag: string): Record<string, Fn> {
     if (r < lo || r > hi) throw err('22003', msg)
     return r
   }
-  const wide = t === 'bigint'
   return {
     [`${tag}_add`]: (a: number, b: number) => chk(a + b),
     [`${tag}_sub`]: (a: number, b: number) => chk(a - b),
-    // |true product| ≤ 2^53−1 ⇒ the double product is exact; otherwise it is ≥ 2^53 and fails.
+    // |true product| < 2^62: a product beyond the bounds rounds to beyond them too
     [`${tag}_mul`]: (a: number, b: number) => chk(a * b) + 0,
     [`${tag}_div`]: (a: number, b: number) => {
       if (b === 0) throw divByZero()
-      if (wide && (a > 2147483647 || a < -2147483648)) return chk(Number(BigInt(a) / BigInt(b)))
       return chk(Math.trunc(a / b)) + 0
     },
     [`${tag}_mod`]: (a: number, b: number) => {
@@ -81,25 +81,37 @@ function intOps(t: IntType, tag: string): Record<string, Fn> {
     [`${tag}_neg`]: (a: number) => chk(-a) + 0,
     [`${tag}_pos`]: (a: number) => a,
     [`${tag}_abs`]: (a: number) => chk(Math.abs(a)),
-    [`${tag}_and`]: (a: number, b: number) => (wide ? Number(BigInt(a) & BigInt(b)) : a & b),
-    [`${tag}_or`]: (a: number, b: number) => (wide ? Number(BigInt(a) | BigInt(b)) : a | b),
-    [`${tag}_xor`]: (a: number, b: number) => (wide ? Number(BigInt(a) ^ BigInt(b)) : a ^ b),
-    [`${tag}_not`]: (a: number) => (wide ? Number(~BigInt(a)) : ~a),
+    [`${tag}_and`]: (a: number, b: number) => a & b,
+    [`${tag}_or`]: (a: number, b: number) => a | b,
+    [`${tag}_xor`]: (a: number, b: number) => a ^ b,
+    [`${tag}_not`]: (a: number) => ~a,
     [`${tag}_shl`]: (a: number, b: number) => shift(a, b, true, t),
     [`${tag}_shr`]: (a: number, b: number) => shift(a, b, false, t),
   }
 }
 
-/** PG shifts wrap within the type width (C semantics on int16/int32/int64). */
+/** PG shifts wrap within the type width (C semantics on int16/int32). */
 function shift(a: number, b: number, left: boolean, t: IntType): number {
-  const bits = t === 'smallint' ? 16n : t === 'integer' ? 32n : 64n
-  const n = BigInt.asIntN(Number(bits), BigInt(b)) % bits
-  const s = n < 0n ? n + bits : n
-  const r = BigInt.asIntN(Number(bits), left ? BigInt(a) << s : BigInt(a) >> s)
-  const v = Number(r)
-  const [lo, hi] = INTEGER_BOUNDS[t]
-  if (v < lo || v > hi) throw err('22003', `${t} out of range`)
-  return v
+  const bits = t === 'smallint' ? 16 : 32
+  const s = ((b % bits) + bits) % bits
+  return Number(BigInt.asIntN(bits, left ? BigInt(a) << BigInt(s) : BigInt(a) >> BigInt(s)))
+}
+
+const INT8_FUNCTIONS: Record<string, Fn> = {
+  int8_add: int8Add,
+  int8_sub: int8Sub,
+  int8_mul: int8Mul,
+  int8_div: int8Div,
+  int8_mod: int8Mod,
+  int8_neg: int8Neg,
+  int8_pos: (a: Int8) => a,
+  int8_abs: int8Abs,
+  int8_and: (a: Int8, b: Int8) => int8Bitwise('and', a, b),
+  int8_or: (a: Int8, b: Int8) => int8Bitwise('or', a, b),
+  int8_xor: (a: Int8, b: Int8) => int8Bitwise('xor', a, b),
+  int8_not: int8Not,
+  int8_shl: (a: Int8, b: number) => int8Shift(a, b, true),
+  int8_shr: (a: Int8, b: number) => int8Shift(a, b, false),
 }
 
 // ---------------------------------------------------------------------------------- floats
@@ -208,61 +220,6 @@ function ratioToDouble(num: bigint, den: bigint, e2: number): number {
     exp -= s
   }
   return r
-}
-
-// ---------------------------------------------------------------------------------- numeric
-
-function numCheck(r: number, a: number, b: number): number {
-  if (!Number.isFinite(r) && r === r && Number.isFinite(a) && Number.isFinite(b)) throw numericOverflow()
-  return r + 0
-}
-/** Round a numeric result to `scale` decimals (PG's exact result for + - * at that scale). */
-function atScale(r: number, scale: number): number {
-  if (scale === 0 || scale > 15 || !Number.isFinite(r)) return r
-  const p = POW10[scale]!
-  const y = r * p
-  // beyond 2^52 the double has no fractional digits left to clean up
-  if (Math.abs(y) >= 4503599627370496) return r
-  return Math.round(y) / p + 0
-}
-const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i)
-function numAdd(a: number, b: number): number {
-  const r = numCheck(a + b, a, b)
-  if (Number.isInteger(a) && Number.isInteger(b)) return r
-  return atScale(r, Math.max(decimalScale(a), decimalScale(b)))
-}
-function numSub(a: number, b: number): number {
-  const r = numCheck(a - b, a, b)
-  if (Number.isInteger(a) && Number.isInteger(b)) return r
-  return atScale(r, Math.max(decimalScale(a), decimalScale(b)))
-}
-function numMul(a: number, b: number): number {
-  const r = numCheck(a * b, a, b)
-  if (Number.isInteger(a) && Number.isInteger(b)) return r
-  return atScale(r, decimalScale(a) + decimalScale(b))
-}
-function numDiv(a: number, b: number): number {
-  if (b === 0) throw divByZero()
-  return numCheck(a / b, a, b)
-}
-function numMod(a: number, b: number): number {
-  if (b === 0) throw divByZero()
-  if (Number.isInteger(a) && Number.isInteger(b)) return (a % b) + 0
-  // exact decimal remainder: scale both to integers when that is exact
-  const s = Math.max(decimalScale(a), decimalScale(b))
-  const f = 10 ** s
-  const A = Math.round(a * f)
-  const B = Math.round(b * f)
-  if (s <= 15 && Math.abs(A) <= Number.MAX_SAFE_INTEGER && Math.abs(B) <= Number.MAX_SAFE_INTEGER) {
-    return atScale((A % B) / f, s)
-  }
-  return atScale(a % b, s)
-}
-function numPow(a: number, b: number): number {
-  if (a === 0 && b < 0) throw err('2201F', 'zero raised to a negative power is undefined')
-  if (a < 0 && !Number.isInteger(b)) throw err('2201F', 'a negative number raised to a non-integer power yields a complex result')
-  if (a === 1 || b === 0) return 1
-  return numCheck(Math.pow(a, b), a, b)
 }
 
 // ---------------------------------------------------------------------------------- comparisons
@@ -558,22 +515,10 @@ function log10(x: number): number {
   logCheck(x)
   return Math.log10(x)
 }
-function logBase(b: number, x: number): number {
-  logCheck(b)
-  logCheck(x)
-  const lb = Math.log(b)
-  if (lb === 0) throw divByZero()
-  return Math.log(x) / lb
-}
 function expF8(x: number): number {
   const r = Math.exp(x)
   if (r === Infinity && Number.isFinite(x)) throw overflow()
   if (r === 0 && Number.isFinite(x)) throw underflow()
-  return r
-}
-function expNum(x: number): number {
-  const r = Math.exp(x)
-  if (r === Infinity && Number.isFinite(x)) throw numericOverflow()
   return r
 }
 function roundF8(x: number): number {
@@ -988,6 +933,48 @@ function extractTs(field: string, ts: number, isDate: boolean, float = false): n
 
 function extractInterval(field: string, iv: Interval): number {
   return extractIntervalRaw(field, iv) + 0
+}
+
+/** EXTRACT's numeric result (PG 14+): the fractional fields are exact decimals of a fixed
+ *  scale — seconds and epochs in microseconds (scale 6), milliseconds at scale 3 — and the
+ *  Julian day of a timestamp is the day plus the fraction of it, by numeric division. */
+function extractTsNumeric(field: string, ts: number, isDate: boolean): NumericValue | null {
+  if (!Number.isFinite(ts) || isDate) return extractTs(field, ts, isDate)
+  const f = fieldOf(field, TS_DESC)
+  const tod = ts - Math.floor(ts / USECS_PER_DAY) * USECS_PER_DAY
+  switch (f) {
+    case 'second':
+      return numericOf(BigInt(tod % USECS_PER_MINUTE), 6)
+    case 'millisecond':
+      return numericOf(BigInt(tod % USECS_PER_MINUTE), 3)
+    case 'epoch':
+      return numericOf(BigInt(ts), 6)
+    case 'julian':
+      return numericAdd(Math.floor(ts / USECS_PER_DAY) + 2440588, numericDiv(tod, USECS_PER_DAY))
+    default:
+      return extractTs(field, ts, false)
+  }
+}
+
+function extractIntervalNumeric(field: string, iv: Interval): NumericValue {
+  const f = fieldOf(field, 'interval')
+  const micros = BigInt(iv.micros)
+  switch (f) {
+    case 'second':
+    case 'millisecond': {
+      // the seconds of the time part, with its fraction
+      const minute = BigInt(USECS_PER_MINUTE)
+      return numericOf(micros % minute, f === 'second' ? 6 : 3)
+    }
+    case 'epoch': {
+      // PG counts a year as 365.25 days and a month as 30 (in quarter days, to stay integral)
+      const years = Math.trunc(iv.months / 12)
+      const quarterDays = 1461 * years + 120 * (iv.months - years * 12) + 4 * iv.days
+      return numericOf(BigInt(quarterDays) * 21600n * 1000000n + micros, 6)
+    }
+    default:
+      return extractIntervalRaw(field, iv) + 0
+  }
 }
 function extractIntervalRaw(field: string, iv: Interval): number {
   const f = fieldOf(field, 'interval')
@@ -1407,7 +1394,7 @@ const intervalCmp = (f: (c: number) => boolean) => (a: Interval, b: Interval) =>
 export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   ...intOps('smallint', 'int2'),
   ...intOps('integer', 'int4'),
-  ...intOps('bigint', 'int8'),
+  ...INT8_FUNCTIONS,
 
   float8_add: f8add,
   float8_sub: f8sub,
@@ -1436,15 +1423,6 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   float4_pos: (a: number) => a,
   float4_abs: (a: number) => Math.abs(a),
 
-  num_add: numAdd,
-  num_sub: numSub,
-  num_mul: numMul,
-  num_div: numDiv,
-  num_mod: numMod,
-  num_neg: (a: number) => -a + 0,
-  num_pos: (a: number) => a,
-  num_abs: (a: number) => Math.abs(a),
-  num_pow: numPow,
 
   eq,
   ne: (a: unknown, b: unknown) => !eq(a, b),
@@ -1487,28 +1465,16 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   float8_mul_interval: (f: number, iv: Interval) => intervalMul(iv, f),
   interval_div: intervalDiv,
 
-  ceil_num: (x: number) => Math.ceil(x) + 0,
   ceil_float8: Math.ceil,
-  floor_num: (x: number) => Math.floor(x) + 0,
   floor_float8: Math.floor,
-  round_num: (x: number) => roundNumeric(x, 0),
   round_float8: roundF8,
-  trunc_num: (x: number) => Math.trunc(x) + 0,
   trunc_float8: Math.trunc,
-  sign_num: (x: number) => Math.sign(x) + 0,
   sign_float8: (x: number) => Math.sign(x) + 0,
-  sqrt_num: sqrt,
   sqrt_float8: sqrt,
   cbrt: Math.cbrt,
-  exp_num: expNum,
   exp_float8: expF8,
-  ln_num: ln,
   ln_float8: ln,
-  log10_num: log10,
   log10_float8: log10,
-  round_num_int: (x: number, n: number) => roundNumeric(x, n),
-  trunc_num_int: (x: number, n: number) => roundNumeric(x, n, true),
-  log_num_num: logBase,
   pi: () => Math.PI,
   random: () => Math.random(),
   sin: Math.sin,
@@ -1526,10 +1492,16 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   atan2: Math.atan2,
   degrees: (x: number) => (x * 180) / Math.PI,
   radians: (x: number) => (x * Math.PI) / 180,
-  div_num: (a: number, b: number) => {
-    if (b === 0) throw divByZero()
-    return Math.trunc(a / b) + 0
-  },
+  ...NUMERIC_FUNCTIONS,
+  typmod_numeric: (v: NumericValue, precision: number, scale: number) => applyTypeModifier(v, { kind: 'numeric', precision, scale }, true),
+  typmod_varchar: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'varchar', length }, explicit),
+  typmod_char: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'char', length }, explicit),
+  bpchar_eq: (a: string, b: string) => compareBpchar(a, b) === 0,
+  bpchar_ne: (a: string, b: string) => compareBpchar(a, b) !== 0,
+  bpchar_lt: (a: string, b: string) => compareBpchar(a, b) < 0,
+  bpchar_le: (a: string, b: string) => compareBpchar(a, b) <= 0,
+  bpchar_gt: (a: string, b: string) => compareBpchar(a, b) > 0,
+  bpchar_ge: (a: string, b: string) => compareBpchar(a, b) >= 0,
 
   length: charLength,
   octet_length: (s: string) => Buffer.byteLength(s, 'utf8'),
@@ -1581,9 +1553,9 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   date_trunc_interval: dateTruncInterval,
   date_part_ts: (f: string, ts: number) => extractTs(f, ts, false, true),
   date_part_interval: extractInterval,
-  extract_ts: (f: string, ts: number) => extractTs(f, ts, false),
-  extract_date: (f: string, d: number) => extractTs(f, Number.isFinite(d) ? d * USECS_PER_DAY : d, true),
-  extract_interval: extractInterval,
+  extract_ts: (f: string, ts: number) => extractTsNumeric(f, ts, false),
+  extract_date: (f: string, d: number) => extractTsNumeric(f, Number.isFinite(d) ? d * USECS_PER_DAY : d, true),
+  extract_interval: extractIntervalNumeric,
   to_timestamp: toTimestamp,
   date_bin: dateBin,
   make_date: makeDate,

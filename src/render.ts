@@ -10,6 +10,7 @@ import { jsonReplacer } from '../planner/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { compileFilterProjection, compileJoinProjection, compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
 import { compareFn, Interval } from './values.js'
+import { avgIntegerToNumeric, avgNumeric, sumBigintToNumeric, sumNumeric, sumToBigint } from './numeric-aggregates.js'
 
 export interface RenderContext {
   readonly circuit: ivm.Circuit
@@ -381,13 +382,13 @@ function aggregateSpec(a: AggregateCall): ivm.AggregateSpec {
       break
     case 'sum':
     case 'sum_distinct': {
-      const base = (intInput ? ivm.sumInt : ivm.sumFloat) as ivm.Aggregator<unknown, unknown>
-      aggregator = checkedResult(a.fn === 'sum_distinct' ? (ivm.distinctOf(base) as ivm.Aggregator<unknown, unknown>) : base, a.type)
+      const base = (inType === 'bigint' ? sumBigintToNumeric : intInput ? sumToBigint : inType === 'numeric' ? sumNumeric : ivm.sumFloat) as ivm.Aggregator<unknown, unknown>
+      aggregator = a.fn === 'sum_distinct' ? (ivm.distinctOf(base) as ivm.Aggregator<unknown, unknown>) : base
       break
     }
     case 'avg':
     case 'avg_distinct': {
-      const base = ivm.avg(intInput ? 'int' : 'float') as ivm.Aggregator<unknown, unknown>
+      const base = (intInput ? avgIntegerToNumeric : inType === 'numeric' ? avgNumeric : ivm.avg('float')) as ivm.Aggregator<unknown, unknown>
       aggregator = a.fn === 'avg_distinct' ? (ivm.distinctOf(base) as ivm.Aggregator<unknown, unknown>) : base
       break
     }
@@ -417,22 +418,6 @@ function aggregateSpec(a: AggregateCall): ivm.AggregateSpec {
       break
   }
   return { aggregator, arg: argFn, filter }
-}
-
-/** Integer sums are exact in the accumulator; the result must fit the SQL result type. */
-function checkedResult(agg: ivm.Aggregator<unknown, unknown>, type: SqlType): ivm.Aggregator<unknown, unknown> {
-  if (type !== 'bigint' && type !== 'numeric') return agg
-  return {
-    ...agg,
-    result(acc: unknown) {
-      const v = agg.result(acc)
-      if (typeof v === 'bigint' || (typeof v === 'number' && type === 'bigint' && !Number.isSafeInteger(v) && Number.isFinite(v))) {
-        if (type === 'bigint') throw new RivuletError(SqlState.numericValueOutOfRange, 'bigint out of range')
-        return Number(v)
-      }
-      return v
-    },
-  }
 }
 
 interface SingleValueAcc {

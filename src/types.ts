@@ -1,7 +1,8 @@
-// Public types of the engine API (SPEC §1.3). Results carry JS values: numbers for integer
-// and floating types, strings for text, booleans, null; DATE, TIMESTAMP and INTERVAL values
-// are returned in their Postgres text form ('2024-01-01 10:00:00'), so results print and
-// compare the same everywhere.
+// Public types of the engine API. Results carry JS values: numbers for smallint, integer,
+// real and double precision; bigint as a number within ±(2^53 − 1) and a JS bigint beyond (so
+// no 64-bit value is rounded); NUMERIC as its exact Postgres text ('2.50'), as node-postgres
+// returns it; strings for text, booleans, null; DATE, TIMESTAMP and INTERVAL values in their
+// Postgres text form ('2024-01-01 10:00:00'), so results print and compare the same everywhere.
 
 /** SQL type names as the engine reports them (Postgres spelling). */
 export type SqlTypeName =
@@ -13,6 +14,7 @@ export type SqlTypeName =
   | 'double precision'
   | 'numeric'
   | 'text'
+  | 'character'
   | 'date'
   | 'timestamp'
   | 'interval'
@@ -24,7 +26,7 @@ export interface ColumnInfo {
 }
 
 /** A value as the API returns it. */
-export type ResultValue = number | string | boolean | null
+export type ResultValue = number | bigint | string | boolean | null
 
 export interface QueryResult {
   readonly columns: readonly ColumnInfo[]

@@ -8,12 +8,12 @@
 //   rows (they print differently). PG *compares* them equal (1 day = 24 h, 1 month = 30 days);
 //   `compareKey()` is a string equal exactly for PG-equal intervals — use it where PG equality
 //   matters for grouping/joining/DISTINCT on interval values, and compareInterval for order.
-// - numeric is a JS double: ~15-17 significant digits, range of a double ('1e400'::numeric is
-//   an error), no display scale ('1.50' prints '1.5', round(2, 2) prints '2'); add/sub/mul/mod
-//   round to the decimal scale of their operands so 0.1 + 0.2 = 0.3 as in PG; division gives
-//   the double quotient (PG: 1/3::numeric has 20 digits). float → numeric keeps 15 (double) /
-//   6 (real) significant digits, as PG's float8_numeric/float4_numeric do.
-// - bigint is limited to ±(2^53−1) (planner/types.ts INTEGER_BOUNDS).
+// - numeric is exact with PG's display scale (planner/numeric.ts); float → numeric keeps 15
+//   (double) / 6 (real) significant digits, as PG's float8_numeric/float4_numeric do. The API
+//   returns numeric values as their PG text ('2.50'), as node-postgres does, so no digit is
+//   lost to a double.
+// - bigint is exact over the 64-bit range (src/int8.ts); the API returns a JS number within
+//   ±(2^53 − 1) and a JS bigint beyond.
 // - timestamps are microseconds in a double: exact within ±2^53 µs (years 1685..2255);
 //   outside that (PG allows 4713 BC..294276 AD) precision degrades to ~1 ms at the extremes.
 // - Accepted date input: ISO (YYYY-MM-DD, also with '/'), YYYYMMDD, MM/DD/YYYY (DateStyle
@@ -30,7 +30,21 @@
 
 import { RivuletError } from '../grammar/errors.js'
 import { INTEGER_BOUNDS, typeDisplayName } from '../planner/types.js'
-import type { SqlType } from '../planner/types.js'
+import type { SqlType, TypeModifier } from '../planner/types.js'
+import {
+  Numeric,
+  applyNumericTypmod,
+  numericCompare,
+  numericFromDouble,
+  numericFromInteger,
+  numericText,
+  numericToDouble,
+  numericToInteger,
+  parseNumericText,
+  type NumericValue,
+} from '../planner/numeric.js'
+import { fitsInt8, int8Of, int8OutOfRange, parseExactInteger, type Int8 } from './int8.js'
+import type { ResultValue } from './types.js'
 
 export const USECS_PER_SEC = 1_000_000
 export const USECS_PER_MINUTE = 60_000_000
@@ -793,38 +807,18 @@ export function formatFloat4(x: number): string {
   return formatFloat(x, true)
 }
 
-/** numeric output: plain positional notation, never an exponent. */
-export function formatNumeric(x: number): string {
-  if (Number.isNaN(x)) return 'NaN'
-  if (x === Infinity) return 'Infinity'
-  if (x === -Infinity) return '-Infinity'
-  if (x === 0) return '0'
-  if (Number.isSafeInteger(x)) return String(x)
-  const [digits, exp, neg] = shortestDigits(x, false, true)
-  const body = placeDigits(digits, exp)
-  return neg ? '-' + body : body
-}
-
-/** Number of decimal places in the shortest text of x (its numeric "scale"). */
-export function decimalScale(x: number): number {
-  if (Number.isInteger(x) || !Number.isFinite(x)) return 0
-  // fast path: the smallest k with round(x·10^k)/10^k === x (exact: the quotient of two exact
-  // doubles is correctly rounded, so it equals x iff that k-decimal round-trips)
-  const a = Math.abs(x)
-  let p = 10
-  for (let k = 1; k <= 15 && a * p < 4503599627370496; k++, p *= 10) {
-    if (Math.round(a * p) / p === a) return k
-  }
-  const [digits, exp] = shortestDigits(x, false, true)
-  return Math.max(0, digits.length - exp - 1)
-}
-
 const INT_RE = /^\s*[+-]?\d+\s*$/
 const DEC_RE = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?\s*$/i
 
-export function parseInteger(text: string, type: 'smallint' | 'integer' | 'bigint'): number {
+export function parseInteger(text: string, type: 'smallint' | 'integer' | 'bigint'): Int8 {
   if (!INT_RE.test(text)) throw invalidSyntax(type, text)
   const v = Number(text.trim())
+  if (type === 'bigint') {
+    if (Number.isSafeInteger(v)) return v + 0
+    const exact = parseExactInteger(text)!
+    if (!fitsInt8(exact)) throw err('22003', `value "${text}" is out of range for type bigint`)
+    return int8Of(exact)
+  }
   const [lo, hi] = INTEGER_BOUNDS[type]
   if (!(v >= lo && v <= hi)) throw err('22003', `value "${text}" is out of range for type ${type}`)
   return v + 0
@@ -876,15 +870,10 @@ function mantissaOf(text: string): string {
   return e < 0 ? t : t.slice(0, e)
 }
 
-export function parseNumeric(text: string): number {
-  const t = text.trim().toLowerCase()
-  if (t === 'nan') return NaN
-  if (t === 'infinity' || t === '+infinity' || t === 'inf' || t === '+inf') return Infinity
-  if (t === '-infinity' || t === '-inf') return -Infinity
-  if (!DEC_RE.test(text)) throw invalidSyntax('numeric', text)
-  const v = Number(t)
-  if (!Number.isFinite(v)) throw err('22003', 'value overflows numeric format')
-  return v + 0
+export function parseNumeric(text: string): NumericValue {
+  const v = parseNumericText(text)
+  if (v === undefined) throw invalidSyntax('numeric', text)
+  return v
 }
 
 export function parseBoolean(text: string): boolean {
@@ -908,50 +897,6 @@ export function rint(x: number): number {
   return f % 2 === 0 ? f + 0 : f + 1
 }
 
-/** Round half away from zero (numeric → integer casts, round(numeric)). */
-export function roundHalfAway(x: number): number {
-  if (!Number.isFinite(x)) return x
-  const t = Math.trunc(x)
-  const d = Math.abs(x - t)
-  return (d >= 0.5 ? t + Math.sign(x) : t) + 0
-}
-
-/** Decimal rounding of a numeric to `scale` places (negative = left of the point), half away
- *  from zero, on the shortest decimal text so round(1.005, 2) = 1.01 as with PG numeric. */
-export function roundNumeric(x: number, scale: number, truncate = false): number {
-  if (!Number.isFinite(x) || x === 0) return x
-  const [digits, exp, neg] = shortestDigits(x, false, true)
-  // x = 0.D * 10^(exp+1); keep `exp + 1 + scale` digits
-  const keep = exp + 1 + scale
-  if (keep >= digits.length) return x
-  if (keep < 0) return 0
-  let kept = digits.slice(0, keep)
-  const roundUp = !truncate && digits.charCodeAt(keep) >= 53
-  let e = exp
-  if (roundUp) {
-    // increment the kept digit string
-    const arr = kept.split('')
-    let i = arr.length - 1
-    while (i >= 0) {
-      if (arr[i] === '9') {
-        arr[i] = '0'
-        i--
-      } else {
-        arr[i] = String.fromCharCode(arr[i]!.charCodeAt(0) + 1)
-        break
-      }
-    }
-    kept = arr.join('')
-    if (i < 0) {
-      kept = '1' + kept
-      e++
-    }
-  }
-  if (kept.length === 0) return 0
-  const v = Number(`${neg ? '-' : ''}0.${kept}e${e + 1}`)
-  return v + 0
-}
-
 // ---------------------------------------------------------------------------------- text output
 
 /** PG output function text of a non-null value (booleans 't'/'f', as psql shows them). */
@@ -964,6 +909,7 @@ export function formatOutput(v: unknown, t: SqlType): string {
 export function toText(v: unknown, t: SqlType): string {
   switch (t) {
     case 'text':
+    case 'bpchar':
     case 'unknown':
       return v as string
     case 'boolean':
@@ -971,13 +917,13 @@ export function toText(v: unknown, t: SqlType): string {
     case 'smallint':
     case 'integer':
     case 'bigint':
-      return String((v as number) + 0)
+      return typeof v === 'bigint' ? String(v) : String((v as number) + 0)
     case 'real':
       return formatFloat4(v as number)
     case 'double':
       return formatFloat8(v as number)
     case 'numeric':
-      return formatNumeric(v as number)
+      return numericText(v as NumericValue)
     case 'date':
       return formatDate(v as number)
     case 'timestamp':
@@ -991,8 +937,9 @@ export function toText(v: unknown, t: SqlType): string {
 export function parseText(s: string, to: SqlType): unknown {
   switch (to) {
     case 'text':
+    case 'bpchar':
     case 'unknown':
-      return s
+      return checkText(s)
     case 'boolean':
       return parseBoolean(s)
     case 'smallint':
@@ -1014,35 +961,68 @@ export function parseText(s: string, to: SqlType): unknown {
   }
 }
 
+/** Text values never hold a NUL character (PostgreSQL's text cannot store one). */
+export function checkText(s: string): string {
+  if (s.indexOf('\u0000') >= 0) throw err('22021', 'invalid byte sequence for encoding "UTF8": 0x00')
+  return s
+}
+
 // ---------------------------------------------------------------------------------- casts
 
-function toInteger(x: number, from: SqlType, to: 'smallint' | 'integer' | 'bigint'): number {
-  let r: number
+type IntegerType = 'smallint' | 'integer' | 'bigint'
+
+/** A number of a numeric type as an integer type (rounding as PG: floats half to even,
+ *  numeric half away from zero), range-checked. */
+function toInteger(v: unknown, from: SqlType, to: IntegerType): Int8 {
+  let exact: bigint | number
   if (from === 'numeric') {
-    if (Number.isNaN(x)) throw err('0A000', `cannot convert NaN to ${to}`)
-    if (!Number.isFinite(x)) throw err('0A000', `cannot convert infinity to ${to}`)
-    r = roundHalfAway(x)
+    const n = v as NumericValue
+    if (n !== n) throw err('0A000', `cannot convert NaN to ${to}`)
+    if (n === Infinity || n === -Infinity) throw err('0A000', `cannot convert infinity to ${to}`)
+    exact = typeof n === 'number' ? n : numericToInteger(n)!
   } else if (from === 'real' || from === 'double') {
-    r = rint(x)
+    const r = rint(v as number)
+    // NaN and the infinities fail the range checks below
+    if (!Number.isFinite(r)) throw outOfRange(to)
+    exact = Number.isSafeInteger(r) ? r : fitsInt8(r) ? BigInt(r) : Infinity
   } else {
-    r = x
+    exact = v as Int8
+  }
+  if (to === 'bigint') {
+    if (typeof exact === 'number') {
+      if (Number.isSafeInteger(exact)) return exact + 0
+      throw outOfRange(to)
+    }
+    if (!fitsInt8(exact)) throw outOfRange(to)
+    return int8Of(exact)
   }
   const [lo, hi] = INTEGER_BOUNDS[to]
-  if (!(r >= lo && r <= hi)) throw outOfRange(to)
-  return r + 0
+  if (!(exact >= lo && exact <= hi)) throw outOfRange(to)
+  return Number(exact) + 0
 }
 
 function toReal(x: number, from: SqlType): number {
   const r = Math.fround(x)
   if (Number.isFinite(x) && !Number.isFinite(r)) {
-    if (from === 'numeric') throw err('22003', `"${formatNumeric(x)}" is out of range for type real`)
+    if (from === 'numeric') throw err('22003', `"${formatFloat8(x)}" is out of range for type real`)
     throw err('22003', 'value out of range: overflow')
   }
   if (r === 0 && x !== 0) {
-    if (from === 'numeric') throw err('22003', `"${formatNumeric(x)}" is out of range for type real`)
+    if (from === 'numeric') throw err('22003', `"${formatFloat8(x)}" is out of range for type real`)
     throw err('22003', 'value out of range: underflow')
   }
   return r
+}
+
+/** A value of a numeric type as a double. */
+function toDouble(v: unknown, from: SqlType): number {
+  if (from === 'numeric') {
+    const x = numericToDouble(v as NumericValue)
+    // a finite decimal too large for a double
+    if (!Number.isFinite(x) && v instanceof Numeric) throw err('22003', `"${numericText(v)}" is out of range for type double precision`)
+    return x
+  }
+  return typeof v === 'bigint' ? Number(v) : (v as number) + 0
 }
 
 function cannotCast(from: SqlType, to: SqlType): RivuletError {
@@ -1053,7 +1033,9 @@ function cannotCast(from: SqlType, to: SqlType): RivuletError {
  *  text parsing/formatting). `from` 'unknown' means v is the text of an untyped literal. */
 export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
   if (from === to) return v
-  if (from === 'text' || from === 'unknown') return parseText(v as string, to)
+  // CHAR(n) → text drops the padding (trailing spaces never count in a CHAR)
+  if (from === 'bpchar' && (to === 'text' || to === 'unknown')) return trimPadding(v as string)
+  if (from === 'text' || from === 'unknown' || from === 'bpchar') return parseText(v as string, to)
   if (to === 'text' || to === 'unknown') return toText(v, from)
   switch (to) {
     case 'smallint':
@@ -1063,19 +1045,19 @@ export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
         if (to !== 'integer') throw cannotCast(from, to)
         return v ? 1 : 0
       }
-      if (isNum(from)) return toInteger(v as number, from, to)
+      if (isNum(from)) return toInteger(v, from, to)
       break
     case 'real':
-      if (isNum(from)) return toReal(v as number, from)
+      if (isNum(from)) return toReal(toDouble(v, from), from)
       break
     case 'double':
-      if (isNum(from)) return (v as number) + 0
+      if (isNum(from)) return toDouble(v, from)
       break
     case 'numeric':
       // PG converts floats to numeric through their text with FLT_DIG / DBL_DIG digits
-      if (from === 'real') return roundSig(v as number, 6)
-      if (from === 'double') return roundSig(v as number, 15)
-      if (isNum(from)) return (v as number) + 0
+      if (from === 'real') return numericFromDouble(v as number, 6)
+      if (from === 'double') return numericFromDouble(v as number, 15)
+      if (isNum(from)) return numericFromInteger(v as Int8)
       break
     case 'boolean':
       if (from === 'integer') return v !== 0
@@ -1092,19 +1074,16 @@ export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
   throw cannotCast(from, to)
 }
 
-function roundSig(x: number, digits: number): number {
-  return Number.isFinite(x) ? Number(x.toPrecision(digits)) + 0 : x
-}
-
 function isNum(t: SqlType): boolean {
   return t === 'smallint' || t === 'integer' || t === 'bigint' || t === 'numeric' || t === 'real' || t === 'double'
 }
 
 // ---------------------------------------------------------------------------------- API values
 
-/** A value as the API returns it: numbers as is (real as its shortest float4 decimal, so
- *  0.1::real → 0.1), text/boolean as is, date/timestamp/interval as PG text. */
-export function toResultValue(v: unknown, t: SqlType): number | string | boolean | null {
+/** A value as the API returns it: integers as numbers (bigint beyond ±(2^53 − 1) as a JS
+ *  bigint), numeric as its PG text (exact, with its scale), real as its shortest float4
+ *  decimal (so 0.1::real → 0.1), text/boolean as is, date/timestamp/interval as PG text. */
+export function toResultValue(v: unknown, t: SqlType): ResultValue {
   if (v === null || v === undefined) return null
   switch (t) {
     case 'real': {
@@ -1113,13 +1092,16 @@ export function toResultValue(v: unknown, t: SqlType): number | string | boolean
     }
     case 'smallint':
     case 'integer':
-    case 'bigint':
     case 'double':
-    case 'numeric':
       return (v as number) + 0
+    case 'bigint':
+      return typeof v === 'bigint' ? v : (v as number) + 0
+    case 'numeric':
+      return numericText(v as NumericValue)
     case 'boolean':
       return v as boolean
     case 'text':
+    case 'bpchar':
     case 'unknown':
       return v as string
     case 'date':
@@ -1139,7 +1121,8 @@ function badInput(v: unknown, t: SqlType): RivuletError {
 /** Converts an API input value (db.insert) to the run-time representation of `t`, validating
  *  type and range. Accepts null/undefined (→ null), JS numbers, strings (parsed as PG input),
  *  booleans, bigints, Date (date/timestamp), Interval. Numbers for date/timestamp are epoch
- *  milliseconds; numbers for interval are milliseconds. */
+ *  milliseconds; numbers for interval are milliseconds. A number for a numeric column is the
+ *  decimal its shortest text spells (0.1 → 0.1). */
 export function fromInputValue(v: unknown, t: SqlType): unknown {
   if (v === null || v === undefined) return null
   if (typeof v === 'string') return parseText(v, t)
@@ -1151,26 +1134,35 @@ export function fromInputValue(v: unknown, t: SqlType): unknown {
     case 'smallint':
     case 'integer':
     case 'bigint': {
-      let n: number | undefined
-      if (typeof v === 'number') n = v
-      else if (typeof v === 'bigint') n = Number(v)
-      else if (typeof v === 'boolean') n = v ? 1 : 0
-      if (n === undefined) break
-      if (!Number.isInteger(n) && Number.isFinite(n)) return toInteger(n, 'double', t)
-      const [lo, hi] = INTEGER_BOUNDS[t]
-      if (!(n >= lo && n <= hi) || (typeof v === 'bigint' && BigInt(n) !== v)) throw outOfRange(t)
-      return n + 0
+      if (typeof v === 'boolean') return v ? 1 : 0
+      if (typeof v === 'bigint') {
+        if (!fitsInt8(v)) throw outOfRange(t)
+        return toInteger(int8Of(v), 'bigint', t)
+      }
+      if (typeof v !== 'number') break
+      if (!Number.isInteger(v) && Number.isFinite(v)) return toInteger(v, 'double', t)
+      if (t === 'bigint' && !Number.isSafeInteger(v)) {
+        // an integral double beyond 2^53 is an exact integer
+        if (!fitsInt8(v)) throw int8OutOfRange()
+        return int8Of(BigInt(v))
+      }
+      return toInteger(v, 'integer', t)
     }
     case 'real':
       if (typeof v === 'number') return toReal(v, 'double')
       if (typeof v === 'bigint') return Math.fround(Number(v))
       break
     case 'double':
-    case 'numeric':
       if (typeof v === 'number') return v + 0
       if (typeof v === 'bigint') return Number(v)
       break
+    case 'numeric':
+      if (typeof v === 'number') return Number.isSafeInteger(v) || !Number.isFinite(v) ? v + 0 : parseNumericText(formatFloat8(v))!
+      if (typeof v === 'bigint') return numericFromInteger(v)
+      if (v instanceof Numeric) return v
+      break
     case 'text':
+    case 'bpchar':
     case 'unknown':
       if (typeof v === 'number') return formatFloat8(v)
       if (typeof v === 'boolean' || typeof v === 'bigint') return String(v)
@@ -1224,7 +1216,71 @@ export function compareText(a: string, b: string): number {
   return a.length < b.length ? -1 : 1
 }
 
-/** Numbers: numeric order, NaN above everything (PG), -0 = 0. */
+// ---------------------------------------------------------------------------------- type modifiers
+
+/** The first n characters (code points) of s, or undefined when s has at most n. */
+function firstCharacters(s: string, n: number): string | undefined {
+  if (s.length <= n) return undefined
+  let i = 0
+  for (let k = 0; k < n; k++) {
+    const c = s.charCodeAt(i)
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1
+    if (i >= s.length) return undefined
+  }
+  return s.slice(0, i)
+}
+
+function characterCount(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0xdc00 || c > 0xdfff) n++
+  }
+  return n
+}
+
+/** VARCHAR(n) / CHAR(n): a longer text is cut to n characters by an explicit cast, and when
+ *  only spaces are cut; otherwise it is 22001. CHAR pads with spaces to n. */
+function fitLength(s: string, n: number, explicit: boolean, type: 'character varying' | 'character'): string {
+  const cut = firstCharacters(s, n)
+  let out = s
+  if (cut !== undefined) {
+    if (!explicit && !/^ *$/.test(s.slice(cut.length))) throw err('22001', `value too long for type ${type}(${n})`)
+    out = cut
+  }
+  if (type === 'character') {
+    const missing = n - characterCount(out)
+    if (missing > 0) out += ' '.repeat(missing)
+  }
+  return out
+}
+
+/** Applies a column's or a cast's type modifier to a non-null value of its base type. */
+export function applyTypeModifier(v: unknown, m: TypeModifier, explicit: boolean): unknown {
+  switch (m.kind) {
+    case 'numeric':
+      return applyNumericTypmod(v as NumericValue, m.precision, m.scale)
+    case 'varchar':
+      return fitLength(v as string, m.length, explicit, 'character varying')
+    case 'char':
+      return fitLength(v as string, m.length, explicit, 'character')
+  }
+}
+
+/** A CHAR(n) value without its padding. */
+export function trimPadding(s: string): string {
+  let end = s.length
+  while (end > 0 && s.charCodeAt(end - 1) === 32) end--
+  return end === s.length ? s : s.slice(0, end)
+}
+
+/** CHAR(n) order: as text, trailing spaces ignored. */
+export function compareBpchar(a: string, b: string): number {
+  return compareText(trimPadding(a), trimPadding(b))
+}
+
+/** Numbers (and bigint-valued bigints, which `<` compares with numbers exactly): numeric
+ *  order, NaN above everything (PG), -0 = 0. */
 export function compareNumber(a: number, b: number): number {
   if (a < b) return -1
   if (a > b) return 1
@@ -1248,6 +1304,10 @@ export function compareFn(t: SqlType): (a: unknown, b: unknown) => number {
       return compareBool as (a: unknown, b: unknown) => number
     case 'interval':
       return compareInterval as (a: unknown, b: unknown) => number
+    case 'numeric':
+      return numericCompare as (a: unknown, b: unknown) => number
+    case 'bpchar':
+      return compareBpchar as (a: unknown, b: unknown) => number
     default:
       return compareNumber as (a: unknown, b: unknown) => number
   }
@@ -1270,7 +1330,8 @@ export function sortKeyCompare(t: SqlType, desc: boolean, nullsFirst?: boolean):
 /** Compares two non-null values of possibly different run-time kinds (used by greatest/least
  *  where the type is implied by the values). */
 export function compareAny(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b === 'number') return compareNumber(a, b)
+  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) return compareNumber(a as number, b as number)
+  if (a instanceof Numeric || b instanceof Numeric) return numericCompare(a as NumericValue, b as NumericValue)
   if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
   if (typeof a === 'boolean' && typeof b === 'boolean') return compareBool(a, b)
   if (a instanceof Interval && b instanceof Interval) return compareInterval(a, b)

@@ -7,9 +7,13 @@ import type { ScalarExpr } from '../expr/scalar.js'
 import { lit } from '../expr/scalar.js'
 import { canCast, commonSupertype, resolveBinaryOperator, resolveFunction, resolveUnaryOperator, type Resolved } from '../expr/functions.js'
 import type { AggregateCall, AggregateFunction, Column, LogicalPlan, SortKey } from '../logical/plan.js'
-import { isIntegerType, isNumericType, typeDisplayName, typeFromName, type SqlType } from '../types.js'
+import { INT8_MAX, INT8_MIN, isIntegerType, isNumericType, typeDisplayName, typeFromName, type SqlType } from '../types.js'
+import { isNumeric, numericFromInteger, numericNeg, numericToDouble, parseNumericText, type NumericValue } from '../numeric.js'
+import { RivuletError } from '../../grammar/index.js'
+import { jsonReplacer } from '../logical/tree.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import type { Scope } from './scope.js'
+import { typeModifierOf, withTypeModifier } from './type-modifier.js'
 
 /** Collects aggregate calls met while binding a post-aggregation expression. */
 export interface AggregateCollector {
@@ -56,7 +60,7 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): ScalarExpr {
     case 'typedLiteral': {
       const t = typeFromName(e.type.name)
       if (!t) throw planError(ctx.err, SqlState.undefinedObject, `type "${e.type.name}" does not exist`, e.span)
-      return { kind: 'cast', arg: lit(e.value, 'unknown'), type: t }
+      return withTypeModifier({ kind: 'cast', arg: lit(e.value, 'unknown'), type: t }, typeModifierOf(e.type, t, ctx.err), true)
     }
     case 'interval': {
       const text = e.unit ? `${e.value} ${e.unit}${e.toUnit ? ' to ' + e.toUnit : ''}` : e.value
@@ -134,7 +138,7 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): ScalarExpr {
       const arg = bindExpr(e.operand, ctx)
       const t = typeFromName(e.type.name)
       if (!t) throw planError(ctx.err, '42704', `type "${e.type.name}" does not exist`, e.type.span)
-      return explicitCast(arg, t, ctx, e.span)
+      return withTypeModifier(explicitCast(arg, t, ctx, e.span), typeModifierOf(e.type, t, ctx.err), true)
     }
     case 'extract': {
       const arg = bindExpr(e.operand, ctx)
@@ -156,17 +160,51 @@ function bindLiteral(e: ast.LiteralExpr, ctx: ExprContext): ScalarExpr {
     case 'boolean':
       return lit(v.value, 'boolean')
     case 'string':
+      // PostgreSQL's text cannot hold a NUL character (E'\x00', U&'\0000')
+      if (v.value.includes('\u0000')) throw planError(ctx.err, SqlState.characterNotInRepertoire, 'invalid byte sequence for encoding "UTF8": 0x00', e.span)
       return lit(v.value, 'unknown')
     case 'integer': {
+      // as PostgreSQL types an integer constant: int4, else int8, else numeric
       const n = Number(v.text)
       if (n <= 2147483647) return lit(n, 'integer')
       if (Number.isSafeInteger(n)) return lit(n, 'bigint')
-      if (n <= 9223372036854775807) throw planError(ctx.err, SqlState.numericValueOutOfRange, `integer literal ${v.text} is beyond the exactly representable bigint range (±2^53)`, e.span)
-      return lit(n, 'numeric')
+      const exact = BigInt(v.text)
+      if (exact <= INT8_MAX) return lit(exact, 'bigint')
+      return lit(parseDecimalLiteral(v.text, ctx, e.span), 'numeric')
     }
     case 'decimal':
-      return lit(Number(v.text), 'numeric')
+      return lit(parseDecimalLiteral(v.text, ctx, e.span), 'numeric')
   }
+}
+
+/** A decimal constant's exact value (a constant beyond numeric's range is 22003). */
+function parseDecimalLiteral(text: string, ctx: ExprContext, span: ast.Span): NumericValue {
+  try {
+    return parseNumericText(text)!
+  } catch (err) {
+    if (err instanceof RivuletError) throw planError(ctx.err, err.code, err.message, span)
+    throw err
+  }
+}
+
+/** The literal −v, typed as PostgreSQL types the negated constant; undefined when the minus
+ *  stays an operator (a typed literal such as a float). */
+function negatedLiteral(v: unknown, type: SqlType): ScalarExpr | 'overflow' | undefined {
+  if (typeof v === 'number' && (type === 'integer' || type === 'bigint' || type === 'smallint')) {
+    const n = -v + 0
+    if (type === 'bigint' && n === -2147483648) return lit(n, 'integer')
+    if ((type === 'integer' && n > 2147483647) || (type === 'smallint' && n > 32767)) return 'overflow'
+    return lit(n, type)
+  }
+  // a bigint-valued bigint is beyond ±(2^53 − 1), and so is its negation
+  if (typeof v === 'bigint' && type === 'bigint') return -v > INT8_MAX ? 'overflow' : lit(-v, 'bigint')
+  if (type === 'numeric' && (typeof v === 'number' || isNumeric(v))) {
+    const n = numericNeg(v as NumericValue)
+    // -9223372036854775808 is the least bigint
+    if (isNumeric(n) && n.scale === 0 && n.coef === INT8_MIN) return lit(n.coef, 'bigint')
+    return lit(n, 'numeric')
+  }
+  return undefined
 }
 
 function bindColumn(e: ast.ColumnRef, ctx: ExprContext): ScalarExpr {
@@ -197,12 +235,12 @@ function bindUnary(e: ast.UnaryExpr, ctx: ExprContext): ScalarExpr {
   if (e.op === 'not') return { kind: 'not', arg: coerce(arg, 'boolean', ctx, e.operand.span, 'argument of NOT'), type: 'boolean' }
   // unary plus is the identity on every typed value (SQLite's corpus writes `+ textcol`)
   if (e.op === '+' && arg.type !== 'unknown') return arg
-  // fold a minus into a numeric literal so -2147483648 is an integer, as in Postgres
-  if (e.op === '-' && arg.kind === 'literal' && typeof arg.value === 'number' && isNumericType(arg.type)) {
-    const v = -arg.value
-    if (arg.type === 'bigint' && v === -2147483648) return lit(v, 'integer')
-    if ((arg.type === 'integer' && v > 2147483647) || (arg.type === 'smallint' && v > 32767)) throw planError(ctx.err, SqlState.numericValueOutOfRange, `${arg.type} out of range`, e.span)
-    return lit(v === 0 ? 0 : v, arg.type)
+  // fold a minus into a numeric literal so -2147483648 is an integer and -9223372036854775808
+  // a bigint, as in Postgres
+  if (e.op === '-' && arg.kind === 'literal' && arg.value !== null && isNumericType(arg.type)) {
+    const folded = negatedLiteral(arg.value, arg.type)
+    if (folded === 'overflow') throw planError(ctx.err, SqlState.numericValueOutOfRange, `${arg.type} out of range`, e.span)
+    if (folded !== undefined) return folded
   }
   const t = arg.type === 'unknown' ? 'numeric' : arg.type
   const r = resolveUnaryOperator(e.op, t)
@@ -297,6 +335,12 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
       const eq = comparison('=', a, b, ctx, e.span)
       return { kind: 'case', whens: [{ when: eq, then: lit(null, t) }], else: coerce(a, t, ctx, e.span), type: t }
     }
+    case 'pg_typeof': {
+      // the argument's type, known when binding (PostgreSQL returns it as regtype, which
+      // prints as the type's name; here it is that name as text)
+      if (args.length !== 1) throw planError(ctx.err, SqlState.undefinedFunction, 'function pg_typeof requires 1 argument', e.span)
+      return lit(typeDisplayName(args[0]!.type), 'text')
+    }
   }
   const res = resolveFunction(name, args.map((a) => a.type))
   if (!res) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${args.map((a) => typeDisplayName(a.type === 'unknown' ? 'text' : a.type)).join(', ')}) does not exist`, e.span)
@@ -385,7 +429,7 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
 
 function sameExprShape(a: ScalarExpr, b: ScalarExpr): boolean {
   const strip = (x: ScalarExpr): ScalarExpr => (x.kind === 'cast' ? strip(x.arg) : x)
-  return JSON.stringify(strip(a)) === JSON.stringify(strip(b))
+  return JSON.stringify(strip(a), jsonReplacer) === JSON.stringify(strip(b), jsonReplacer)
 }
 
 function bindWindow(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr {
@@ -443,12 +487,16 @@ export function explicitCast(e: ScalarExpr, t: SqlType, ctx: { err: ErrorContext
  *  (so `bigint_col IN (1, 2)` compares with literals, which point reads and rules can use). */
 function widenLiteral(value: unknown, from: SqlType, to: SqlType): ScalarExpr | undefined {
   if (value === null) return lit(null, to)
-  if (typeof value !== 'number') return undefined
   const rank: Partial<Record<SqlType, number>> = { smallint: 1, integer: 2, bigint: 3, numeric: 4, double: 6 }
   const a = rank[from]
   const b = rank[to]
   if (a === undefined || b === undefined || b < a) return undefined
-  return lit(value, to)
+  // a JS number is the same value as a wider type's number (a safe integer, or a double)
+  if (typeof value === 'number') return lit(value, to)
+  // exact values beyond a number: a bigint widens to numeric exactly, and to double rounded
+  if (typeof value === 'bigint') return to === 'double' ? lit(Number(value), to) : lit(numericFromInteger(value), to)
+  if (isNumeric(value) && to === 'double') return lit(numericToDouble(value), to)
+  return undefined
 }
 
 /** Wraps a subquery plan in a projection casting its columns to `types` when they differ. */

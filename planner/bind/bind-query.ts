@@ -694,6 +694,9 @@ function containsPlaceholder(e: ScalarExpr): boolean {
 
 
 /** Postgres-style default output column name. */
+/** The column name PostgreSQL gives a cast to these types (the type's internal name). */
+const CAST_COLUMN_NAMES: Readonly<Record<string, string>> = { smallint: 'int2', integer: 'int4', bigint: 'int8', real: 'float4', double: 'float8', boolean: 'bool', char: 'bpchar' }
+
 export function deriveName(e: ast.Expr): string {
   switch (e.kind) {
     case 'column':
@@ -701,7 +704,7 @@ export function deriveName(e: ast.Expr): string {
     case 'func':
       return e.name[e.name.length - 1]!
     case 'cast':
-      return e.operand.kind === 'column' || e.operand.kind === 'func' ? deriveName(e.operand) : e.type.name === 'integer' ? 'int4' : e.type.name
+      return e.operand.kind === 'column' || e.operand.kind === 'func' ? deriveName(e.operand) : (CAST_COLUMN_NAMES[e.type.name] ?? e.type.name)
     case 'case':
       return 'case'
     case 'exists':

@@ -120,6 +120,7 @@ export function typeCategory(t: SqlType): Category {
     case 'double':
       return 'N'
     case 'text':
+    case 'bpchar':
       return 'S'
     case 'boolean':
       return 'B'
@@ -147,6 +148,8 @@ export function canImplicitCast(from: SqlType, to: SqlType): boolean {
   const a = NUM_RANK[from]
   const b = NUM_RANK[to]
   if (a !== undefined && b !== undefined) return a < b
+  // CHAR(n) reads as text without its trailing spaces
+  if (from === 'bpchar' && to === 'text') return true
   return from === 'date' && to === 'timestamp'
 }
 
@@ -154,7 +157,7 @@ export function canImplicitCast(from: SqlType, to: SqlType): boolean {
  *  (with rounding and range checks), timestamp→date, and anything→text. */
 export function canAssignmentCast(from: SqlType, to: SqlType): boolean {
   if (canImplicitCast(from, to)) return true
-  if (to === 'text') return true
+  if (to === 'text' || to === 'bpchar') return true
   if (NUM_RANK[from] !== undefined && NUM_RANK[to] !== undefined) return true
   return from === 'timestamp' && to === 'date'
 }
@@ -165,7 +168,7 @@ export function canAssignmentCast(from: SqlType, to: SqlType): boolean {
 export function canCast(from: SqlType, to: SqlType, explicit: boolean): boolean {
   if (!explicit) return canAssignmentCast(from, to)
   if (canAssignmentCast(from, to)) return true
-  if (from === 'text') return to !== 'unknown' // I/O conversion: text → any type
+  if (from === 'text' || from === 'bpchar') return to !== 'unknown' // I/O conversion: text → any type
   if (from === 'boolean') return to === 'integer'
   if (to === 'boolean') return from === 'integer'
   if (from === 'date' && to === 'timestamp') return true
@@ -273,6 +276,7 @@ const CMP = [
 for (const [id, op] of CMP) {
   for (const t of COMPARABLE) def(id, op, [t, t], 'boolean')
   def(`interval_${id}`, op, ['interval', 'interval'], 'boolean')
+  def(`bpchar_${id}`, op, ['bpchar', 'bpchar'], 'boolean')
 }
 // cross-type comparisons PG has (int vs bigint etc. are exact after widening; these keep
 // real vs double comparisons in double)

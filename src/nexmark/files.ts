@@ -14,6 +14,7 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { finished } from 'node:stream/promises'
 import { NEXMARK_SCHEMAS, NexmarkGenerator, type NexmarkOptions } from './generator.js'
+import { Numeric } from '../../planner/index.js'
 
 /** Events generated (and written) per batch. */
 const EVENTS_PER_BATCH = 10_000
@@ -121,6 +122,8 @@ function jsonRowFormatter(columns: readonly Column[], timestamps: TimestampForma
       line += keys[i]!
       if (value === null || value === undefined) line += 'null'
       else if (isTimestamp[i]) line += '"' + timestamps.format(value as number) + '"'
+      // exact numbers are written with every digit (JSON numbers have no size limit)
+      else if (typeof value === 'bigint' || value instanceof Numeric) line += String(value)
       else line += JSON.stringify(value)
     }
     return line + '}\n'

@@ -28,7 +28,7 @@ export interface VerifyResult {
 /** A row as comparable text: floats to 12 significant digits (a sum may be added up in
  *  another order), everything else as rendered. */
 function rowText(row: readonly ResultValue[]): string {
-  return JSON.stringify(row.map((v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(12)) : v)))
+  return JSON.stringify(row.map((v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(12)) : typeof v === 'bigint' ? String(v) : v)))
 }
 
 function multiset(rows: readonly (readonly ResultValue[])[]): Map<string, number> {

@@ -19,6 +19,7 @@ export const OID = {
   float4: 700,
   float8: 701,
   unknown: 705,
+  bpchar: 1042,
   varchar: 1043,
   date: 1082,
   timestamp: 1114,
@@ -42,6 +43,7 @@ const TYPES: Record<SqlTypeName, { oid: number; size: number }> = {
   'double precision': { oid: OID.float8, size: 8 },
   numeric: { oid: OID.numeric, size: -1 },
   text: { oid: OID.text, size: -1 },
+  character: { oid: OID.bpchar, size: -1 },
   date: { oid: OID.date, size: 4 },
   timestamp: { oid: OID.timestamp, size: 8 },
   interval: { oid: OID.interval, size: 16 },
@@ -115,7 +117,7 @@ export function encodeValue(v: ResultValue, f: Field, format: number): Buffer | 
       }
       case OID.int8: {
         const b = Buffer.allocUnsafe(8)
-        b.writeBigInt64BE(BigInt(Math.trunc(Number(v))))
+        b.writeBigInt64BE(typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v))))
         return b
       }
       case OID.float4: {

@@ -4,7 +4,7 @@
 
 import { expect } from 'vitest'
 import { parse } from '../../grammar/index.js'
-import { QueryBinder, children, explainDelta, explainLogical, lower, optimize } from '../../planner/index.js'
+import { QueryBinder, children, explainDelta, explainLogical, jsonReplacer, lower, optimize } from '../../planner/index.js'
 import type { Catalog, CatalogRelation, Column, LogicalPlan, Rule, ScalarExpr, SqlType } from '../../planner/index.js'
 
 function rel(name: string, columns: [string, SqlType][], primaryKey: number[] = []): CatalogRelation {
@@ -67,10 +67,10 @@ export function deepFreeze<T>(v: T): T {
  *  does not apply. Checks that the input is left untouched (rules are pure) and, when the
  *  rule fires, that the output columns (names and types) are those of the input. */
 export function applyRule(rule: Rule, plan: LogicalPlan): string | undefined {
-  const before = JSON.stringify(plan)
+  const before = JSON.stringify(plan, jsonReplacer)
   deepFreeze(plan)
   const out = rule.apply(plan)
-  expect(JSON.stringify(plan)).toBe(before)
+  expect(JSON.stringify(plan, jsonReplacer)).toBe(before)
   if (out === undefined) return undefined
   expect(out.columns).toEqual(plan.columns)
   // a rewritten expression keeps the type of the column it computes

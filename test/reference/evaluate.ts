@@ -11,6 +11,9 @@ import { parse } from '../../grammar/index.js'
 import { QueryBinder, col } from '../../planner/index.js'
 import type { AggregateCall, Catalog, CatalogRelation, Column, LogicalPlan, ScalarExpr, SortKey, SqlType } from '../../planner/index.js'
 import { compileScalar } from '../../src/compile-scalar.js'
+import { INT8_MAX, INT8_MIN, isNumeric, numericAdd, numericCompare, numericDiv, numericFromInteger, type NumericValue } from '../../planner/index.js'
+import { valueKey } from '../../ivm/index.js'
+import { toResultValue } from '../../src/values.js'
 import type { RelationInfo, ResultValue, SqlTypeName } from '../../src/types.js'
 
 export type Value = unknown
@@ -27,7 +30,7 @@ export class ReferenceError_ extends Error {
 }
 
 export function sqlType(t: SqlTypeName): SqlType {
-  return t === 'double precision' ? 'double' : t
+  return t === 'double precision' ? 'double' : t === 'character' ? 'bpchar' : t
 }
 
 /** The planner's Catalog over `relations()` output. */
@@ -87,7 +90,8 @@ export class Reference {
 
   query(sql: string): { columns: readonly Column[]; rows: ResultValue[][] } {
     const { plan, columns } = this.#bind(sql)
-    return { columns, rows: this.evaluate(plan).map((r) => [...r] as ResultValue[]) }
+    // as the API returns values (numeric as its exact text, bigint beyond 2^53 as a bigint)
+    return { columns, rows: this.evaluate(plan).map((r) => r.map((v, i) => toResultValue(v, columns[i]!.type))) }
   }
 
   evaluate(plan: LogicalPlan): Row[] {
@@ -219,11 +223,14 @@ export class Reference {
       case 'sum':
       case 'sum_distinct':
         if (a.type === 'interval') throw new Error('reference: SUM(interval) not supported')
-        return nonNull.length === 0 ? null : nonNull.reduce((s: number, v) => s + (v as number), 0)
+        return nonNull.length === 0 ? null : exactSum(nonNull, a.type)
       case 'avg':
       case 'avg_distinct':
         if (a.type === 'interval') throw new Error('reference: AVG(interval) not supported')
-        return nonNull.length === 0 ? null : nonNull.reduce((s: number, v) => s + (v as number), 0) / nonNull.length
+        if (nonNull.length === 0) return null
+        // avg of integers and numerics is numeric: the exact sum divided as numerics
+        if (a.type === 'numeric') return numericDiv(exactSum(nonNull, 'numeric') as NumericValue, nonNull.length)
+        return nonNull.reduce((s: number, v) => s + (v as number), 0) / nonNull.length
       case 'min':
       case 'max': {
         if (nonNull.length === 0) return null
@@ -452,8 +459,23 @@ function eqFn(t: SqlType): (args: readonly Value[]) => Value {
   return f
 }
 
+/** The sum of non-NULL values as SQL types it: integers exactly (a bigint sum is 22003 past
+ *  the 64-bit range), numerics exactly (one decimal addition after another), floats as JS
+ *  adds them (the comparison tolerates rounding). */
+function exactSum(values: readonly Value[], type: SqlType): Value {
+  if (type === 'numeric') return values.reduce((s: NumericValue, v) => numericAdd(s, typeof v === 'bigint' ? numericFromInteger(v) : (v as NumericValue)), 0)
+  if (type === 'bigint') {
+    const s = values.reduce((t: bigint, v) => t + BigInt(v as number | bigint), 0n)
+    if (s > INT8_MAX || s < INT8_MIN) throw new ReferenceError_('22003', 'bigint out of range')
+    return s >= -BigInt(Number.MAX_SAFE_INTEGER) && s <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(s) : s
+  }
+  return values.reduce((s: number, v) => s + (v as number), 0)
+}
+
 /** SQL ordering of two non-NULL values of the same type. */
 export function compareValues(a: Value, b: Value): number {
+  if (isNumeric(a) || isNumeric(b)) return numericCompare(a as NumericValue, b as NumericValue)
+  if (typeof a === 'bigint' || typeof b === 'bigint') return a! < b! ? -1 : a! > b! ? 1 : 0
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1
     if (Number.isNaN(b)) return -1
@@ -467,13 +489,23 @@ export function compareValues(a: Value, b: Value): number {
 
 /** Grouping / DISTINCT key (SQL: NULLs group together). */
 export function key(r: readonly Value[]): string {
-  return JSON.stringify(r.map((v) => (typeof v === 'object' && v !== null ? String(v) : typeof v === 'number' && Object.is(v, -0) ? 0 : v)))
+  return JSON.stringify(r.map((v) => (typeof v === 'object' && v !== null ? valueKey(v) : typeof v === 'bigint' ? `${v}n` : typeof v === 'number' && Object.is(v, -0) ? 0 : v)))
 }
 
 // ----------------------------------------------------------------------------- comparison
 
+/** A numeric result's text ('2.5000') as a number, to compare with an engine (SQLite) that
+ *  returns numbers; anything else as it is. */
+function asNumber(v: unknown): unknown {
+  return typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : typeof v === 'bigint' ? Number(v) : v
+}
+
 function valuesClose(a: unknown, b: unknown, tol: number): boolean {
   if (a === b) return true
+  if (typeof a !== typeof b) {
+    a = asNumber(a)
+    b = asNumber(b)
+  }
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isNaN(a) && Number.isNaN(b)) return true
     return Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b))
@@ -485,11 +517,15 @@ function rowsClose(a: readonly unknown[], b: readonly unknown[], tol: number): b
   return a.length === b.length && a.every((v, i) => valuesClose(v, b[i], tol))
 }
 
+function bigintText(_k: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? `${v}n` : v
+}
+
 /** Multiset comparison with a relative tolerance for numbers. Returns undefined when equal,
  *  else a description of the difference. */
 export function multisetDiff(actual: readonly (readonly unknown[])[], expected: readonly (readonly unknown[])[], tol = 1e-9): string | undefined {
-  const sa = actual.map((r) => JSON.stringify(r)).sort()
-  const se = expected.map((r) => JSON.stringify(r)).sort()
+  const sa = actual.map((r) => JSON.stringify(r, bigintText)).sort()
+  const se = expected.map((r) => JSON.stringify(r, bigintText)).sort()
   if (sa.length === se.length && sa.every((x, i) => x === se[i])) return undefined
   // tolerant greedy matching
   const rest = [...actual]
@@ -500,6 +536,6 @@ export function multisetDiff(actual: readonly (readonly unknown[])[], expected: 
     else rest.splice(i, 1)
   }
   if (missing.length === 0 && rest.length === 0) return undefined
-  const fmt = (rows: readonly (readonly unknown[])[]) => rows.map((r) => JSON.stringify(r)).sort().join(' ')
+  const fmt = (rows: readonly (readonly unknown[])[]) => rows.map((r) => JSON.stringify(r, bigintText)).sort().join(' ')
   return `expected but missing: ${fmt(missing) || '-'}\n  unexpected: ${fmt(rest) || '-'}\n  expected: ${se.join(' ')}\n  actual:   ${sa.join(' ')}`
 }

@@ -56,15 +56,15 @@ describe('shared calls in compiled expressions', () => {
     db.execute("INSERT INTO b VALUES (2000000, '2015-07-15 09:00:00', 'ccx'), (10, '2015-07-15 21:00:00', 'c'), (3000000, '2015-07-15 07:00:00', NULL), (60000000, '2015-07-15 02:00:00', 'x')")
     const q = `SELECT 0.908 * price AS p, CASE WHEN EXTRACT(HOUR FROM ts) >= 8 AND EXTRACT(HOUR FROM ts) <= 18 THEN 'dayTime' WHEN EXTRACT(HOUR FROM ts) <= 6 OR EXTRACT(HOUR FROM ts) >= 20 THEN 'nightTime' ELSE 'otherTime' END AS t, length(extra) - length(replace(extra, 'c', '')) AS c FROM b WHERE 0.908 * price > 1000000 AND 0.908 * price < 50000000`
     expect(db.query(`${q} ORDER BY p`).rows).toEqual([
-      [1816000, 'dayTime', 2],
-      [2724000, 'otherTime', null],
+      ['1816000.000', 'dayTime', 2],
+      ['2724000.000', 'otherTime', null],
     ])
     db.execute(`CREATE MATERIALIZED VIEW v AS ${q}`)
     db.execute("INSERT INTO b VALUES (5000000, '2015-07-15 23:30:00', 'cc')")
     expect(db.query('SELECT * FROM v ORDER BY p').rows).toEqual([
-      [1816000, 'dayTime', 2],
-      [2724000, 'otherTime', null],
-      [4540000, 'nightTime', 2],
+      ['1816000.000', 'dayTime', 2],
+      ['2724000.000', 'otherTime', null],
+      ['4540000.000', 'nightTime', 2],
     ])
   })
 })

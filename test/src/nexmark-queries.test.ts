@@ -67,7 +67,11 @@ describe('Nexmark queries: rivulet = SQLite', () => {
   /** SQLite rows with the µs timestamp columns rendered as rivulet renders them. */
   const lite = (sql: string, timestampColumns: number[] = []): unknown[][] =>
     (sqlite.prepare(sql).raw().all() as unknown[][]).map((r) => r.map((v, i) => (timestampColumns.includes(i) && typeof v === 'number' ? formatTimestamp(v) : v)))
-  const ours = (name: string): unknown[][] => engine.query(queries.find((q) => q.name === name)!.select).rows as unknown[][]
+  /** Our rows, numeric columns (exact text) as numbers like SQLite's. */
+  const ours = (name: string): unknown[][] => {
+    const r = engine.query(queries.find((q) => q.name === name)!.select)
+    return r.rows.map((row) => row.map((v, i) => (r.columns[i]!.type === 'numeric' && typeof v === 'string' ? Number(v) : v)))
+  }
   const sorted = (rows: unknown[][]): string[] => rows.map((r) => JSON.stringify(r.map((v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(10)) : v)))).sort()
 
   it('the engine holds the generator’s events', () => {

@@ -16,7 +16,6 @@ import {
   formatFloat4,
   formatFloat8,
   formatInterval,
-  formatNumeric,
   formatOutput,
   formatTimestamp,
   fromInputValue,
@@ -25,6 +24,7 @@ import {
   parseTimestamp,
   sortKeyCompare,
   toResultValue,
+  toText,
 } from '../../src/values.js'
 
 function sqlError(f: () => unknown): { code: string; message: string } {
@@ -237,11 +237,14 @@ describe('numbers: text output', () => {
     expect(f(2226601.3642018232)).toBe('2.2266012e+06') // ties to even like Ryu
     expect(f(-438235.1363182133)).toBe('-438235.12')
   })
-  it('numeric prints positional notation', () => {
-    expect(formatNumeric(1e20)).toBe('100000000000000000000')
-    expect(formatNumeric(1e-7)).toBe('0.0000001')
-    expect(formatNumeric(-1.5)).toBe('-1.5')
-    expect(formatNumeric(2.3e22)).toBe('23000000000000000000000')
+  it('numeric prints positional notation with its display scale', () => {
+    const text = (s: string) => toText(castValue(s, 'text', 'numeric'), 'numeric')
+    expect(text('1e20')).toBe('100000000000000000000')
+    expect(text('1e-7')).toBe('0.0000001')
+    expect(text('-1.50')).toBe('-1.50')
+    expect(text('2.3e22')).toBe('23000000000000000000000')
+    expect(text('0.000')).toBe('0.000')
+    expect(text('-.5')).toBe('-0.5')
   })
   it('float8 text round-trips exactly', () => {
     fc.assert(fc.property(fc.double({ noNaN: true }), (x) => Object.is(Number(formatFloat8(x).replace('Infinity', 'Infinity')), x)), { numRuns: 3000 })
@@ -258,14 +261,18 @@ describe('casts', () => {
     expect(castValue(-2.5, 'double', 'integer')).toBe(-2)
     expect(castValue(0.5, 'double', 'integer')).toBe(0)
     expect(castValue(Math.fround(2.5), 'real', 'integer')).toBe(2)
-    expect(castValue(2.5, 'numeric', 'integer')).toBe(3)
-    expect(castValue(-2.5, 'numeric', 'integer')).toBe(-3)
-    expect(castValue(32767.4, 'numeric', 'smallint')).toBe(32767)
+    const n = (s: string) => castValue(s, 'text', 'numeric')
+    expect(castValue(n('2.5'), 'numeric', 'integer')).toBe(3)
+    expect(castValue(n('-2.5'), 'numeric', 'integer')).toBe(-3)
+    expect(castValue(n('32767.4'), 'numeric', 'smallint')).toBe(32767)
+    expect(castValue(n('9223372036854775807.4'), 'numeric', 'bigint')).toBe(9223372036854775807n)
   })
   it('range checks', () => {
     expect(sqlError(() => castValue(2147483647.5, 'double', 'integer'))).toEqual({ code: '22003', message: 'integer out of range' })
     expect(sqlError(() => castValue(32767.5, 'double', 'smallint'))).toEqual({ code: '22003', message: 'smallint out of range' })
     expect(sqlError(() => castValue(1e10, 'bigint', 'integer')).message).toBe('integer out of range')
+    expect(sqlError(() => castValue(2 ** 63, 'double', 'bigint')).message).toBe('bigint out of range')
+    expect(castValue(-(2 ** 63), 'double', 'bigint')).toBe(-(2n ** 63n))
     expect(sqlError(() => castValue(1e300, 'double', 'bigint')).message).toBe('bigint out of range')
     expect(sqlError(() => castValue(NaN, 'double', 'integer')).message).toBe('integer out of range')
     expect(sqlError(() => castValue(1e39, 'double', 'real'))).toEqual({ code: '22003', message: 'value out of range: overflow' })
@@ -281,7 +288,10 @@ describe('casts', () => {
     expect(castValue('1e5', 'text', 'double')).toBe(100000)
     expect(castValue('-inf', 'text', 'double')).toBe(-Infinity)
     expect(castValue('NaN', 'text', 'numeric')).toBeNaN()
-    expect(castValue('.5', 'text', 'numeric')).toBe(0.5)
+    expect(toText(castValue('.5', 'text', 'numeric'), 'numeric')).toBe('0.5')
+    expect(castValue('9223372036854775807', 'text', 'bigint')).toBe(9223372036854775807n)
+    expect(castValue('-9007199254740991', 'text', 'bigint')).toBe(-9007199254740991)
+    expect(sqlError(() => castValue('9223372036854775808', 'text', 'bigint'))).toEqual({ code: '22003', message: 'value "9223372036854775808" is out of range for type bigint' })
     expect(sqlError(() => castValue('1e400', 'text', 'double'))).toEqual({ code: '22003', message: '"1e400" is out of range for type double precision' })
     expect(sqlError(() => castValue('1e-400', 'text', 'double')).code).toBe('22003')
     expect(sqlError(() => castValue('1e39', 'text', 'real')).message).toBe('"1e39" is out of range for type real')
@@ -313,10 +323,13 @@ describe('casts', () => {
     expect(castValue('1 day', 'text', 'interval')).toEqual(new Interval(0, 1, 0))
   })
   it('float → numeric goes through 15 (double) / 6 (real) significant digits like PG', () => {
-    expect(castValue(0.1 + 0.2, 'double', 'numeric')).toBe(0.3)
-    expect(castValue(Math.fround(0.1), 'real', 'numeric')).toBe(0.1)
+    const text = (v: unknown) => toText(v, 'numeric')
+    expect(text(castValue(0.1 + 0.2, 'double', 'numeric'))).toBe('0.3')
+    expect(text(castValue(Math.fround(0.1), 'real', 'numeric'))).toBe('0.1')
     expect(castValue(Math.fround(0.1), 'real', 'double')).toBe(Math.fround(0.1))
-    expect(castValue(123456789.123456789, 'double', 'numeric')).toBe(123456789.123457)
+    expect(text(castValue(123456789.123456789, 'double', 'numeric'))).toBe('123456789.123457')
+    expect(text(castValue(1e20, 'double', 'numeric'))).toBe('100000000000000000000')
+    expect(text(castValue(1.5e-5, 'double', 'numeric'))).toBe('0.000015')
   })
 })
 
@@ -328,7 +341,9 @@ describe('API values', () => {
     expect(toResultValue(1704103200_500000, 'timestamp')).toBe('2024-01-01 10:00:00.5')
     expect(toResultValue(new Interval(0, 0, 90e6), 'interval')).toBe('00:01:30')
     expect(toResultValue(true, 'boolean')).toBe(true)
-    expect(toResultValue(1.5, 'numeric')).toBe(1.5)
+    expect(toResultValue(castValue('1.50', 'text', 'numeric'), 'numeric')).toBe('1.50')
+    expect(toResultValue(7, 'numeric')).toBe('7')
+    expect(toResultValue(2n ** 60n, 'bigint')).toBe(2n ** 60n)
   })
   it('fromInputValue', () => {
     expect(fromInputValue(undefined, 'integer')).toBeNull()
@@ -337,7 +352,12 @@ describe('API values', () => {
     expect(fromInputValue(5n, 'bigint')).toBe(5)
     expect(fromInputValue(2.5, 'integer')).toBe(2)
     expect(sqlError(() => fromInputValue(2 ** 31, 'integer'))).toEqual({ code: '22003', message: 'integer out of range' })
-    expect(sqlError(() => fromInputValue(2n ** 60n, 'bigint')).code).toBe('22003')
+    expect(fromInputValue(2n ** 60n, 'bigint')).toBe(2n ** 60n)
+    expect(fromInputValue(2 ** 60, 'bigint')).toBe(2n ** 60n)
+    expect(sqlError(() => fromInputValue(2n ** 63n, 'bigint')).code).toBe('22003')
+    expect(toText(fromInputValue(0.1, 'numeric'), 'numeric')).toBe('0.1')
+    expect(toText(fromInputValue('1.250', 'numeric'), 'numeric')).toBe('1.250')
+    expect(sqlError(() => fromInputValue('a\u0000b', 'text'))).toEqual({ code: '22021', message: 'invalid byte sequence for encoding "UTF8": 0x00' })
     expect(fromInputValue(0.1, 'real')).toBe(Math.fround(0.1))
     expect(fromInputValue('2024-01-01 10:00:00', 'timestamp')).toBe(1704103200_000000)
     expect(fromInputValue(1704103200_000, 'timestamp')).toBe(1704103200_000000) // epoch ms

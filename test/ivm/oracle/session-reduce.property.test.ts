@@ -9,6 +9,7 @@
 //   checked after every statement against a plain-JS reference and against the same query
 //   in a shape the planner does not fuse.
 
+import { numericDiv, numericText } from '../../../planner/index.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
@@ -376,7 +377,8 @@ function reference(events: readonly Ev[], part: (e: Ev) => number[], gapSec: num
         vs.length ? sum : null,
         vs.length ? Math.min(...vs) : null,
         vs.length ? Math.max(...vs) : null,
-        vs.length ? sum / vs.length : null,
+        // avg of integers is numeric: PostgreSQL's division of the exact sum
+        vs.length ? numericText(numericDiv(sum, vs.length)) : null,
         new Set(vs).size,
         members.filter((m) => m.v !== null && m.v > 4).length,
       ])

@@ -1,0 +1,515 @@
+// NUMERIC values: exact decimals of arbitrary precision with a display scale, as PostgreSQL's
+// numeric (15). At run time a NUMERIC value is one of
+//   - a JS number: an integer of display scale 0 within ±(2^53 − 1), or NaN / ±Infinity — the
+//     common case (integers widened to numeric, sums of integers, EXTRACT's whole fields), where
+//     arithmetic and comparison stay on plain numbers;
+//   - a `Numeric`: a bigint coefficient and a scale ≥ 0, value = coef × 10^−scale, for every
+//     other finite value. The scale is the display scale (2.50 has coef 250, scale 2).
+// `numericOf` keeps that form canonical: a value that fits a number never is a Numeric, so two
+// integers of scale 0 are equal exactly when they are `===`. Equal values of different scales
+// (2.5 and 2.50) are distinct objects; `hashKey` is their common identity for keys and joins.
+//
+// The result scales are PostgreSQL's: + and − the larger scale, × the sum of scales, / at
+// least 16 significant digits (select_div_scale), rounding half away from zero. Values are
+// limited as PostgreSQL limits them: 131072 digits before the point, 16383 after.
+// Arithmetic lives here (the planner binds literals to these values; src/ evaluates them); the
+// transcendental functions (exp, ln, power with a fractional exponent) are in src/.
+
+import { RivuletError, SqlState } from '../grammar/index.js'
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER
+const MAX_SAFE_BIG = BigInt(MAX_SAFE)
+/** Digits before the decimal point PostgreSQL can store. */
+const MAX_INTEGER_DIGITS = 131072
+/** Display scale PostgreSQL can store. */
+export const NUMERIC_MAX_SCALE = 16383
+/** PostgreSQL's cap on the scale a function chooses for its result. */
+export const NUMERIC_MAX_DISPLAY_SCALE = 1000
+/** Significant digits division and the functions aim for (as float8 has). */
+export const NUMERIC_MIN_SIG_DIGITS = 16
+
+export class Numeric {
+  constructor(
+    readonly coef: bigint,
+    readonly scale: number,
+  ) {}
+
+  /** The identity of the value whatever its scale: a number for integers (the same key a
+   *  canonical number has), else a string of the stripped decimal. */
+  get hashKey(): number | string {
+    let c = this.coef
+    let s = this.scale
+    while (s > 0 && c % 10n === 0n) {
+      c /= 10n
+      s--
+    }
+    if (s === 0 && c >= -MAX_SAFE_BIG && c <= MAX_SAFE_BIG) return Number(c)
+    return `\u0000N${c}e${s}`
+  }
+
+  toString(): string {
+    return numericText(this)
+  }
+}
+
+export type NumericValue = number | Numeric
+
+export function isNumeric(v: unknown): v is Numeric {
+  return v instanceof Numeric
+}
+
+export function overflowNumeric(): RivuletError {
+  return new RivuletError(SqlState.numericValueOutOfRange, 'value overflows numeric format')
+}
+
+// ---------------------------------------------------------------------------------- powers of ten
+
+const POW10: bigint[] = []
+for (let i = 0, p = 1n; i <= 64; i++, p *= 10n) POW10.push(p)
+
+export function pow10(k: number): bigint {
+  return k < POW10.length ? POW10[k]! : 10n ** BigInt(k)
+}
+
+function digitCount(c: bigint): number {
+  if (c < 0n) c = -c
+  if (c < 10n) return 1
+  if (c <= MAX_SAFE_BIG) return String(c).length
+  return c.toString().length
+}
+
+// ---------------------------------------------------------------------------------- construction
+
+/** The canonical value of coef × 10^−scale (scale ≥ 0), checked against the limits. */
+export function numericOf(coef: bigint, scale: number): NumericValue {
+  if (scale === 0) {
+    if (coef >= -MAX_SAFE_BIG && coef <= MAX_SAFE_BIG) return Number(coef)
+  } else if (scale > NUMERIC_MAX_SCALE) {
+    throw overflowNumeric()
+  }
+  if ((coef > MAX_SAFE_BIG || coef < -MAX_SAFE_BIG) && digitCount(coef) - scale > MAX_INTEGER_DIGITS) throw overflowNumeric()
+  return new Numeric(coef, scale)
+}
+
+/** coef and scale of a finite value (a number must be a safe integer). */
+function partsOf(v: NumericValue): [bigint, number] {
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v)) throw new RivuletError(SqlState.internalError, `internal error: ${v} is not a canonical numeric value`)
+    return [BigInt(v), 0]
+  }
+  return [v.coef, v.scale]
+}
+
+function isSpecial(v: NumericValue): v is number {
+  return typeof v === 'number' && !Number.isFinite(v)
+}
+
+/** The display scale of a value (0 for NaN and the infinities). */
+export function numericScale(v: NumericValue): number {
+  return typeof v === 'number' ? 0 : v.scale
+}
+
+/** Coefficient at a larger scale. */
+function rescaled(coef: bigint, from: number, to: number): bigint {
+  return to === from ? coef : coef * pow10(to - from)
+}
+
+/** An exact integer (number or bigint) as a numeric of scale 0. */
+export function numericFromInteger(v: number | bigint): NumericValue {
+  return typeof v === 'number' ? (Number.isSafeInteger(v) ? v + 0 : numericOf(BigInt(v), 0)) : numericOf(v, 0)
+}
+
+/** A double as PostgreSQL converts it (float8 → numeric): through its text with `digits`
+ *  significant digits (15 for double, 6 for real), trailing zeros dropped. */
+export function numericFromDouble(x: number, digits: number): NumericValue {
+  if (!Number.isFinite(x)) return x
+  if (x === 0) return 0
+  let text = x.toPrecision(digits)
+  // %g drops trailing zeros of the fraction
+  const e = text.search(/e/i)
+  let mantissa = e < 0 ? text : text.slice(0, e)
+  const exponent = e < 0 ? '' : text.slice(e)
+  if (mantissa.includes('.')) mantissa = mantissa.replace(/0+$/, '').replace(/\.$/, '')
+  text = mantissa + exponent
+  return parseNumericText(text)!
+}
+
+const NUMERIC_SYNTAX = /^\s*([+-]?)(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?\s*$/
+
+/** numeric_in: the value of a decimal text ('1.50', '-.5', '1e3', 'NaN', 'Infinity'), or
+ *  undefined when it is not valid input. Overflow raises 22003. */
+export function parseNumericText(text: string): NumericValue | undefined {
+  const m = NUMERIC_SYNTAX.exec(text)
+  if (m === null) {
+    switch (text.trim().toLowerCase()) {
+      case 'nan':
+        return NaN
+      case 'infinity':
+      case '+infinity':
+      case 'inf':
+      case '+inf':
+        return Infinity
+      case '-infinity':
+      case '-inf':
+        return -Infinity
+      default:
+        return undefined
+    }
+  }
+  const whole = m[2] ?? ''
+  const fraction = m[3] ?? m[4] ?? ''
+  let exponent = 0
+  if (m[5] !== undefined) {
+    // PostgreSQL refuses exponents beyond ±1000 · 2 (NUMERIC_MAX_PRECISION · 2)
+    exponent = Number(m[5])
+    if (!(Math.abs(exponent) <= 2000)) throw overflowNumeric()
+  }
+  const digits = (whole + fraction).replace(/^0+(?=\d)/, '')
+  let coef = BigInt(digits === '' ? '0' : digits)
+  let scale = fraction.length - exponent
+  if (scale < 0) {
+    coef *= pow10(-scale)
+    scale = 0
+  }
+  if (m[1] === '-') coef = -coef
+  return numericOf(coef, scale)
+}
+
+/** numeric_out: plain positional notation with the display scale, never an exponent. */
+export function numericText(v: NumericValue): string {
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) return 'NaN'
+    if (v === Infinity) return 'Infinity'
+    if (v === -Infinity) return '-Infinity'
+    return String(v + 0)
+  }
+  const neg = v.coef < 0n
+  const digits = (neg ? -v.coef : v.coef).toString()
+  const s = v.scale
+  let body: string
+  if (s === 0) body = digits
+  else if (digits.length > s) body = `${digits.slice(0, digits.length - s)}.${digits.slice(digits.length - s)}`
+  else body = `0.${'0'.repeat(s - digits.length)}${digits}`
+  return neg ? '-' + body : body
+}
+
+/** numeric → double precision: the correctly rounded double of the decimal. */
+export function numericToDouble(v: NumericValue): number {
+  return typeof v === 'number' ? v : Number(numericText(v))
+}
+
+/** Rounds to an integer, half away from zero (numeric → integer casts); undefined for NaN
+ *  and the infinities. */
+export function numericToInteger(v: NumericValue): bigint | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? BigInt(v) : undefined
+  return roundCoef(v.coef, v.scale, 0, false)
+}
+
+// ---------------------------------------------------------------------------------- comparison
+
+/** Total order: NaN above everything and equal to itself, −Infinity < finite < Infinity. */
+export function numericCompare(a: NumericValue, b: NumericValue): number {
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (a < b) return -1
+    if (a > b) return 1
+    if (a === b) return 0
+    return a !== a ? (b !== b ? 0 : 1) : -1
+  }
+  if (isSpecial(a)) return a !== a ? 1 : a > 0 ? 1 : -1
+  if (isSpecial(b)) return b !== b ? -1 : b > 0 ? -1 : 1
+  const [ca, sa] = partsOf(a)
+  const [cb, sb] = partsOf(b)
+  const s = Math.max(sa, sb)
+  const x = rescaled(ca, sa, s)
+  const y = rescaled(cb, sb, s)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+export function numericSign(v: NumericValue): number {
+  if (typeof v === 'number') return v !== v ? NaN : v > 0 ? 1 : v < 0 ? -1 : 0
+  return v.coef > 0n ? 1 : v.coef < 0n ? -1 : 0
+}
+
+// ---------------------------------------------------------------------------------- arithmetic
+
+export function numericAdd(a: NumericValue, b: NumericValue): NumericValue {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a + b
+    if (Number.isSafeInteger(r) || !Number.isFinite(a) || !Number.isFinite(b)) return r + 0
+  } else if (isSpecial(a) || isSpecial(b)) {
+    return specialSum(a, b, 1)
+  }
+  const [ca, sa] = partsOf(a)
+  const [cb, sb] = partsOf(b)
+  const s = Math.max(sa, sb)
+  return numericOf(rescaled(ca, sa, s) + rescaled(cb, sb, s), s)
+}
+
+export function numericSub(a: NumericValue, b: NumericValue): NumericValue {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a - b
+    if (Number.isSafeInteger(r) || !Number.isFinite(a) || !Number.isFinite(b)) return r + 0
+  } else if (isSpecial(a) || isSpecial(b)) {
+    return specialSum(a, b, -1)
+  }
+  const [ca, sa] = partsOf(a)
+  const [cb, sb] = partsOf(b)
+  const s = Math.max(sa, sb)
+  return numericOf(rescaled(ca, sa, s) - rescaled(cb, sb, s), s)
+}
+
+/** a ± b when one of them is NaN or infinite (the finite one only counts for its sign). */
+function specialSum(a: NumericValue, b: NumericValue, sign: 1 | -1): number {
+  const x = typeof a === 'number' ? a : 0
+  const y = typeof b === 'number' ? b : 0
+  return sign === 1 ? x + y : x - y
+}
+
+export function numericMul(a: NumericValue, b: NumericValue): NumericValue {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a * b
+    if (Number.isSafeInteger(r) || !Number.isFinite(a) || !Number.isFinite(b)) return r + 0
+  } else if (isSpecial(a) || isSpecial(b)) {
+    // Infinity × 0 is NaN; otherwise the signs multiply
+    return numericSign(a) * numericSign(b) * Infinity
+  }
+  const [ca, sa] = partsOf(a)
+  const [cb, sb] = partsOf(b)
+  return numericOf(ca * cb, sa + sb)
+}
+
+function divisionByZero(): RivuletError {
+  return new RivuletError(SqlState.divisionByZero, 'division by zero')
+}
+
+/** The weight (in base-10000 digits) and first base-10000 digit of a finite value, as
+ *  PostgreSQL's digit arrays have them (zero: 0 and 0). */
+function baseWeight(coef: bigint, scale: number): [number, number] {
+  if (coef === 0n) return [0, 0]
+  const c = coef < 0n ? -coef : coef
+  const exp = digitCount(c) - 1 - scale // the value lies in [10^exp, 10^(exp+1))
+  const weight = Math.floor(exp / 4)
+  const shift = scale + 4 * weight
+  const first = shift >= 0 ? c / pow10(shift) : c * pow10(-shift)
+  return [weight, Number(first)]
+}
+
+/** select_div_scale: enough decimals for 16 significant digits, at least either scale. */
+function divisionScale(ca: bigint, sa: number, cb: bigint, sb: number): number {
+  const [w1, d1] = baseWeight(ca, sa)
+  const [w2, d2] = baseWeight(cb, sb)
+  let qweight = w1 - w2
+  if (d1 <= d2) qweight--
+  const rscale = Math.max(NUMERIC_MIN_SIG_DIGITS - qweight * 4, sa, sb, 0)
+  return Math.min(rscale, NUMERIC_MAX_DISPLAY_SCALE)
+}
+
+/** n / d rounded half away from zero. */
+function roundedQuotient(n: bigint, d: bigint): bigint {
+  const q = n / d
+  const r = n % d
+  if (r === 0n) return q
+  const twice = (r < 0n ? -r : r) * 2n
+  if (twice < (d < 0n ? -d : d)) return q
+  return (n < 0n) !== (d < 0n) ? q - 1n : q + 1n
+}
+
+export function numericDiv(a: NumericValue, b: NumericValue): NumericValue {
+  if (isSpecial(a) || isSpecial(b)) {
+    if (a !== a || b !== b) return NaN
+    if (isSpecial(a)) {
+      if (isSpecial(b)) return NaN
+      const s = numericSign(b)
+      if (s === 0) throw divisionByZero()
+      return a * s
+    }
+    return 0 // finite / ±Infinity
+  }
+  const [ca, sa] = partsOf(a)
+  const [cb, sb] = partsOf(b)
+  if (cb === 0n) throw divisionByZero()
+  const rscale = divisionScale(ca, sa, cb, sb)
+  // a/b · 10^rscale = ca · 10^(sb + rscale) / (cb · 10^sa)
+  return numericOf(roundedQuotient(ca * pow10(sb + rscale), cb * pow10(sa)), rscale)
+}
+
+/** div(a, b): the integer part of a / b (truncated), scale 0. */
+export function numericDivInteger(a: NumericValue, b: NumericValue): NumericValue {
+  if (isSpecial(a) || isSpecial(b)) {
+    if (a !== a || b !== b) return NaN
+    if (isSpecial(a)) {
+      if (isSpecial(b)) return NaN
+      const s = numericSign(b)
+      if (s === 0) throw divisionByZero()
+      return a * s
+    }
+    return 0
+  }
+  const [ca, sa] = partsOf(a)
+  const [cb, sb] = partsOf(b)
+  if (cb === 0n) throw divisionByZero()
+  return numericOf((ca * pow10(sb)) / (cb * pow10(sa)), 0)
+}
+
+/** a % b: a − trunc(a / b) · b, the sign of a, at the larger scale. */
+export function numericMod(a: NumericValue, b: NumericValue): NumericValue {
+  if (typeof a === 'number' && typeof b === 'number' && Number.isFinite(a) && Number.isFinite(b)) {
+    if (b === 0) throw divisionByZero()
+    return (a % b) + 0
+  }
+  if (isSpecial(a) || isSpecial(b)) {
+    if (a !== a || b !== b) return NaN
+    if (isSpecial(a)) {
+      if (numericSign(b) === 0) throw divisionByZero()
+      return NaN
+    }
+    return a // finite % ±Infinity
+  }
+  const [ca, sa] = partsOf(a)
+  const [cb, sb] = partsOf(b)
+  if (cb === 0n) throw divisionByZero()
+  const s = Math.max(sa, sb)
+  return numericOf(rescaled(ca, sa, s) % rescaled(cb, sb, s), s)
+}
+
+export function numericNeg(v: NumericValue): NumericValue {
+  return typeof v === 'number' ? -v + 0 : new Numeric(-v.coef, v.scale)
+}
+
+export function numericAbs(v: NumericValue): NumericValue {
+  return typeof v === 'number' ? Math.abs(v) : v.coef < 0n ? new Numeric(-v.coef, v.scale) : v
+}
+
+// ---------------------------------------------------------------------------------- rounding
+
+/** coef × 10^−scale rounded (half away from zero) or truncated to `to` decimals (to may be
+ *  negative: tens, hundreds …), as a coefficient at scale max(to, 0). */
+function roundCoef(coef: bigint, scale: number, to: number, truncate: boolean): bigint {
+  if (to >= scale) return coef * pow10(to - scale)
+  const d = pow10(scale - to)
+  const q = truncate ? coef / d : roundedQuotient(coef, d)
+  return to < 0 ? q * pow10(-to) : q
+}
+
+/** round(v, s) / trunc(v, s): PostgreSQL keeps s decimals in the display (none when s < 0). */
+export function numericRound(v: NumericValue, s: number, truncate = false): NumericValue {
+  if (isSpecial(v)) return v
+  // PostgreSQL limits the requested scale before rounding
+  s = Math.max(-2000, Math.min(2000, s))
+  const [c, sc] = partsOf(v)
+  return numericOf(roundCoef(c, sc, s, truncate), Math.max(s, 0))
+}
+
+export function numericCeil(v: NumericValue): NumericValue {
+  if (typeof v === 'number') return v
+  const d = pow10(v.scale)
+  const q = v.coef / d
+  return numericOf(v.coef > 0n && v.coef % d !== 0n ? q + 1n : q, 0)
+}
+
+export function numericFloor(v: NumericValue): NumericValue {
+  if (typeof v === 'number') return v
+  const d = pow10(v.scale)
+  const q = v.coef / d
+  return numericOf(v.coef < 0n && v.coef % d !== 0n ? q - 1n : q, 0)
+}
+
+/** The least scale that represents the value exactly (min_scale). */
+export function numericMinScale(v: NumericValue): number {
+  if (typeof v === 'number') return 0
+  let c = v.coef
+  let s = v.scale
+  while (s > 0 && c % 10n === 0n) {
+    c /= 10n
+    s--
+  }
+  return s
+}
+
+/** The value at another display scale, exactly (the caller knows no digit is lost). */
+export function numericWithScale(v: NumericValue, scale: number): NumericValue {
+  if (isSpecial(v)) return v
+  const [c, s] = partsOf(v)
+  return numericOf(scale >= s ? c * pow10(scale - s) : c / pow10(s - scale), scale)
+}
+
+/** NUMERIC(precision, scale): rounds to the scale, then refuses values with more than
+ *  precision − scale digits before the point (22003 "numeric field overflow"). */
+export function applyNumericTypmod(v: NumericValue, precision: number, scale: number): NumericValue {
+  if (v !== v) return v
+  if (isSpecial(v)) throw new RivuletError(SqlState.numericValueOutOfRange, 'numeric field overflow', undefined, `A field with precision ${precision}, scale ${scale} cannot hold an infinite value.`)
+  const [c, s] = partsOf(v)
+  const rounded = roundCoef(c, s, scale, false)
+  const resultScale = Math.max(scale, 0)
+  // the rounded value must be below 10^(precision − scale) in magnitude
+  const limitDigits = precision - scale
+  const magnitude = rounded < 0n ? -rounded : rounded
+  if (magnitude !== 0n && digitCount(magnitude) - resultScale > limitDigits) {
+    const bound = limitDigits > 0 ? `10^${limitDigits}` : '1'
+    throw new RivuletError(SqlState.numericValueOutOfRange, 'numeric field overflow', undefined, `A field with precision ${precision}, scale ${scale} must round to an absolute value less than ${bound}.`)
+  }
+  return numericOf(rounded, resultScale)
+}
+
+// ---------------------------------------------------------------------------------- roots and powers
+
+/** Integer square root (floor) of n ≥ 0. */
+function isqrt(n: bigint): bigint {
+  if (n < 2n) return n
+  let x = BigInt(Math.floor(Math.sqrt(Number(n))))
+  // Newton from a double estimate (which may be off by far for huge n)
+  if (x === 0n || !Number.isFinite(Number(n))) x = 1n << BigInt((n.toString(2).length >> 1) + 1)
+  for (;;) {
+    const y = (x + n / x) >> 1n
+    if (y >= x) {
+      // x may still be one above the floor from the double estimate
+      while (x * x > n) x--
+      while ((x + 1n) * (x + 1n) <= n) x++
+      return x
+    }
+    x = y
+  }
+}
+
+/** sqrt(v) to PostgreSQL's scale: 16 significant digits at least, the input's scale at least. */
+export function numericSqrt(v: NumericValue): NumericValue {
+  if (isSpecial(v)) {
+    if (v === -Infinity) throw new RivuletError(SqlState.invalidArgumentForPowerFunction, 'cannot take square root of a negative number')
+    return v
+  }
+  const [c, s] = partsOf(v)
+  if (c < 0n) throw new RivuletError(SqlState.invalidArgumentForPowerFunction, 'cannot take square root of a negative number')
+  const [weight] = baseWeight(c, s)
+  // PostgreSQL's estimate of the result's decimal weight (C division truncates toward zero)
+  const sweight = Math.trunc(((weight + 1) * 4) / 2) - 1
+  const rscale = Math.min(Math.max(NUMERIC_MIN_SIG_DIGITS - sweight, s, 0), NUMERIC_MAX_DISPLAY_SCALE)
+  // round(sqrt(c / 10^s) · 10^rscale) = round(sqrt(N)) with N = c · 10^(2·rscale − s)
+  const n = c * pow10(2 * rscale - s)
+  const k = isqrt(n)
+  return numericOf(n - k * k > k ? k + 1n : k, rscale)
+}
+
+/** v ^ n for an integer n, exactly, rounded to PostgreSQL's scale (16 decimals at least). */
+export function numericPowerInteger(v: NumericValue, n: number): NumericValue {
+  const [c, s] = partsOf(v)
+  if (c === 0n) {
+    if (n < 0) throw new RivuletError(SqlState.invalidArgumentForPowerFunction, 'zero raised to a negative power is undefined')
+    return n === 0 ? 1 : 0
+  }
+  const rscale = Math.min(Math.max(NUMERIC_MIN_SIG_DIGITS, s), NUMERIC_MAX_DISPLAY_SCALE)
+  if (n === 0) return numericOf(pow10(rscale), rscale)
+  // refuse results PostgreSQL cannot hold before building them
+  const magnitude = Math.abs(n) * (digitCount(c) - s)
+  if (n > 0 && magnitude > MAX_INTEGER_DIGITS + 1) throw overflowNumeric()
+  const e = BigInt(Math.abs(n))
+  const num = c ** e
+  const den = pow10(s * Math.abs(n))
+  // v^n = num / den, or den / num for n < 0; then to rscale decimals
+  return n > 0 ? numericOf(roundedQuotient(num * pow10(rscale), den), rscale) : numericOf(roundedQuotient(den * pow10(rscale), num), rscale)
+}
+
+/** True when v is an integer (of any scale). */
+export function numericIsIntegral(v: NumericValue): boolean {
+  if (typeof v === 'number') return Number.isFinite(v)
+  return v.coef % pow10(v.scale) === 0n
+}
