@@ -28,6 +28,7 @@ import {
   typeDisplayName,
   typeFromName,
   typeModifierOf,
+  typeWithModifier,
   visitExpr,
   withTypeModifier,
   hasSubquery,
@@ -2258,7 +2259,7 @@ function hasTemporalFilter(p: DeltaPlan): boolean {
 const EMPTY_ROW: Row = []
 
 /** NOT NULL columns, defaults and watermark of a table or stream, as relations() lists them. */
-function relationDetails(e: Entry): Pick<RelationInfo, 'notNull' | 'defaults' | 'watermark' | 'versioned'> {
+function relationDetails(e: Entry): Pick<RelationInfo, 'notNull' | 'defaults' | 'watermark' | 'versioned' | 'declaredTypes'> {
   if (isView(e)) return { notNull: [], defaults: {} }
   const defaults: Record<string, string> = {}
   e.source?.defaults.forEach((d, i) => {
@@ -2270,6 +2271,7 @@ function relationDetails(e: Entry): Pick<RelationInfo, 'notNull' | 'defaults' | 
     defaults,
     ...(w ? { watermark: { column: e.columns[w.column]!.name, expression: e.source?.watermark ?? e.columns[w.column]!.name } } : {}),
     ...(e.versions ? { versioned: true } : {}),
+    ...(e.modifiers ? { declaredTypes: Object.fromEntries(e.columns.flatMap((c, i) => (e.modifiers![i] ? [[c.name, typeWithModifier(c.type, e.modifiers![i])]] : []))) } : {}),
   }
 }
 

@@ -76,6 +76,9 @@ export interface RelationInfo {
   readonly watermark?: { readonly column: string; readonly expression: string }
   /** A versioned table (temporal joins read its version history). */
   readonly versioned?: boolean
+  /** Columns declared with a type modifier, by name: their type as PostgreSQL spells it
+   *  ('numeric(10,2)', 'character varying(20)', 'character(3)'). */
+  readonly declaredTypes?: Readonly<Record<string, string>>
 }
 
 export interface EngineOptions {

@@ -92,7 +92,7 @@ export function describeRelations(engine: Engine, pattern: string): MetaOutput {
 function describeRelation(engine: Engine, r: RelationInfo): string {
   if (r.kind === 'system') return ''
   const notNull = new Set(r.notNull)
-  const rows = r.columns.map((c) => [c.name, describeType(c.type), '', notNull.has(c.name) ? 'not null' : '', r.defaults[c.name] ?? ''] as ResultValue[])
+  const rows = r.columns.map((c) => [c.name, r.declaredTypes?.[c.name] ?? describeType(c.type), '', notNull.has(c.name) ? 'not null' : '', r.defaults[c.name] ?? ''] as ResultValue[])
   let out = titled(`${KIND_TITLE[r.kind]} "${SCHEMA}.${r.name}"`, [textCol('Column'), textCol('Type'), textCol('Collation'), textCol('Nullable'), textCol('Default')], rows, false)
   if (r.primaryKey.length > 0) out += `Indexes:\n    "${r.name}_pkey" PRIMARY KEY (${r.primaryKey.join(', ')})\n`
   if (r.watermark) {
