@@ -41,7 +41,7 @@ import {
   rint,
 } from './values.js'
 import { NUMERIC_FUNCTIONS } from './numeric-functions.js'
-import { numericAdd, numericDiv, numericOf, type NumericValue } from '../planner/index.js'
+import { Numeric, numericAdd, numericDiv, numericOf, type NumericValue } from '../planner/index.js'
 import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8Not, int8Shift, int8Sub, type Int8 } from './int8.js'
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 
@@ -224,14 +224,15 @@ function ratioToDouble(num: bigint, den: bigint, e2: number): number {
 
 // ---------------------------------------------------------------------------------- comparisons
 
+/** SQL order of two non-NULL values of one type (a numeric may be a number or a Numeric). */
 function cmp(a: unknown, b: unknown): number {
-  if (typeof a === 'number') return compareNumber(a, b as number)
+  if (typeof a === 'number' && typeof b !== 'object') return compareNumber(a, b as number)
   if (typeof a === 'string') return compareText(a, b as string)
   if (typeof a === 'boolean') return a === b ? 0 : a ? 1 : -1
   return compareAny(a, b)
 }
 function eq(a: unknown, b: unknown): boolean {
-  return a === b || (a !== a && b !== b) || (a instanceof Interval && cmp(a, b) === 0)
+  return a === b || (a !== a && b !== b) || ((a instanceof Interval || a instanceof Numeric || b instanceof Numeric) && cmp(a, b) === 0)
 }
 
 // ---------------------------------------------------------------------------------- LIKE
