@@ -3,11 +3,16 @@
 //   - a JS number: an integer of display scale 0 within ±(2^53 − 1), or NaN / ±Infinity — the
 //     common case (integers widened to numeric, sums of integers, EXTRACT's whole fields), where
 //     arithmetic and comparison stay on plain numbers;
-//   - a `Numeric`: a bigint coefficient and a scale ≥ 0, value = coef × 10^−scale, for every
-//     other finite value. The scale is the display scale (2.50 has coef 250, scale 2).
-// `numericOf` keeps that form canonical: a value that fits a number never is a Numeric, so two
-// integers of scale 0 are equal exactly when they are `===`. Equal values of different scales
-// (2.5 and 2.50) are distinct objects; `hashKey` is their common identity for keys and joins.
+//   - a `Numeric`: a coefficient and a scale ≥ 0, value = coef × 10^−scale, for every other
+//     finite value. The scale is the display scale (2.50 has coef 250, scale 2). The coefficient
+//     is a JS number while it is within ±(2^53 − 1) — Nexmark's 0.908 × price is — and a bigint
+//     beyond.
+// `numericOf` keeps both forms canonical: a value that fits a number never is a Numeric, and a
+// coefficient that fits a number never is a bigint, so two integers of scale 0 are equal
+// exactly when they are `===`. Equal values of different scales (2.5 and 2.50) are distinct
+// objects; `hashKey` is their common identity for grouping and joins. Every operation takes
+// the number path when its operands' coefficients are numbers and each intermediate result is
+// a safe integer (then doubles compute it exactly), and redoes the work with bigints otherwise.
 //
 // The result scales are PostgreSQL's: + and − the larger scale, × the sum of scales, / at
 // least 16 significant digits (select_div_scale), rounding half away from zero. Values are
@@ -28,9 +33,12 @@ export const NUMERIC_MAX_DISPLAY_SCALE = 1000
 /** Significant digits division and the functions aim for (as float8 has). */
 export const NUMERIC_MIN_SIG_DIGITS = 16
 
+/** A coefficient: a JS number within ±(2^53 − 1), a bigint beyond. */
+type Coef = number | bigint
+
 export class Numeric {
   constructor(
-    readonly coef: bigint,
+    readonly coef: Coef,
     readonly scale: number,
   ) {}
 
@@ -39,6 +47,13 @@ export class Numeric {
   get hashKey(): number | string {
     let c = this.coef
     let s = this.scale
+    if (typeof c === 'number') {
+      while (s > 0 && c % 10 === 0) {
+        c /= 10
+        s--
+      }
+      return s === 0 ? c + 0 : `\u0000N${c}e${s}`
+    }
     while (s > 0 && c % 10n === 0n) {
       c /= 10n
       s--
@@ -71,33 +86,57 @@ export function pow10(k: number): bigint {
   return k < POW10.length ? POW10[k]! : 10n ** BigInt(k)
 }
 
-function digitCount(c: bigint): number {
+/** 10^k as a double, exact for k ≤ 22. */
+const POW10_NUMBER = Array.from({ length: 23 }, (_, k) => 10 ** k)
+
+function digitCount(c: Coef): number {
+  if (typeof c === 'number') {
+    const a = Math.abs(c)
+    let n = 1
+    while (n < 16 && a >= POW10_NUMBER[n]!) n++
+    return n
+  }
   if (c < 0n) c = -c
-  if (c < 10n) return 1
-  if (c <= MAX_SAFE_BIG) return String(c).length
   return c.toString().length
+}
+
+function big(c: Coef): bigint {
+  return typeof c === 'bigint' ? c : BigInt(c)
+}
+
+/** c × 10^k exactly, as a number when that is a safe integer. */
+function timesPow10(c: Coef, k: number): Coef {
+  if (k === 0) return c
+  if (typeof c === 'number' && k <= 15) {
+    const r = c * POW10_NUMBER[k]!
+    if (Number.isSafeInteger(r)) return r
+  }
+  return big(c) * pow10(k)
 }
 
 // ---------------------------------------------------------------------------------- construction
 
 /** The canonical value of coef × 10^−scale (scale ≥ 0), checked against the limits. */
-export function numericOf(coef: bigint, scale: number): NumericValue {
-  if (scale === 0) {
-    if (coef >= -MAX_SAFE_BIG && coef <= MAX_SAFE_BIG) return Number(coef)
-  } else if (scale > NUMERIC_MAX_SCALE) {
-    throw overflowNumeric()
+export function numericOf(coef: Coef, scale: number): NumericValue {
+  if (typeof coef === 'bigint') {
+    if (coef >= -MAX_SAFE_BIG && coef <= MAX_SAFE_BIG) coef = Number(coef)
+    else if (digitCount(coef) - scale > MAX_INTEGER_DIGITS) throw overflowNumeric()
   }
-  if ((coef > MAX_SAFE_BIG || coef < -MAX_SAFE_BIG) && digitCount(coef) - scale > MAX_INTEGER_DIGITS) throw overflowNumeric()
-  return new Numeric(coef, scale)
+  if (scale === 0 && typeof coef === 'number') return coef + 0
+  if (scale > NUMERIC_MAX_SCALE) throw overflowNumeric()
+  return new Numeric(typeof coef === 'number' ? coef + 0 : coef, scale)
 }
 
-/** coef and scale of a finite value (a number must be a safe integer). */
-function partsOf(v: NumericValue): [bigint, number] {
+function coefOf(v: NumericValue): Coef {
   if (typeof v === 'number') {
     if (!Number.isSafeInteger(v)) throw new RivuletError(SqlState.internalError, `internal error: ${v} is not a canonical numeric value`)
-    return [BigInt(v), 0]
+    return v
   }
-  return [v.coef, v.scale]
+  return v.coef
+}
+
+function scaleOf(v: NumericValue): number {
+  return typeof v === 'number' ? 0 : v.scale
 }
 
 function isSpecial(v: NumericValue): v is number {
@@ -106,12 +145,12 @@ function isSpecial(v: NumericValue): v is number {
 
 /** The display scale of a value (0 for NaN and the infinities). */
 export function numericScale(v: NumericValue): number {
-  return typeof v === 'number' ? 0 : v.scale
+  return scaleOf(v)
 }
 
-/** Coefficient at a larger scale. */
-function rescaled(coef: bigint, from: number, to: number): bigint {
-  return to === from ? coef : coef * pow10(to - from)
+/** The coefficient of a finite value as a bigint (value = coef × 10^−scale). */
+export function numericCoef(v: NumericValue): bigint {
+  return big(coefOf(v))
 }
 
 /** An exact integer (number or bigint) as a numeric of scale 0. */
@@ -165,10 +204,10 @@ export function parseNumericText(text: string): NumericValue | undefined {
     if (!(Math.abs(exponent) <= 2000)) throw overflowNumeric()
   }
   const digits = (whole + fraction).replace(/^0+(?=\d)/, '')
-  let coef = BigInt(digits === '' ? '0' : digits)
+  let coef: Coef = digits.length <= 15 ? Number(digits === '' ? '0' : digits) : BigInt(digits)
   let scale = fraction.length - exponent
   if (scale < 0) {
-    coef *= pow10(-scale)
+    coef = timesPow10(coef, -scale)
     scale = 0
   }
   if (m[1] === '-') coef = -coef
@@ -183,8 +222,9 @@ export function numericText(v: NumericValue): string {
     if (v === -Infinity) return '-Infinity'
     return String(v + 0)
   }
-  const neg = v.coef < 0n
-  const digits = (neg ? -v.coef : v.coef).toString()
+  const c = v.coef
+  const neg = c < 0
+  const digits = typeof c === 'number' ? String(neg ? -c : c) : (neg ? -c : c).toString()
   const s = v.scale
   let body: string
   if (s === 0) body = digits
@@ -195,14 +235,17 @@ export function numericText(v: NumericValue): string {
 
 /** numeric → double precision: the correctly rounded double of the decimal. */
 export function numericToDouble(v: NumericValue): number {
-  return typeof v === 'number' ? v : Number(numericText(v))
+  if (typeof v === 'number') return v
+  // a coefficient and a power of ten that are both exact doubles divide correctly rounded
+  if (typeof v.coef === 'number' && v.scale <= 22) return v.coef / POW10_NUMBER[v.scale]!
+  return Number(numericText(v))
 }
 
 /** Rounds to an integer, half away from zero (numeric → integer casts); undefined for NaN
  *  and the infinities. */
 export function numericToInteger(v: NumericValue): bigint | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? BigInt(v) : undefined
-  return roundCoef(v.coef, v.scale, 0, false)
+  return big(roundCoef(v.coef, v.scale, 0, false))
 }
 
 // ---------------------------------------------------------------------------------- comparison
@@ -217,20 +260,32 @@ export function numericCompare(a: NumericValue, b: NumericValue): number {
   }
   if (isSpecial(a)) return a !== a ? 1 : a > 0 ? 1 : -1
   if (isSpecial(b)) return b !== b ? -1 : b > 0 ? -1 : 1
-  const [ca, sa] = partsOf(a)
-  const [cb, sb] = partsOf(b)
-  const s = Math.max(sa, sb)
-  const x = rescaled(ca, sa, s)
-  const y = rescaled(cb, sb, s)
+  const sa = scaleOf(a)
+  const sb = scaleOf(b)
+  const s = sa > sb ? sa : sb
+  const x = timesPow10(coefOf(a), s - sa)
+  const y = timesPow10(coefOf(b), s - sb)
   return x < y ? -1 : x > y ? 1 : 0
 }
 
 export function numericSign(v: NumericValue): number {
   if (typeof v === 'number') return v !== v ? NaN : v > 0 ? 1 : v < 0 ? -1 : 0
-  return v.coef > 0n ? 1 : v.coef < 0n ? -1 : 0
+  return v.coef > 0 ? 1 : v.coef < 0 ? -1 : 0
 }
 
 // ---------------------------------------------------------------------------------- arithmetic
+
+/** ca·10^(s−sa) ± cb·10^(s−sb) at scale s = max(sa, sb). */
+function alignedSum(ca: Coef, sa: number, cb: Coef, sb: number, sign: 1 | -1): NumericValue {
+  const s = sa > sb ? sa : sb
+  const x = timesPow10(ca, s - sa)
+  const y = timesPow10(cb, s - sb)
+  if (typeof x === 'number' && typeof y === 'number') {
+    const r = sign === 1 ? x + y : x - y
+    if (Number.isSafeInteger(r)) return numericOf(r, s)
+  }
+  return numericOf(sign === 1 ? big(x) + big(y) : big(x) - big(y), s)
+}
 
 export function numericAdd(a: NumericValue, b: NumericValue): NumericValue {
   if (typeof a === 'number' && typeof b === 'number') {
@@ -239,10 +294,7 @@ export function numericAdd(a: NumericValue, b: NumericValue): NumericValue {
   } else if (isSpecial(a) || isSpecial(b)) {
     return specialSum(a, b, 1)
   }
-  const [ca, sa] = partsOf(a)
-  const [cb, sb] = partsOf(b)
-  const s = Math.max(sa, sb)
-  return numericOf(rescaled(ca, sa, s) + rescaled(cb, sb, s), s)
+  return alignedSum(coefOf(a), scaleOf(a), coefOf(b), scaleOf(b), 1)
 }
 
 export function numericSub(a: NumericValue, b: NumericValue): NumericValue {
@@ -252,10 +304,7 @@ export function numericSub(a: NumericValue, b: NumericValue): NumericValue {
   } else if (isSpecial(a) || isSpecial(b)) {
     return specialSum(a, b, -1)
   }
-  const [ca, sa] = partsOf(a)
-  const [cb, sb] = partsOf(b)
-  const s = Math.max(sa, sb)
-  return numericOf(rescaled(ca, sa, s) - rescaled(cb, sb, s), s)
+  return alignedSum(coefOf(a), scaleOf(a), coefOf(b), scaleOf(b), -1)
 }
 
 /** a ± b when one of them is NaN or infinite (the finite one only counts for its sign). */
@@ -273,9 +322,15 @@ export function numericMul(a: NumericValue, b: NumericValue): NumericValue {
     // Infinity × 0 is NaN; otherwise the signs multiply
     return numericSign(a) * numericSign(b) * Infinity
   }
-  const [ca, sa] = partsOf(a)
-  const [cb, sb] = partsOf(b)
-  return numericOf(ca * cb, sa + sb)
+  const ca = coefOf(a)
+  const cb = coefOf(b)
+  const s = scaleOf(a) + scaleOf(b)
+  if (typeof ca === 'number' && typeof cb === 'number') {
+    // a true product within ±(2^53 − 1) is exact; a larger one rounds to ≥ 2^53
+    const r = ca * cb
+    if (Number.isSafeInteger(r)) return numericOf(r, s)
+  }
+  return numericOf(big(ca) * big(cb), s)
 }
 
 function divisionByZero(): RivuletError {
@@ -284,9 +339,9 @@ function divisionByZero(): RivuletError {
 
 /** The weight (in base-10000 digits) and first base-10000 digit of a finite value, as
  *  PostgreSQL's digit arrays have them (zero: 0 and 0). */
-function baseWeight(coef: bigint, scale: number): [number, number] {
-  if (coef === 0n) return [0, 0]
-  const c = coef < 0n ? -coef : coef
+function baseWeight(coef: Coef, scale: number): [number, number] {
+  if (coef === 0 || coef === 0n) return [0, 0]
+  const c = big(coef < 0 ? -coef : coef)
   const exp = digitCount(c) - 1 - scale // the value lies in [10^exp, 10^(exp+1))
   const weight = Math.floor(exp / 4)
   const shift = scale + 4 * weight
@@ -295,7 +350,7 @@ function baseWeight(coef: bigint, scale: number): [number, number] {
 }
 
 /** select_div_scale: enough decimals for 16 significant digits, at least either scale. */
-function divisionScale(ca: bigint, sa: number, cb: bigint, sb: number): number {
+function divisionScale(ca: Coef, sa: number, cb: Coef, sb: number): number {
   const [w1, d1] = baseWeight(ca, sa)
   const [w2, d2] = baseWeight(cb, sb)
   let qweight = w1 - w2
@@ -325,12 +380,14 @@ export function numericDiv(a: NumericValue, b: NumericValue): NumericValue {
     }
     return 0 // finite / ±Infinity
   }
-  const [ca, sa] = partsOf(a)
-  const [cb, sb] = partsOf(b)
-  if (cb === 0n) throw divisionByZero()
+  const ca = coefOf(a)
+  const cb = coefOf(b)
+  if (cb === 0 || cb === 0n) throw divisionByZero()
+  const sa = scaleOf(a)
+  const sb = scaleOf(b)
   const rscale = divisionScale(ca, sa, cb, sb)
   // a/b · 10^rscale = ca · 10^(sb + rscale) / (cb · 10^sa)
-  return numericOf(roundedQuotient(ca * pow10(sb + rscale), cb * pow10(sa)), rscale)
+  return numericOf(roundedQuotient(big(ca) * pow10(sb + rscale), big(cb) * pow10(sa)), rscale)
 }
 
 /** div(a, b): the integer part of a / b (truncated), scale 0. */
@@ -345,10 +402,9 @@ export function numericDivInteger(a: NumericValue, b: NumericValue): NumericValu
     }
     return 0
   }
-  const [ca, sa] = partsOf(a)
-  const [cb, sb] = partsOf(b)
-  if (cb === 0n) throw divisionByZero()
-  return numericOf((ca * pow10(sb)) / (cb * pow10(sa)), 0)
+  const cb = coefOf(b)
+  if (cb === 0 || cb === 0n) throw divisionByZero()
+  return numericOf((big(coefOf(a)) * pow10(scaleOf(b))) / (big(cb) * pow10(scaleOf(a))), 0)
 }
 
 /** a % b: a − trunc(a / b) · b, the sign of a, at the larger scale. */
@@ -365,30 +421,45 @@ export function numericMod(a: NumericValue, b: NumericValue): NumericValue {
     }
     return a // finite % ±Infinity
   }
-  const [ca, sa] = partsOf(a)
-  const [cb, sb] = partsOf(b)
-  if (cb === 0n) throw divisionByZero()
+  const cb = coefOf(b)
+  if (cb === 0 || cb === 0n) throw divisionByZero()
+  const sa = scaleOf(a)
+  const sb = scaleOf(b)
   const s = Math.max(sa, sb)
-  return numericOf(rescaled(ca, sa, s) % rescaled(cb, sb, s), s)
+  const x = timesPow10(coefOf(a), s - sa)
+  const y = timesPow10(cb, s - sb)
+  // % of exact doubles is exact
+  if (typeof x === 'number' && typeof y === 'number') return numericOf((x % y) + 0, s)
+  return numericOf(big(x) % big(y), s)
 }
 
 export function numericNeg(v: NumericValue): NumericValue {
-  return typeof v === 'number' ? -v + 0 : new Numeric(-v.coef, v.scale)
+  return typeof v === 'number' ? -v + 0 : new Numeric(typeof v.coef === 'number' ? -v.coef + 0 : -v.coef, v.scale)
 }
 
 export function numericAbs(v: NumericValue): NumericValue {
-  return typeof v === 'number' ? Math.abs(v) : v.coef < 0n ? new Numeric(-v.coef, v.scale) : v
+  return typeof v === 'number' ? Math.abs(v) : v.coef < 0 ? numericNeg(v) : v
 }
 
 // ---------------------------------------------------------------------------------- rounding
 
 /** coef × 10^−scale rounded (half away from zero) or truncated to `to` decimals (to may be
  *  negative: tens, hundreds …), as a coefficient at scale max(to, 0). */
-function roundCoef(coef: bigint, scale: number, to: number, truncate: boolean): bigint {
-  if (to >= scale) return coef * pow10(to - scale)
-  const d = pow10(scale - to)
-  const q = truncate ? coef / d : roundedQuotient(coef, d)
-  return to < 0 ? q * pow10(-to) : q
+function roundCoef(coef: Coef, scale: number, to: number, truncate: boolean): Coef {
+  if (to >= scale) return timesPow10(coef, to - scale)
+  const k = scale - to
+  let q: Coef
+  if (typeof coef === 'number' && k <= 22) {
+    // c / 10^k of a safe c truncates to the exact integer quotient; the remainder is exact
+    const d = POW10_NUMBER[k]!
+    const t = Math.trunc(coef / d)
+    const r = coef - t * d
+    q = truncate || 2 * Math.abs(r) < d ? t : t + Math.sign(coef)
+  } else {
+    const d = pow10(k)
+    q = truncate ? big(coef) / d : roundedQuotient(big(coef), d)
+  }
+  return to < 0 ? timesPow10(q, -to) : q
 }
 
 /** round(v, s) / trunc(v, s): PostgreSQL keeps s decimals in the display (none when s < 0). */
@@ -396,28 +467,27 @@ export function numericRound(v: NumericValue, s: number, truncate = false): Nume
   if (isSpecial(v)) return v
   // PostgreSQL limits the requested scale before rounding
   s = Math.max(-2000, Math.min(2000, s))
-  const [c, sc] = partsOf(v)
-  return numericOf(roundCoef(c, sc, s, truncate), Math.max(s, 0))
+  return numericOf(roundCoef(coefOf(v), scaleOf(v), s, truncate), Math.max(s, 0))
 }
 
 export function numericCeil(v: NumericValue): NumericValue {
   if (typeof v === 'number') return v
-  const d = pow10(v.scale)
-  const q = v.coef / d
-  return numericOf(v.coef > 0n && v.coef % d !== 0n ? q + 1n : q, 0)
+  const t = roundCoef(v.coef, v.scale, 0, true)
+  const exact = numericCompare(numericOf(t, 0), v) === 0
+  return exact || v.coef < 0 ? numericOf(t, 0) : numericAdd(numericOf(t, 0), 1)
 }
 
 export function numericFloor(v: NumericValue): NumericValue {
   if (typeof v === 'number') return v
-  const d = pow10(v.scale)
-  const q = v.coef / d
-  return numericOf(v.coef < 0n && v.coef % d !== 0n ? q - 1n : q, 0)
+  const t = roundCoef(v.coef, v.scale, 0, true)
+  const exact = numericCompare(numericOf(t, 0), v) === 0
+  return exact || v.coef > 0 ? numericOf(t, 0) : numericSub(numericOf(t, 0), 1)
 }
 
 /** The least scale that represents the value exactly (min_scale). */
 export function numericMinScale(v: NumericValue): number {
   if (typeof v === 'number') return 0
-  let c = v.coef
+  let c = big(v.coef)
   let s = v.scale
   while (s > 0 && c % 10n === 0n) {
     c /= 10n
@@ -429,8 +499,9 @@ export function numericMinScale(v: NumericValue): number {
 /** The value at another display scale, exactly (the caller knows no digit is lost). */
 export function numericWithScale(v: NumericValue, scale: number): NumericValue {
   if (isSpecial(v)) return v
-  const [c, s] = partsOf(v)
-  return numericOf(scale >= s ? c * pow10(scale - s) : c / pow10(s - scale), scale)
+  const c = coefOf(v)
+  const s = scaleOf(v)
+  return numericOf(scale >= s ? timesPow10(c, scale - s) : big(c) / pow10(s - scale), scale)
 }
 
 /** NUMERIC(precision, scale): rounds to the scale, then refuses values with more than
@@ -438,13 +509,14 @@ export function numericWithScale(v: NumericValue, scale: number): NumericValue {
 export function applyNumericTypmod(v: NumericValue, precision: number, scale: number): NumericValue {
   if (v !== v) return v
   if (isSpecial(v)) throw new RivuletError(SqlState.numericValueOutOfRange, 'numeric field overflow', undefined, `A field with precision ${precision}, scale ${scale} cannot hold an infinite value.`)
-  const [c, s] = partsOf(v)
-  const rounded = roundCoef(c, s, scale, false)
+  const rounded = roundCoef(coefOf(v), scaleOf(v), scale, false)
   const resultScale = Math.max(scale, 0)
-  // the rounded value must be below 10^(precision − scale) in magnitude
+  // the rounded value must be below 10^(precision − scale) in magnitude, its coefficient below
+  // 10^(precision − scale + resultScale)
   const limitDigits = precision - scale
-  const magnitude = rounded < 0n ? -rounded : rounded
-  if (magnitude !== 0n && digitCount(magnitude) - resultScale > limitDigits) {
+  const coefDigits = limitDigits + resultScale
+  const fits = typeof rounded === 'number' && coefDigits <= 22 ? Math.abs(rounded) < POW10_NUMBER[coefDigits]! : rounded === 0 || rounded === 0n || digitCount(rounded) <= coefDigits
+  if (!fits) {
     const bound = limitDigits > 0 ? `10^${limitDigits}` : '1'
     throw new RivuletError(SqlState.numericValueOutOfRange, 'numeric field overflow', undefined, `A field with precision ${precision}, scale ${scale} must round to an absolute value less than ${bound}.`)
   }
@@ -477,7 +549,8 @@ export function numericSqrt(v: NumericValue): NumericValue {
     if (v === -Infinity) throw new RivuletError(SqlState.invalidArgumentForPowerFunction, 'cannot take square root of a negative number')
     return v
   }
-  const [c, s] = partsOf(v)
+  const c = big(coefOf(v))
+  const s = scaleOf(v)
   if (c < 0n) throw new RivuletError(SqlState.invalidArgumentForPowerFunction, 'cannot take square root of a negative number')
   const [weight] = baseWeight(c, s)
   // PostgreSQL's estimate of the result's decimal weight (C division truncates toward zero)
@@ -491,7 +564,8 @@ export function numericSqrt(v: NumericValue): NumericValue {
 
 /** v ^ n for an integer n, exactly, rounded to PostgreSQL's scale (16 decimals at least). */
 export function numericPowerInteger(v: NumericValue, n: number): NumericValue {
-  const [c, s] = partsOf(v)
+  const c = big(coefOf(v))
+  const s = scaleOf(v)
   if (c === 0n) {
     if (n < 0) throw new RivuletError(SqlState.invalidArgumentForPowerFunction, 'zero raised to a negative power is undefined')
     return n === 0 ? 1 : 0
@@ -511,5 +585,5 @@ export function numericPowerInteger(v: NumericValue, n: number): NumericValue {
 /** True when v is an integer (of any scale). */
 export function numericIsIntegral(v: NumericValue): boolean {
   if (typeof v === 'number') return Number.isFinite(v)
-  return v.coef % pow10(v.scale) === 0n
+  return big(v.coef) % pow10(v.scale) === 0n
 }

@@ -416,7 +416,10 @@ function gen(e: ScalarExpr, g: Gen): string {
         return constant(g, v)
       }
       const t = temp(g)
-      return `((${t} = ${gen(e.arg, g)}) === null ? null : RT.cast(${t}, ${JSON.stringify(from === 'unknown' ? 'text' : from)}, ${JSON.stringify(to)}))`
+      const cast = `RT.cast(${t}, ${JSON.stringify(from === 'unknown' ? 'text' : from)}, ${JSON.stringify(to)})`
+      // a bigint that is a JS number is the same number as a numeric or a double
+      if (from === 'bigint' && (to === 'numeric' || to === 'double')) return `((${t} = ${gen(e.arg, g)}) === null ? null : typeof ${t} === 'number' ? ${t} : ${cast})`
+      return `((${t} = ${gen(e.arg, g)}) === null ? null : ${cast})`
     }
     case 'inList': {
       // x IN () is FALSE and x NOT IN () is TRUE, even for a NULL x

@@ -41,7 +41,7 @@ import {
   rint,
 } from './values.js'
 import { NUMERIC_FUNCTIONS } from './numeric-functions.js'
-import { Numeric, numericAdd, numericDiv, numericOf, type NumericValue } from '../planner/index.js'
+import { Numeric, applyNumericTypmod, numericAdd, numericDiv, numericOf, type NumericValue } from '../planner/index.js'
 import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8Not, int8Shift, int8Sub, type Int8 } from './int8.js'
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 
@@ -1494,7 +1494,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   degrees: (x: number) => (x * 180) / Math.PI,
   radians: (x: number) => (x * Math.PI) / 180,
   ...NUMERIC_FUNCTIONS,
-  typmod_numeric: (v: NumericValue, precision: number, scale: number) => applyTypeModifier(v, { kind: 'numeric', precision, scale }, true),
+  typmod_numeric: applyNumericTypmod,
   typmod_varchar: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'varchar', length }, explicit),
   typmod_char: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'char', length }, explicit),
   bpchar_eq: (a: string, b: string) => compareBpchar(a, b) === 0,

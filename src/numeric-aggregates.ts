@@ -9,7 +9,7 @@
 // on the group's multiset of values (never on the order of inserts and deletes).
 
 import * as ivm from '../ivm/index.js'
-import { numericDiv, numericFromInteger, numericOf, pow10, type NumericValue } from '../planner/index.js'
+import { numericCoef, numericDiv, numericFromInteger, numericOf, pow10, type Numeric, type NumericValue } from '../planner/index.js'
 import { int8Of } from './int8.js'
 
 type IntSumAcc = ivm.IntSumAcc
@@ -74,12 +74,12 @@ function numericSumAdd(acc: NumericSumAcc, value: unknown, weight: number): Nume
     else ivm.sumInt.add(acc.ints, value, weight)
     return acc
   }
-  const v = value as { coef: bigint; scale: number }
+  const v = value as Numeric
   if (v.scale > acc.scale) {
     acc.coef *= pow10(v.scale - acc.scale)
     acc.scale = v.scale
   }
-  acc.coef += v.coef * pow10(acc.scale - v.scale) * BigInt(weight)
+  acc.coef += numericCoef(v) * pow10(acc.scale - v.scale) * BigInt(weight)
   acc.scales[v.scale] = (acc.scales[v.scale] ?? 0) + weight
   return acc
 }

@@ -9,6 +9,7 @@ import { RivuletError } from '../../grammar/index.js'
 import {
   Numeric,
   numericAdd,
+  numericCoef,
   numericCompare,
   numericDiv,
   numericMod,
@@ -109,9 +110,12 @@ function parts(v: NumericValue): { coef: bigint; scale: number } {
     expect(Number.isSafeInteger(v)).toBe(true)
     return { coef: BigInt(v), scale: 0 }
   }
-  // the canonical form: a Numeric never holds what a number can
-  expect(v.scale > 0 || v.coef > SAFE || v.coef < -SAFE).toBe(true)
-  return { coef: v.coef, scale: v.scale }
+  // the canonical form: a Numeric never holds what a number can, and its coefficient is a
+  // number exactly when that is a safe integer
+  const coef = numericCoef(v)
+  expect(v.scale > 0 || coef > SAFE || coef < -SAFE).toBe(true)
+  expect(typeof v.coef === 'number').toBe(coef >= -SAFE && coef <= SAFE)
+  return { coef, scale: v.scale }
 }
 
 /** a/10^s − b/10^t as a sign. */
