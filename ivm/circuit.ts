@@ -175,6 +175,8 @@ export class Circuit {
     for (const s of this.#sources) if (s.out.rows.length !== 0) enqueueReaders(s)
     while (heap.size > 0) {
       const op = heap.pop()
+      // queued before a failure upstream cut it off
+      if (quarantined.size !== 0 && quarantined.has(op)) continue
       this.#run(op)
       if (op.out.rows.length !== 0) enqueueReaders(op)
     }
