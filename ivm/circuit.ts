@@ -3,9 +3,28 @@
 // A tick = sources receive their deltas, `step()`, readers take the sinks' `out`, `endStep()`.
 // Operators are reference counted so views can share them and dropping a view frees only
 // what no other view uses.
+//
+// Failure isolation: when `isolate` says an error an operator raised in `step()` or
+// `advance()` belongs to the data (a division by zero, not a bug), the circuit does not let
+// it fail the step. It cuts the operator off together with everything downstream of it (the
+// cut), undoes what those operators absorbed since the last commit (each operator's journal
+// is its own, so undoing a subset is exact) and skips them for the rest of the tick (they
+// are quarantined); the step goes on for every other operator, which reads nothing from the
+// cut. The owner of the circuit takes the failures (`takeFailures`) and either releases what
+// was cut (then it is gone) or rolls the tick back (then the quarantine ends: the cut
+// operators are already at the last commit, like everything else after a rollback).
 
 import type { Operator } from './operator.js'
 import { ZSet } from './zset.js'
+
+/** An operator whose step raised an error the circuit isolated (see the file header). */
+export interface OperatorFailure {
+  readonly operator: Operator
+  readonly error: unknown
+  /** The operator and everything downstream of it, undone to the last commit and skipped
+   *  until released or until the tick is rolled back. */
+  readonly cut: ReadonlySet<Operator>
+}
 
 export class Circuit {
   /** Insertion order, which is a topological order (a Set: removal is O(1)). */
@@ -25,6 +44,12 @@ export class Circuit {
   /** Operators whose `out` may be non-empty in this step. */
   #emitted: Operator[] = []
   readonly #scanBelow: number
+  /** Operators cut off by an isolated failure in the open tick (skipped by steps). */
+  readonly #quarantined = new Set<Operator>()
+  #failures: OperatorFailure[] = []
+  /** Decides which errors raised by operators are isolated (undefined: none; every error
+   *  fails the step, as during backfills). */
+  isolate: ((error: unknown) => boolean) | undefined
 
   /** `scanBelow`: circuits with fewer operators step by scanning them all (cheaper than the
    *  work list when small); tests set 0 to exercise the work list. */
@@ -54,6 +79,22 @@ export class Circuit {
     return this.#refs.has(op)
   }
 
+  /** In the circuit and not cut off by a failure in the open tick: its state is current. */
+  isLive(op: Operator): boolean {
+    return this.#refs.has(op) && !this.#quarantined.has(op)
+  }
+
+  /** The failures isolated since the last call (their cuts stay quarantined). */
+  takeFailures(): OperatorFailure[] {
+    const f = this.#failures
+    if (f.length !== 0) this.#failures = []
+    return f
+  }
+
+  get hasFailures(): boolean {
+    return this.#failures.length !== 0
+  }
+
   /** Adds an external reference (a view holding on to its output operator). */
   retain(op: Operator): void {
     this.#refs.set(op, (this.#refs.get(op) ?? 0) + 1)
@@ -70,6 +111,7 @@ export class Circuit {
     this.#consumers.delete(op)
     this.#sources.delete(op)
     this.#advancing.delete(op)
+    this.#quarantined.delete(op)
     this.#list = null
     for (const i of op.inputs) {
       const readers = this.#consumers.get(i)
@@ -101,8 +143,10 @@ export class Circuit {
 
   #stepAll(): void {
     const ops = this.#ordered()
+    const quarantined = this.#quarantined
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!
+      if (quarantined.size !== 0 && quarantined.has(op)) continue
       const ins = op.inputs
       for (let j = 0; j < ins.length; j++) {
         if (ins[j]!.out.rows.length !== 0) {
@@ -117,12 +161,13 @@ export class Circuit {
     const order = this.#order
     const heap = new WorkList()
     const queued = new Set<Operator>()
+    const quarantined = this.#quarantined
     const enqueueReaders = (op: Operator): void => {
       const readers = this.#consumers.get(op)
       if (readers === undefined) return
       for (let i = 0; i < readers.length; i++) {
         const r = readers[i]!
-        if (queued.has(r)) continue
+        if (queued.has(r) || (quarantined.size !== 0 && quarantined.has(r))) continue
         queued.add(r)
         heap.push(r, order.get(r)!)
       }
@@ -130,6 +175,8 @@ export class Circuit {
     for (const s of this.#sources) if (s.out.rows.length !== 0) enqueueReaders(s)
     while (heap.size > 0) {
       const op = heap.pop()
+      // queued before a failure upstream cut it off
+      if (quarantined.size !== 0 && quarantined.has(op)) continue
       this.#run(op)
       if (op.out.rows.length !== 0) enqueueReaders(op)
     }
@@ -138,31 +185,37 @@ export class Circuit {
   /** End of a tick, after the watermarks moved: calls `advance()` on every operator that has
    *  one (or on those in `only`), in topological order, and propagates what they emit like a
    *  step — an operator reached by such output steps first, then advances, so a chain of
-   *  EMIT ON WINDOW CLOSE views settles in one pass. Returns whether anything was emitted. */
+   *  EMIT ON WINDOW CLOSE views settles in one pass. Returns whether anything was emitted.
+   *  Failures are isolated only in the whole circuit's pass (not with `only`). */
   advance(only?: readonly Operator[]): boolean {
     const order = this.#order
     const heap = new WorkList()
     const queued = new Set<Operator>()
+    const quarantined = this.#quarantined
     const enqueue = (op: Operator): void => {
-      if (queued.has(op) || !order.has(op)) return
+      if (queued.has(op) || !order.has(op) || quarantined.has(op)) return
       queued.add(op)
       heap.push(op, order.get(op)!)
     }
     if (only !== undefined) {
       for (const op of only) if (op.advance !== undefined) enqueue(op)
     } else for (const op of this.#advancing) enqueue(op)
+    const isolate = only === undefined ? this.isolate : undefined
     let emitted = false
     while (heap.size > 0) {
       const op = heap.pop()
+      if (quarantined.size !== 0 && quarantined.has(op)) continue
       let fed = false
       for (const i of op.inputs) if (i.out.rows.length !== 0) fed = true
-      if (fed) this.#run(op)
-      if (op.advance !== undefined) {
-        if (!fed) {
-          this.#stepped.add(op)
-          this.#emitted.push(op)
-        }
-        op.advance()
+      this.#stepped.add(op)
+      this.#emitted.push(op)
+      try {
+        if (fed) op.step()
+        if (op.advance !== undefined) op.advance()
+      } catch (e) {
+        if (isolate === undefined || !isolate(e)) throw e
+        this.#cut(op, e)
+        continue
       }
       if (op.out.rows.length !== 0) {
         emitted = true
@@ -176,7 +229,39 @@ export class Circuit {
   #run(op: Operator): void {
     this.#stepped.add(op)
     this.#emitted.push(op)
-    op.step()
+    const isolate = this.isolate
+    if (isolate === undefined) return op.step()
+    try {
+      op.step()
+    } catch (e) {
+      if (!isolate(e)) throw e
+      this.#cut(op, e)
+    }
+  }
+
+  /** Cuts `op` and everything downstream of it out of the open tick: their state goes back
+   *  to the last commit (newest first, as in rollback) and they are skipped from now on. */
+  #cut(op: Operator, error: unknown): void {
+    const cut = new Set<Operator>()
+    const todo = [op]
+    while (todo.length > 0) {
+      const x = todo.pop()!
+      if (cut.has(x)) continue
+      cut.add(x)
+      const readers = this.#consumers.get(x)
+      if (readers !== undefined) for (const r of readers) todo.push(r)
+    }
+    const order = this.#order
+    const undo = [...cut].filter((x) => this.#stepped.has(x)).sort((a, b) => (order.get(b) ?? -1) - (order.get(a) ?? -1))
+    for (const x of undo) {
+      x.rollback()
+      this.#stepped.delete(x)
+    }
+    for (const x of cut) {
+      if (x.out.rows.length !== 0) x.out = ZSet.empty()
+      this.#quarantined.add(x)
+    }
+    this.#failures.push({ operator: op, error, cut })
   }
 
   /** Clears the output deltas of this step. */
@@ -272,12 +357,15 @@ export class Circuit {
     this.#stepped.clear()
   }
 
-  /** Undoes every operator stepped since the last commit, newest first. */
+  /** Undoes every operator stepped since the last commit, newest first, and ends the
+   *  quarantine of what failures cut off (undone when cut, so at the last commit too). */
   rollback(): void {
     const order = this.#order
     const stepped = [...this.#stepped].sort((a, b) => (order.get(b) ?? -1) - (order.get(a) ?? -1))
     for (const op of stepped) op.rollback()
     this.#stepped.clear()
+    this.#quarantined.clear()
+    this.#failures = []
     this.endStep()
     for (const s of this.#sources) if (s.out.rows.length !== 0) s.out = ZSet.empty()
   }

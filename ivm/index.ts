@@ -4,7 +4,7 @@
 export { ZSet, concatRows, type Row } from './zset.js'
 export { valueKey, rowKey, columnsKey, keyFunction, hasNull, valuesEqual, rowsEqual, compareValues, compareRows, hashValue, rowHash, type RowKey } from './key.js'
 export { BaseOperator, LinearOperator, Journal, type Operator } from './operator.js'
-export { Circuit } from './circuit.js'
+export { Circuit, type OperatorFailure } from './circuit.js'
 export { lowerBound, upperBound } from './sorted.js'
 export * from './operators/index.js'
 export * from './aggregators/index.js'

@@ -93,4 +93,9 @@ export class Journal<T> {
   get size(): number {
     return this.#entries.length
   }
+
+  /** The entries since the last commit, oldest first. */
+  forEach(fn: (entry: T) => void): void {
+    for (let i = 0; i < this.#entries.length; i++) fn(this.#entries[i]!)
+  }
 }

@@ -22,13 +22,22 @@ export interface CatalogRelation {
 
 /** Column `column` of a relation is bounded by the watermark W = min over `sources` (streams)
  *  of their watermarks: every change (insert or retraction) that can still arrive has a value
- *  > W when `strict` (window_end: an event at t ≥ W only touches windows ending after t), or
- *  ≥ W otherwise (an event-time column). So a row whose value v has v ≤ W (strict) or v < W
- *  is final. */
+ *  v with v + offset > W when `strict` (window_end: an event at t ≥ W only touches windows
+ *  ending after t), or v + offset ≥ W otherwise (an event-time column). So a row whose value
+ *  has v + offset ≤ W (strict) or v + offset < W is final. The offset (µs, absent = 0) is
+ *  what the value lacks to be its close time: a window's size for window_start, the
+ *  interval taken off for `window_end - INTERVAL '1' SECOND`. */
 export interface ColumnWatermark {
   readonly column: number
   readonly sources: readonly string[]
   readonly strict: boolean
+  readonly offset?: number
+}
+
+/** The bounds whose value is the bound itself (no offset): what operators that compare
+ *  event times with a watermark directly (sessions, interval and as-of joins) can use. */
+export function exactBounds(bounds: readonly ColumnWatermark[]): ColumnWatermark[] {
+  return bounds.filter((w) => !w.offset)
 }
 
 export interface Catalog {

@@ -112,7 +112,12 @@ export async function runSltCli(argv: string[], io?: Partial<SltCliIo>): Promise
   if (openEngine === undefined) {
     // Loaded here, not at the top, so the runner's pieces load without the engine.
     const { Engine } = await import('../src/index.js')
-    openEngine = (): SltEngine => Engine.open()
+    // `sleep` moves a file's clock on without waiting: the wall clock plus what it slept
+    openEngine = (): SltEngine => {
+      let slept = 0
+      const db = Engine.open({ clock: () => Date.now() + slept })
+      return Object.assign(db, { advanceClock: (ms: number) => void (slept += ms) })
+    }
   }
 
   const total: Counts = emptyCounts()

@@ -92,7 +92,16 @@ export interface IncludeRecord extends RecordBase {
   readonly pattern: string
 }
 
-/** Accepted and ignored: sleep, subtest, user, kv-batch-size, reset-server, connection. */
+/** `sleep <duration>` (`500ms`, `2s`, `1h30m`): the engine's clock moves on by that much
+ *  at once (no waiting: everything here is synchronous, so what a sleep can change is
+ *  time-driven views). */
+export interface SleepRecord extends RecordBase {
+  readonly kind: 'sleep'
+  readonly ms: number
+}
+
+/** Accepted and ignored: subtest, user, kv-batch-size, reset-server, connection (and a
+ *  sleep whose duration we cannot read). */
 export interface IgnoredRecord extends RecordBase {
   readonly kind: 'ignored'
   readonly directive: string
@@ -119,6 +128,7 @@ export type SltRecord =
   | ModeRecord
   | IncludeRecord
   | IgnoredRecord
+  | SleepRecord
   | UnsupportedRecord
   | InvalidRecord
 
@@ -131,6 +141,20 @@ function isBlank(line: string): boolean {
 
 function isComment(line: string): boolean {
   return line.trimStart().startsWith('#')
+}
+
+/** `500ms`, `2s`, `1h30m`, `1 day` → milliseconds (undefined when not a duration). */
+export function parseDuration(text: string): number | undefined {
+  const units: Readonly<Record<string, number>> = { ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000, hour: 3_600_000, hours: 3_600_000, d: 86_400_000, day: 86_400_000, days: 86_400_000 }
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/gi)]
+  if (parts.length === 0 || parts.map((p) => p[0]).join('').replace(/\s+/g, '') !== text.replace(/\s+/g, '')) return undefined
+  let ms = 0
+  for (const [, n, unit] of parts) {
+    const u = units[unit!.toLowerCase()]
+    if (u === undefined) return undefined
+    ms += Number(n) * u
+  }
+  return ms
 }
 
 /** Drops a trailing `# comment` from a directive line (not used where the rest is a regex). */
@@ -349,6 +373,9 @@ export function parseSlt(text: string, file = '<input>'): SltRecord[] {
       rest()
     } else if (kw === 'include') {
       records.push({ ...base(i), kind: 'include', pattern: head.replace(/^include\s+/i, '').trim() })
+      rest()
+    } else if (kw === 'sleep' && parseDuration(w.slice(1).join('')) !== undefined) {
+      records.push({ ...base(i), kind: 'sleep', ms: parseDuration(w.slice(1).join(''))! })
       rest()
     } else if (IGNORED.has(kw)) {
       records.push({ ...base(i), kind: 'ignored', directive: kw })

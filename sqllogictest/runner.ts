@@ -29,6 +29,8 @@ export interface SltEngine {
   delete(table: string, rows: readonly (readonly ResultValue[])[]): number
   readonly inTransaction: boolean
   close(): void
+  /** Moves the engine's clock on by `ms` (for `sleep`); engines without one ignore sleeps. */
+  advanceClock?(ms: number): void
 }
 
 export interface RunOptions {
@@ -575,6 +577,9 @@ class FileRun {
         else this.#note(`${r.file}:${r.line}: note: ignored control ${r.args.join(' ')}`)
         return
       }
+      case 'sleep':
+        this.#db?.advanceClock?.(r.ms)
+        return
       case 'include':
       case 'ignored':
         return

@@ -8,6 +8,7 @@ import { visitExpr } from '../planner/index.js'
 import { evaluateConstant } from './compile-scalar.js'
 import { Interval } from './values.js'
 import type { ChangeBatch } from './types.js'
+import type { MaintenanceError } from './view-errors.js'
 
 /** Stored rows of a table. Primary-keyed tables map key → row; bags map row → count. */
 export class TableStore {
@@ -91,6 +92,29 @@ export class TableStore {
     this.commit()
   }
 
+  /** The contents as of the last commit: the open tick's changes undone on a copy (for a
+   *  sink going into error: what it had written). */
+  committedSnapshot(): ivm.ZSet {
+    const keys = this.#journalKeys
+    if (keys.length === 0) return this.snapshot()
+    const rows = new Map(this.rows)
+    const counts = this.keyOf ? undefined : new Map(this.counts)
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!
+      const row = this.#journalRows[i]
+      if (row === undefined) rows.delete(k)
+      else rows.set(k, row)
+      if (counts) {
+        const count = this.#journalCounts[i]!
+        if (count > 0) counts.set(k, count)
+        else counts.delete(k)
+      }
+    }
+    const z = new ivm.ZSet()
+    rows.forEach((r, k) => z.push(r, counts ? counts.get(k)! : 1))
+    return z
+  }
+
   snapshot(): ivm.ZSet {
     // sized up front: a million pushes would leave a trail of outgrown backing stores
     const n = this.rows.size
@@ -135,6 +159,10 @@ export class NoHistory extends TableStore {
   override rollback(): void {}
 
   override snapshot(): ivm.ZSet {
+    return new ivm.ZSet()
+  }
+
+  override committedSnapshot(): ivm.ZSet {
     return new ivm.ZSet()
   }
 }
@@ -185,6 +213,10 @@ export class AppendLog extends TableStore {
 
   override snapshot(): ivm.ZSet {
     return new ivm.ZSet(this.#rows.slice(this.#head), this.#weights.slice(this.#head))
+  }
+
+  override committedSnapshot(): ivm.ZSet {
+    return new ivm.ZSet(this.#rows.slice(this.#head, this.#committed), this.#weights.slice(this.#head, this.#committed))
   }
 
   /** Drops committed rows from the front while `old(row)` holds; returns how many. */
@@ -345,6 +377,32 @@ export class VersionStore {
     })
     return z
   }
+
+  /** The history as of the last commit (the open tick's puts undone on copies of the keys
+   *  they touched). */
+  committedSnapshot(): ivm.ZSet {
+    if (this.#journal.length === 0) return this.snapshot()
+    const copies = new Map<ivm.RowKey, KeyVersions>()
+    for (let n = this.#journal.length - 1; n >= 0; n--) {
+      const [key, time, previous] = this.#journal[n]!
+      let v = copies.get(key)
+      if (v === undefined) {
+        const now = this.#byKey.get(key)!
+        copies.set(key, (v = { times: now.times.slice(), rows: now.rows.slice() }))
+      }
+      const i = ivm.lowerBound(v.times, time)
+      if (previous !== undefined) v.rows[i] = previous
+      else {
+        v.times.splice(i, 1)
+        v.rows.splice(i, 1)
+      }
+    }
+    const z = new ivm.ZSet()
+    this.#byKey.forEach((v, key) => {
+      for (const r of (copies.get(key) ?? v).rows) z.push(r, 1)
+    })
+    return z
+  }
 }
 
 
@@ -406,10 +464,15 @@ export interface ViewEntry {
   readonly columns: readonly Column[]
   readonly definition: string
   readonly plan: DeltaPlan
-  /** The view's contents: an integral of its output, or the groups of its final Reduce. */
-  readonly sink: ivm.IntegrateOperator | ivm.ReduceViewOperator
-  /** The operator each node of `plan` became (shared arrangements included). */
-  readonly operators: ReadonlyMap<DeltaPlan, ivm.Operator>
+  /** The view's contents: an integral of its output, or the groups of its final Reduce.
+   *  Replaced when the view is rebuilt after an error; while it is in error, an empty
+   *  stand-in outside the circuit. */
+  sink: ivm.IntegrateOperator | ivm.ReduceViewOperator
+  /** The operator each node of `plan` became (shared arrangements included; empty while
+   *  the view is in error). */
+  operators: ReadonlyMap<DeltaPlan, ivm.Operator>
+  /** Set while the view is in error (src/view-errors.ts): it holds no state then. */
+  error: MaintenanceError | undefined
   /** Relations the view reads (for DROP dependency checks). */
   readonly dependsOn: ReadonlySet<string>
   readonly subscribers: Set<Subscriber>

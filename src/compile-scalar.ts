@@ -146,7 +146,7 @@ const NEVER_RAISING_FUNCTIONS: ReadonlySet<string> = new Set(['eq', 'ne', 'lt', 
 /** True when evaluating `e` can raise no error and calls nothing volatile, so evaluating it
  *  earlier or not at all changes nothing but time. A regular-expression call counts when
  *  its pattern is a constant that compiles (else it raises when evaluated). */
-function neverRaises(e: ScalarExpr): boolean {
+export function neverRaises(e: ScalarExpr): boolean {
   switch (e.kind) {
     case 'column':
     case 'literal':

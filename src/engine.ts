@@ -5,6 +5,10 @@
 //   the tick's consolidated changes at commit;
 // - a failed statement rolls back every table and operator to the start of the tick (inside
 //   a transaction block the whole transaction is aborted, as in Postgres);
+// - a runtime error while maintaining a view fails no statement: the view goes into error
+//   and the tick commits for everything else (src/view-errors.ts);
+// - a subscriber's callback that throws changes nothing either: its error goes to the
+//   onError listeners (or, without one, is rethrown outside the engine's call);
 // - ad hoc SELECTs are rendered with the same operators, backfilled, read and released.
 
 import * as ivm from '../ivm/index.js'
@@ -43,18 +47,22 @@ import {
   type TypeModifier,
 } from '../planner/index.js'
 import { AppendLog, EngineCatalog, NoHistory, TableStore, VersionStore, isView, watermarksOf, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
-import { compileProjection, compileScalar, evaluateConstant, isRowConstant, type RowFn } from './compile-scalar.js'
+import { compileProjection, compileScalar, evaluateConstant, isRowConstant, neverRaises, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
 import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type SinkStats, type SourceConnector } from './sources.js'
 import { NexmarkSource } from './nexmark/source.js'
-import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SourceStatus, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
+import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SourceStatus, SqlTypeName, StatementResult, SubscribeOptions, SubscriberErrorContext } from './types.js'
+import { CLOCK, VIEW_ERRORS, VIEW_ERRORS_COLUMNS, ViewErrors, errorText, resultAsOfCommit, type MaintenanceError } from './view-errors.js'
 import { applyTypeModifier, castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
 
 interface StatementContext {
   readonly text: string
 }
+
+/** Runs a render (giving its errors a statement position, when there is one). */
+type RenderAt = <T>(render: () => T) => T
 
 /** What an INSERT does with a row whose primary key is already stored (or proposed earlier
  *  in the same statement). */
@@ -84,14 +92,19 @@ interface SourceEntry {
 
 /** A sink: a maintained query whose committed changes go to a connector, not to a view. */
 interface SinkEntry {
+  readonly kind: 'sink'
   readonly name: string
   readonly connector: SinkConnector
-  readonly output: ivm.OutputOperator
-  /** The operators its plan became (for stateSize). */
-  readonly operators: ReadonlyMap<DeltaPlan, ivm.Operator>
+  readonly plan: DeltaPlan
+  /** Its last operator (replaced when it is rebuilt after an error). */
+  output: ivm.OutputOperator
+  /** The operators its plan became (for stateSize; empty while in error). */
+  operators: ReadonlyMap<DeltaPlan, ivm.Operator>
   readonly dependsOn: ReadonlySet<string>
   /** Changes of the open tick, written to the connector at commit. */
   pending: ivm.ZSet
+  /** Set while it is in error: it writes nothing until the error clears. */
+  error: MaintenanceError | undefined
 }
 
 /** A trigger (SQLite's CREATE TRIGGER). Only triggers whose body cannot change anything
@@ -124,6 +137,14 @@ export class Engine {
   readonly #lateEvents: TableEntry
   /** rivulet_rejected: records COPY could not load (copy.ts). */
   readonly #rejected: TableEntry
+  /** rivulet_view_errors: the views in error (view-errors.ts). */
+  readonly #viewErrors: TableEntry
+  readonly #errors: ViewErrors<ViewEntry | SinkEntry>
+  /** Relations changed in the open tick (what views in error are rebuilt on). */
+  readonly #changed = new Set<string>()
+  /** What a view in error holds as its sink: empty, outside the circuit. */
+  readonly #detachedSink = new ivm.IntegrateOperator(new ivm.InputOperator(() => new ivm.ZSet()))
+  readonly #errorListeners = new Set<(error: unknown, context: SubscriberErrorContext) => void>()
   /** Processing time source (epoch ms) and the open tick's reading of it (µs). */
   readonly #clock: () => number | Date
   #tickNow: number | undefined
@@ -164,6 +185,31 @@ export class Engine {
     this.#circuit.retain(rejectedInput)
     this.#rejected = { kind: 'system', name: REJECTED, columns: REJECTED_COLUMNS, primaryKey: [], notNull: REJECTED_COLUMNS.map(() => false), defaults: REJECTED_COLUMNS.map(() => undefined), store: rejectedStore, input: rejectedInput }
     this.#catalog.add(this.#rejected)
+    const errorsStore = new TableStore([0])
+    const errorsInput = this.#circuit.add(new ivm.InputOperator(() => errorsStore.snapshot()))
+    this.#circuit.retain(errorsInput)
+    this.#viewErrors = { kind: 'system', name: VIEW_ERRORS, columns: VIEW_ERRORS_COLUMNS, primaryKey: [0], notNull: VIEW_ERRORS_COLUMNS.map(() => false), defaults: VIEW_ERRORS_COLUMNS.map(() => undefined), store: errorsStore, input: errorsInput }
+    this.#catalog.add(this.#viewErrors)
+    // errors raised by the data (RivuletErrors) put views in error; anything else is a bug
+    // and fails the tick
+    this.#circuit.isolate = (e) => e instanceof RivuletError
+    this.#errors = new ViewErrors<ViewEntry | SinkEntry>({
+      maintained: () => this.#maintained(),
+      view: (name) => {
+        const e = this.#catalog.entries.get(name)
+        return e && isView(e) ? e : undefined
+      },
+      output: (m) => (m.kind === 'sink' ? m.output : m.sink),
+      wantsDifference: (m) => m.kind === 'sink' || m.subscribers.size > 0,
+      lastGood: (m) => (m.kind === 'sink' ? this.#sinkResultAsOfCommit(m) : m.sink.contents()),
+      detach: (m) => this.#detach(m),
+      rebuild: (m) => this.#rebuild(m),
+      deliver: (m, delta) => {
+        m.pending = delta ?? new ivm.ZSet()
+      },
+      bases: (m) => this.#bases(m),
+      applyErrorRows: (delta) => this.#applyDelta(this.#viewErrors, delta),
+    })
   }
 
   /** Lets processing time pass without input: reads the clock and applies what time changes
@@ -296,6 +342,7 @@ export class Engine {
     this.#checkOpen()
     const v = this.#catalog.entries.get(foldName(view))
     if (!v || (v.kind !== 'view' && v.kind !== 'materialized view')) throw new RivuletError(SqlState.undefinedTable, `view "${view}" does not exist`)
+    this.#checkReadable(v)
     const sub = { callback }
     if (options.snapshot !== false) {
       const changes = this.#resultChanges(v.sink.contents(), v.columns)
@@ -368,6 +415,16 @@ export class Engine {
   onProgress(listener: (p: ProgressEvent) => void): () => void {
     this.#progressListeners.add(listener)
     return () => void this.#progressListeners.delete(listener)
+  }
+
+  /** Listens to errors thrown by subscribers' callbacks (`subscribe`, `subscribeStatement`):
+   *  such an error changes nothing — the tick is committed and every other subscriber gets
+   *  its batch — and is handed to these listeners with the view and tick. Without any
+   *  listener it is rethrown outside the engine's call (an uncaught exception, like an
+   *  'error' event nobody listens to). Returns the function that stops listening. */
+  onError(listener: (error: unknown, context: SubscriberErrorContext) => void): () => void {
+    this.#errorListeners.add(listener)
+    return () => void this.#errorListeners.delete(listener)
   }
 
   #progress(p: ProgressEvent): void {
@@ -487,7 +544,8 @@ export class Engine {
     this.#checkOpen()
     const sink = this.#sinks.get(foldName(name))
     if (!sink) throw new RivuletError(SqlState.undefinedObject, `sink "${name}" does not exist`)
-    return sink.connector.stats
+    // in error, a sink holds at its last good tick: it says why
+    return sink.error ? { ...sink.connector.stats, error: errorText(sink.error) } : sink.connector.stats
   }
 
   #source(name: string): SourceEntry {
@@ -644,25 +702,9 @@ export class Engine {
     const at = s.query?.span.start ?? s.span.start
     const plan = query.emitOnWindowClose ? this.#lowerAt(() => lowerEmitOnWindowClose(optimized, lowerOptions), ctx, at) : lower(optimized, lowerOptions)
     if (readsClockOutsideTemporalFilters(plan)) throw new RivuletError(SqlState.featureNotSupported, 'a sink cannot be maintained over NOW() (or CURRENT_DATE) except in a temporal filter', positionAt(ctx.text, at))
-    const { output, fresh, operators } = this.#lowerAt(() => render(plan, this.#renderContext()), ctx, at)
-    // the backfill's output is the sink's first batch (its snapshot); later ticks' changes
-    // collect on the entry until their commit
     let entry: SinkEntry | undefined
-    const initial = new ivm.ZSet()
-    const out = this.#circuit.add(new ivm.OutputOperator(output, (d) => (entry === undefined ? initial : entry.pending).append(d)))
-    fresh.push(out)
-    this.#circuit.retain(out)
-    try {
-      this.#circuit.backfill(fresh)
-      this.#circuit.advance(fresh)
-      this.#circuit.endStep()
-      this.#circuit.commitOnly(fresh)
-    } catch (e) {
-      this.#circuit.endStep()
-      this.#circuit.release(out)
-      throw e
-    }
-    entry = { name, connector, output: out, operators, dependsOn: scannedRelations(logical), pending: new ivm.ZSet() }
+    const { output: out, operators, initial } = this.#buildSink(plan, () => entry, (f) => this.#lowerAt(f, ctx, at))
+    entry = { kind: 'sink', name, connector, plan, output: out, operators, dependsOn: scannedRelations(logical), pending: new ivm.ZSet(), error: undefined }
     const first = initial.consolidate()
     if (snapshot && first.length > 0) connector.write(this.#tick, first.rows, first.weights)
     this.#sinks.set(name, entry)
@@ -708,7 +750,8 @@ export class Engine {
 
   #dropSink(sink: SinkEntry): void {
     this.#sinks.delete(sink.name)
-    this.#circuit.release(sink.output)
+    this.#errors.forget(sink)
+    if (this.#circuit.has(sink.output)) this.#circuit.release(sink.output)
   }
 
   // ------------------------------------------------------------------------- statements
@@ -827,7 +870,10 @@ export class Engine {
       this.#tickNow = undefined
       this.#now()
     }
+    const clockBefore = this.#advancedTo
     const advanced = this.#advanceWatermarks()
+    if (!this.#errors.idle) this.#settleErrors(clockBefore)
+    this.#changed.clear()
     this.#circuit.commit()
     for (const t of this.#streamsTouched) {
       const w = t.watermark!
@@ -850,11 +896,56 @@ export class Engine {
       e.pending = new ivm.ZSet()
       if (delta.length === 0 || e.subscribers.size === 0) continue
       const batch: ChangeBatch = { tick: this.#tick, columns: columnInfo(e.columns), changes: this.#resultChanges(delta, e.columns) }
-      for (const s of e.subscribers) s.callback(batch)
+      for (const s of e.subscribers) {
+        try {
+          s.callback(batch)
+        } catch (error) {
+          // the tick is committed and the other subscribers get their batch all the same
+          this.#reportSubscriberError(error, { view: e.name, tick: this.#tick })
+        }
+      }
     }
   }
 
+  /** A subscriber's callback threw: the onError listeners hear of it; without any, it is
+   *  rethrown outside the engine's call (an uncaught exception, as an 'error' event nobody
+   *  listens to), so it is never lost and never fails the write. */
+  #reportSubscriberError(error: unknown, context: SubscriberErrorContext): void {
+    if (this.#errorListeners.size === 0) {
+      queueMicrotask(() => {
+        throw error
+      })
+      return
+    }
+    for (const l of this.#errorListeners) {
+      try {
+        l(error, context)
+      } catch {
+        // a listener that throws must not fail the tick either
+      }
+    }
+  }
+
+  /** Commit's part for views and sinks that failed in this tick or are in error: detached,
+   *  rebuilt when due, listed in rivulet_view_errors (see view-errors.ts). The rebuilt views
+   *  see the watermarks as they are after this tick, as its advance did. */
+  #settleErrors(clockBefore: number): void {
+    this.#clockBeforeTick = clockBefore
+    try {
+      this.#errors.settle(this.#tick + 1, (r) => (r === CLOCK ? this.#advancedTo > clockBefore : this.#changed.has(r)))
+    } finally {
+      this.#clockBeforeTick = undefined
+    }
+  }
+
+  /** The clock the views were last advanced to before the open tick's commit (what a sink's
+   *  last good output was computed at). */
+  #clockBeforeTick: number | undefined
+
   #commitSilently(): void {
+    // a DDL tick that changed a relation (a dropped view leaves rivulet_view_errors) commits
+    // as a tick of its own
+    if (this.#touched.size > 0) return this.#commitTick()
     this.#tickNow = undefined
     this.#circuit.commit()
     for (const t of this.#touched) t.commit()
@@ -873,6 +964,7 @@ export class Engine {
     try {
       const emitted = this.#circuit.advance()
       if (this.#temporalViews.size > 0) this.#advancedTo = this.#now()
+      if (this.#circuit.hasFailures) this.#errors.note(this.#circuit.takeFailures())
       for (const e of this.#catalog.subscribed) if (e.sink.out.length > 0) e.pending.append(e.sink.out)
       return emitted
     } catch (e) {
@@ -934,6 +1026,8 @@ export class Engine {
 
   #rollbackTick(): void {
     this.#tickNow = undefined
+    this.#errors.rollback()
+    this.#changed.clear()
     for (const t of this.#streamsTouched) {
       t.watermark!.tickRows = []
       t.watermark!.pending = -Infinity
@@ -958,6 +1052,7 @@ export class Engine {
   /** Stores a delta and hands it to the table's input, without running the circuit yet. */
   #stage(t: TableEntry, delta: ivm.ZSet): void {
     this.#touched.add(t.store)
+    this.#changed.add(t.name)
     t.store.apply(delta)
     t.input.push(delta)
   }
@@ -966,6 +1061,8 @@ export class Engine {
   #step(): void {
     try {
       this.#circuit.step()
+      // a view whose maintenance raised is cut off for this tick, the rest goes on
+      if (this.#circuit.hasFailures) this.#errors.note(this.#circuit.takeFailures())
       for (const e of this.#catalog.subscribed) if (e.sink.out.length > 0) e.pending.append(e.sink.out)
     } finally {
       this.#circuit.endStep()
@@ -1051,15 +1148,11 @@ export class Engine {
     }
     if (history.length === 0) return
     this.#touched.add(t.store)
+    this.#changed.add(t.name)
     t.store.apply(visible)
     if (visible.length > 0) t.input.push(visible)
     t.versionInput!.push(history.consolidate())
-    try {
-      this.#circuit.step()
-      for (const e of this.#catalog.subscribed) if (e.sink.out.length > 0) e.pending.append(e.sink.out)
-    } finally {
-      this.#circuit.endStep()
-    }
+    this.#step()
   }
 
   // ------------------------------------------------------------------------- DDL
@@ -1265,9 +1358,34 @@ export class Engine {
     const plan = s.query.emitOnWindowClose ? this.#lowerAt(() => lowerEmitOnWindowClose(optimized, lowerOptions), ctx, s.query.span.start) : lower(optimized, lowerOptions)
     // an EMIT ON WINDOW CLOSE view changes only when windows close: no column of it is a
     // watermark-bounded input to others beyond the one it waits on
-    const watermarks = watermarkColumns(optimized, this.#relationWatermarks)
+    const watermarks = watermarkColumns(optimized, this.#relationWatermarks, this.#lowerOptions.intervalMicros)
     if (readsClockOutsideTemporalFilters(plan)) throw new RivuletError(SqlState.featureNotSupported, 'a view cannot be maintained over NOW() (or CURRENT_DATE) except in a temporal filter: a WHERE conjunct comparing a timestamp of the row with NOW() ± a constant interval, such as ts > NOW() - INTERVAL \'1\' HOUR', positionAt(ctx.text, s.query.span.start))
-    const { output, fresh, operators } = this.#lowerAt(() => render(plan, this.#renderContext()), ctx, s.query.span.start)
+    // over data that already raises, the CREATE fails, as in PostgreSQL
+    const { sink, operators } = this.#buildView(plan, name, (f) => this.#lowerAt(f, ctx, s.query.span.start))
+    const entry: ViewEntry = {
+      kind: s.materialized ? 'materialized view' : 'view',
+      name,
+      columns,
+      definition: printQuery(s.query),
+      plan,
+      sink,
+      operators,
+      dependsOn: scannedRelations(logical),
+      subscribers: new Set(),
+      pending: new ivm.ZSet(),
+      watermarks,
+      error: undefined,
+    }
+    this.#catalog.add(entry)
+    if (hasTemporalFilter(plan)) this.#temporalViews.add(entry)
+    return { command: tag, rowCount: 0 }
+  }
+
+  /** Renders a view's plan into the circuit and fills it from what it reads, as if it had
+   *  always existed; windows already closed are emitted. Throws, leaving nothing behind,
+   *  when that raises. */
+  #buildView(plan: DeltaPlan, name: string, renderAt: RenderAt = (f) => f()): { sink: ivm.IntegrateOperator | ivm.ReduceViewOperator; operators: Map<DeltaPlan, ivm.Operator> } {
+    const { output, fresh, operators } = renderAt(() => render(plan, this.#renderContext()))
     // a view ending in GROUP BY reads the reduce's groups instead of keeping a second copy
     const sink = this.#circuit.add(output instanceof ivm.ReduceOperator && !output.expires && output.keyColumns.length > 0 ? new ivm.ReduceViewOperator(output) : new ivm.IntegrateOperator(output, sinkOptions(plan)))
     fresh.push(sink)
@@ -1281,24 +1399,130 @@ export class Engine {
     } catch (e) {
       this.#circuit.endStep()
       this.#circuit.release(sink)
+      this.#dropDeadArrangements()
       throw e
     }
-    const entry: ViewEntry = {
-      kind: s.materialized ? 'materialized view' : 'view',
-      name,
-      columns,
-      definition: printQuery(s.query),
-      plan,
-      sink,
-      operators,
-      dependsOn: scannedRelations(logical),
-      subscribers: new Set(),
-      pending: new ivm.ZSet(),
-      watermarks,
+    return { sink, operators }
+  }
+
+  /** Renders a sink's plan into the circuit; returns its output operator and what it
+   *  emitted while being filled (its result now). Throws, leaving nothing behind. */
+  #buildSink(plan: DeltaPlan, deliver: () => SinkEntry | undefined, renderAt: RenderAt = (f) => f()): { output: ivm.OutputOperator; operators: Map<DeltaPlan, ivm.Operator>; initial: ivm.ZSet } {
+    const { output, fresh, operators } = renderAt(() => render(plan, this.#renderContext()))
+    // the backfill's output is the first batch; later ticks' changes collect on the entry
+    // until their commit
+    const initial = new ivm.ZSet()
+    const out = this.#circuit.add(
+      new ivm.OutputOperator(output, (d) => {
+        const entry = deliver()
+        ;(entry === undefined ? initial : entry.pending).append(d)
+      }),
+    )
+    fresh.push(out)
+    this.#circuit.retain(out)
+    try {
+      this.#circuit.backfill(fresh)
+      this.#circuit.advance(fresh)
+      this.#circuit.endStep()
+      this.#circuit.commitOnly(fresh)
+    } catch (e) {
+      this.#circuit.endStep()
+      this.#circuit.release(out)
+      this.#dropDeadArrangements()
+      throw e
     }
-    this.#catalog.add(entry)
-    if (hasTemporalFilter(plan)) this.#temporalViews.add(entry)
-    return { command: tag, rowCount: 0 }
+    return { output: out, operators, initial }
+  }
+
+  /** Views, each after those it reads (the catalog's order: a view is created after what
+   *  it reads, and one that others read cannot be replaced), then sinks. */
+  *#maintained(): Iterable<ViewEntry | SinkEntry> {
+    for (const e of this.#catalog.entries.values()) if (isView(e)) yield e
+    yield* this.#sinks.values()
+  }
+
+  /** A view or sink leaves the circuit (it is in error: it holds no state). */
+  #detach(m: ViewEntry | SinkEntry): void {
+    if (m.kind === 'sink') {
+      if (this.#circuit.has(m.output)) this.#circuit.release(m.output)
+      m.pending = new ivm.ZSet()
+    } else {
+      if (this.#circuit.has(m.sink)) this.#circuit.release(m.sink)
+      m.sink = this.#detachedSink
+      m.pending = new ivm.ZSet()
+    }
+    m.operators = new Map()
+    this.#dropDeadArrangements()
+  }
+
+  /** A view or sink in error built again from its inputs as they are now (at the watermarks
+   *  this tick ends with); its output then. */
+  #rebuild(m: ViewEntry | SinkEntry): () => ivm.ZSet {
+    const preview = this.#watermarkPreview
+    this.#watermarkPreview = true
+    try {
+      if (m.kind === 'sink') {
+        let ready = false
+        const built = this.#buildSink(m.plan, () => (ready ? m : undefined))
+        ready = true
+        m.output = built.output
+        m.operators = built.operators
+        return () => built.initial
+      }
+      const built = this.#buildView(m.plan, m.name)
+      m.sink = built.sink
+      m.operators = built.operators
+      return () => built.sink.contents()
+    } finally {
+      this.#watermarkPreview = preview
+    }
+  }
+
+  /** What a sink's connector has received: its plan over its inputs as of the last commit,
+   *  at the watermarks and the clock of then. */
+  #sinkResultAsOfCommit(sink: SinkEntry): ivm.ZSet {
+    return resultAsOfCommit(sink.plan, {
+      contents: (relation, versions) => {
+        const e = this.#catalog.entries.get(relation)
+        if (!e) return new ivm.ZSet()
+        if (isView(e)) return e.error ? (e.error.lastGood ?? new ivm.ZSet()) : e.sink.committedSnapshot()
+        return versions && e.versions ? e.versions.committedSnapshot() : e.store.committedSnapshot()
+      },
+      watermark: (sources) => {
+        let min = Infinity
+        for (const name of sources) {
+          const e = this.#catalog.entries.get(name)
+          const w = e && !isView(e) ? e.watermark : undefined
+          if (w === undefined) return -Infinity
+          if (w.current < min) min = w.current
+        }
+        return min
+      },
+      now: this.#clockBeforeTick ?? this.#advancedTo,
+    })
+  }
+
+  /** The relations a view or sink depends on through views (CLOCK for a temporal filter
+   *  anywhere on the way): when one changes, a rebuild may succeed. */
+  #bases(m: ViewEntry | SinkEntry): ReadonlySet<string> {
+    const known = this.#basesOf.get(m)
+    if (known !== undefined) return known
+    const out = new Set<string>()
+    if (hasTemporalFilter(m.plan)) out.add(CLOCK)
+    for (const d of m.dependsOn) {
+      const e = this.#catalog.entries.get(d)
+      if (e && isView(e)) for (const b of this.#bases(e)) out.add(b)
+      else out.add(d)
+    }
+    this.#basesOf.set(m, out)
+    return out
+  }
+
+  readonly #basesOf = new WeakMap<ViewEntry | SinkEntry, ReadonlySet<string>>()
+
+  /** Drops cache entries of arrangements that left the circuit. */
+  #dropDeadArrangements(): void {
+    for (const [k, op] of this.#arrangements) if (!this.#circuit.has(op)) this.#arrangements.delete(k)
   }
 
   #createIndex(s: ast.CreateIndexStmt, ctx: StatementContext): StatementResult {
@@ -1428,8 +1652,11 @@ export class Engine {
     if (isView(e)) this.#temporalViews.delete(e)
     for (const [i, t] of this.#indexes) if (t === e.name) this.#indexes.delete(i)
     for (const [n, t] of this.#triggers) if (t.table === e.name) this.#triggers.delete(n)
-    if (isView(e)) this.#circuit.release(e.sink)
-    else this.#circuit.release(e.input)
+    if (!isView(e)) return this.#circuit.release(e.input)
+    // a view in error holds nothing in the circuit; its row in rivulet_view_errors goes
+    if (this.#circuit.has(e.sink)) this.#circuit.release(e.sink)
+    const gone = this.#errors.forget(e)
+    if (gone.length > 0) this.#applyDelta(this.#viewErrors, gone)
   }
 
   // ------------------------------------------------------------------------- DML
@@ -1877,7 +2104,7 @@ export class Engine {
     } finally {
       this.#circuit.release(sink)
       // fresh operators nobody else reads were released transitively; drop dead cache entries
-      for (const [k, op] of this.#arrangements) if (!this.#circuit.has(op)) this.#arrangements.delete(k)
+      this.#dropDeadArrangements()
     }
   }
 
@@ -1901,6 +2128,7 @@ export class Engine {
       const v = this.#catalog.entries.get(p.input.relation)
       if (!v) return undefined
       if (!isView(v)) return this.#primaryKeyRead(v, p.predicate, projection)
+      this.#checkReadable(v)
       const conj = p.predicate.kind === 'and' ? p.predicate.args : [p.predicate]
       const byColumn = new Map<number, unknown[]>()
       for (const c of conj) {
@@ -1917,6 +2145,7 @@ export class Engine {
     } else if (p.kind === 'join' && p.joinType === 'semi' && p.left.kind === 'scan' && p.right.kind === 'values' && p.condition) {
       const v = this.#catalog.entries.get(p.left.relation)
       if (!v || !isView(v)) return undefined
+      this.#checkReadable(v)
       const nl = p.left.columns.length
       const conj = p.condition.kind === 'and' ? p.condition.args : [p.condition]
       const pairs: [number, number][] = []
@@ -2030,6 +2259,8 @@ export class Engine {
       const name = from?.kind === 'table' ? lastPart(from.name) : ''
       const v = this.#catalog.entries.get(name)
       if (!v || (v.kind !== 'view' && v.kind !== 'materialized view')) throw new RivuletError(SqlState.undefinedTable, `materialized view "${name}" does not exist`)
+      // a view in error has no live operators to show
+      this.#checkReadable(v)
       text = s.stage === 'analyze' ? explainStateSizes(v) : explainWithState(v)
     } else {
       const { plan } = this.#bindQuery(query, ctx)
@@ -2078,12 +2309,13 @@ export class Engine {
         return { command: 'SHOW', rowCount: rows.length, columns, rows }
       }
       case 'sinks': {
-        const rows = [...this.#sinks.values()].map((k) => [k.name, k.connector.stats.inserted, k.connector.stats.retracted, k.connector.stats.ticks] as ResultValue[])
+        const rows = [...this.#sinks.values()].map((k) => [k.name, k.connector.stats.inserted, k.connector.stats.retracted, k.connector.stats.ticks, k.error ? errorText(k.error) : null] as ResultValue[])
         const columns: ColumnInfo[] = [
           { name: 'name', type: 'text' },
           { name: 'inserted', type: 'bigint' },
           { name: 'retracted', type: 'bigint' },
           { name: 'ticks', type: 'bigint' },
+          { name: 'error', type: 'text' },
         ]
         return { command: 'SHOW', rowCount: rows.length, columns, rows }
       }
@@ -2122,7 +2354,9 @@ export class Engine {
           if (isView(e) || !e.versionInput) throw new RivuletError(SqlState.internalError, `internal error: "${relation}" has no version history`)
           return e.versionInput
         }
-        return isView(e) ? e.sink : e.input
+        if (!isView(e)) return e.input
+        this.#checkReadable(e)
+        return e.sink
       },
       watermark: (sources: readonly string[]) => this.#watermarkOf(sources),
       now: () => this.#now(),
@@ -2133,6 +2367,13 @@ export class Engine {
     watermarks: (relation) => this.#relationWatermarks(relation),
     intervalMicros: (e) => this.#catalog.intervalMicros(e),
     isAppendOnly: (relation) => this.#catalog.entries.get(relation)?.kind === 'stream',
+    neverRaises,
+  }
+
+  /** Reading a view in error (or failing in the open tick) raises its error. */
+  #checkReadable(v: ViewEntry): void {
+    const e = this.#errors.readError(v)
+    if (e !== undefined) throw e
   }
 
   readonly #relationWatermarks = (relation: string) => {
@@ -2168,10 +2409,21 @@ export class Engine {
       for (let i = 0; i < out.length; i++) out[i] = fromInputValue(r[i], t.columns[i]!.type)
     } else {
       const o = r as Readonly<Record<string, unknown>>
+      let known = 0
       for (let i = 0; i < out.length; i++) {
         const c = t.columns[i]!
-        const v = o[c.name]
+        // own properties only: a column named "constructor" is not Object's
+        const own = Object.hasOwn(o, c.name)
+        const v = own ? o[c.name] : undefined
+        if (own) known++
         out[i] = v === undefined ? (t.defaults[i] ? evaluateConstant(t.defaults[i]!) : null) : fromInputValue(v, c.type)
+      }
+      // a key that names no column is a typo, not something to drop silently
+      let keys = 0
+      for (const k in o) if (Object.hasOwn(o, k)) keys++
+      if (keys !== known) {
+        const unknown = Object.keys(o).find((k) => !t.columns.some((c) => c.name === k))!
+        throw new RivuletError(SqlState.undefinedColumn, `column "${unknown}" of relation "${t.name}" does not exist`)
       }
     }
     if (t.modifiers) applyModifiers(t.modifiers, out)

@@ -273,9 +273,12 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
     }
     throw new RivuletError(SqlState.internalError, `internal error: cannot render ${(p as DeltaPlan).kind}`)
   }
-  /** Is a value of a watermark-bounded column final at the current watermark? */
-  const finality = (w: { readonly sources: readonly string[]; readonly strict: boolean }): ((v: unknown) => boolean) => {
+  /** Is a value of a watermark-bounded column final at the current watermark? (Its close
+   *  time is the value plus the bound's offset: window_start + size.) */
+  const finality = (w: { readonly sources: readonly string[]; readonly strict: boolean; readonly offset?: number }): ((v: unknown) => boolean) => {
     const sources = w.sources
+    const offset = w.offset ?? 0
+    if (offset !== 0) return w.strict ? (v) => v !== null && (v as number) + offset <= ctx.watermark(sources) : (v) => v !== null && (v as number) + offset < ctx.watermark(sources)
     return w.strict ? (v) => v !== null && (v as number) <= ctx.watermark(sources) : (v) => v !== null && (v as number) < ctx.watermark(sources)
   }
   const arrangeShared = (p: Extract<DeltaPlan, { kind: 'arrange' }>): ivm.ArrangeOperator => {
@@ -287,7 +290,8 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
     }
     const fp = fingerprint(p)
     const existing = ctx.arrangements.get(fp)
-    if (existing && ctx.circuit.has(existing)) {
+    // one cut off by a failure in the open tick is behind: build a fresh one
+    if (existing && ctx.circuit.isLive(existing)) {
       operators.set(p, existing)
       return existing
     }

@@ -114,6 +114,9 @@ export interface SinkStats {
   readonly inserted: number
   readonly retracted: number
   readonly ticks: number
+  /** Set (by the engine) while the sink is in error: it holds at its last good tick and
+   *  writes the difference when the error clears. */
+  readonly error?: string
 }
 
 /** `connector = 'blackhole'`: counts what arrives and keeps none of it. */

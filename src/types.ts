@@ -53,6 +53,15 @@ export interface ChangeBatch {
   readonly changes: [ResultValue[], number][]
 }
 
+/** Where a subscriber's callback threw (`Engine.onError`). */
+export interface SubscriberErrorContext {
+  /** The view subscribed to (for SUBSCRIBE statements over a table or query, the hidden
+   *  view behind it). */
+  readonly view: string
+  /** The tick whose batch the callback was given (it is committed all the same). */
+  readonly tick: number
+}
+
 export interface SubscribeOptions {
   /** Deliver the current contents as inserts first (default true). */
   readonly snapshot?: boolean

@@ -80,6 +80,16 @@ export class IntegrateOperator extends BaseOperator {
     return this.#state.snapshot()
   }
 
+  /** The contents as of the last commit (the open tick's deltas taken back out). */
+  committedSnapshot(): ZSet {
+    const z = this.#state.snapshot()
+    if (this.#journal.size === 0) return z
+    this.#journal.forEach((d) => {
+      for (let i = 0; i < d.rows.length; i++) z.push(d.rows[i]!, -d.weights[i]!)
+    })
+    return z.consolidate()
+  }
+
   /** The view's contents (same as snapshot). */
   contents(): ZSet {
     return this.#state.snapshot()

@@ -10,7 +10,8 @@
 // Retracts:   yes.
 //
 // Only for a reduce without `expire` (a reduce that frees final groups would take them out of
-// the view). Point reads by the group key cost one lookup in the reduce's map.
+// the view). Point reads by the group key cost one lookup in the reduce's map. The tick's
+// deltas are journaled (references, no copy) for the contents as of the last commit.
 
 import type { Circuit } from '../circuit.js'
 import { rowsEqual, type RowKey } from '../key.js'
@@ -38,7 +39,7 @@ export class ReduceViewOperator extends BaseOperator {
   step(): void {
     const d = this.inputs[0]!.out
     this.out = d
-    if (d.rows.length === 0 || this.#indexes.length === 0) return
+    if (d.rows.length === 0) return
     this.#journal.record(d)
     for (const a of this.#indexes) a.applyDelta(d, 1)
   }
@@ -67,6 +68,16 @@ export class ReduceViewOperator extends BaseOperator {
 
   contents(): ZSet {
     return this.snapshot()
+  }
+
+  /** The contents as of the last commit (the open tick's deltas taken back out). */
+  committedSnapshot(): ZSet {
+    const z = this.snapshot()
+    if (this.#journal.size === 0) return z
+    this.#journal.forEach((d) => {
+      for (let i = 0; i < d.rows.length; i++) z.push(d.rows[i]!, -d.weights[i]!)
+    })
+    return z.consolidate()
   }
 
   weightOf(row: Row): number {

@@ -174,6 +174,8 @@ export interface EmitOnCloseDelta {
   readonly column: number
   readonly strict: boolean
   readonly sources: readonly string[]
+  /** µs the column's value lacks to be its close time (window_start: the window's size). */
+  readonly offset?: number
   readonly columns: readonly Column[]
 }
 

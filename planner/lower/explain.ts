@@ -23,11 +23,11 @@ export function deltaLine(p: DeltaPlan): string {
       return `Mfp ${parts.join(' ')}`
     }
     case 'arrange':
-      return `Arrange key=${keys(p.key)}  // state: arrangement of input rows by ${keys(p.key)}; ${p.freeBy ? `bounded: a row is freed once ${watermarkText(p.freeBy.sources)} ${p.freeBy.strict ? '≥' : '>'} its #${p.freeBy.column}` : 'unbounded'}`
+      return `Arrange key=${keys(p.key)}  // state: arrangement of input rows by ${keys(p.key)}; ${p.freeBy ? `bounded: a row is freed once ${watermarkText(p.freeBy.sources)} ${p.freeBy.strict ? '≥' : '>'} its #${p.freeBy.column}${offsetText(p.freeBy.offset)}` : 'unbounded'}`
     case 'join':
       return `Join ${p.joinType}${p.nullAware ? ' null-aware' : ''} on left${keys(p.left.key)} = right${keys(p.right.key)}  // state: reads both arrangements`
     case 'reduce':
-      return `Reduce key=${keys(p.key)} aggs=[${p.aggregates.map((a) => `${a.fn}(${a.args.map(printScalar).join(', ')})`).join(', ')}]  // state: accumulators per group; ${p.freeBy ? `bounded: a group is freed once ${watermarkText(p.freeBy.sources)} ${p.freeBy.strict ? '≥' : '>'} its ${p.columns[p.freeBy.column]?.name ?? '#' + p.freeBy.column}` : p.key.length === 0 ? 'bounded: one group' : 'unbounded'}`
+      return `Reduce key=${keys(p.key)} aggs=[${p.aggregates.map((a) => `${a.fn}(${a.args.map(printScalar).join(', ')})`).join(', ')}]  // state: accumulators per group; ${p.freeBy ? `bounded: a group is freed once ${watermarkText(p.freeBy.sources)} ${p.freeBy.strict ? '≥' : '>'} its ${p.columns[p.freeBy.column]?.name ?? '#' + p.freeBy.column}${offsetText(p.freeBy.offset)}` : p.key.length === 0 ? 'bounded: one group' : 'unbounded'}`
     case 'sessionReduce': {
       const width = p.input.columns.length
       const keyText = p.key.map((k) => (k === width ? 'window_start' : k === width + 1 ? 'window_end' : '#' + k)).join(', ')
@@ -66,8 +66,16 @@ export function deltaLine(p: DeltaPlan): string {
       return `IntervalJoin ${p.joinType} keys=[${keysText}] band=${lo}right#${p.rightTime} - left#${p.leftTime}${hi}${p.residual ? ' where ' + printScalar(p.residual) : ''}${p.finalOuter && p.joinType !== 'inner' ? ' null-extended once final' : ''}  // state: both sides' rows by key and time; ${bounded ? `bounded: a row is freed once the other side's watermark (${watermarkText(p.rightBound.sources)}, ${watermarkText(p.leftBound.sources)}) is past its band` : 'unbounded'}`
     }
     case 'emitOnClose':
-      return `EmitOnWindowClose on ${p.columns[p.column]?.name ?? '#' + p.column}  // state: rows not yet final; bounded: emitted and freed once ${watermarkText(p.sources)} ${p.strict ? '≥' : '>'} ${p.columns[p.column]?.name ?? '#' + p.column}`
+      return `EmitOnWindowClose on ${p.columns[p.column]?.name ?? '#' + p.column}  // state: rows not yet final; bounded: emitted and freed once ${watermarkText(p.sources)} ${p.strict ? '≥' : '>'} ${p.columns[p.column]?.name ?? '#' + p.column}${offsetText(p.offset)}`
   }
+}
+
+/** ` + 10s` for a bound's offset (what the column lacks to be its close time). */
+function offsetText(us: number | undefined): string {
+  if (!us) return ''
+  const sign = us > 0 ? '+' : '-'
+  const a = Math.abs(us)
+  return ` ${sign} ${a % 1_000_000 === 0 ? `${a / 1_000_000}s` : `${a}us`}`
 }
 
 function watermarkText(sources: readonly string[]): string {

@@ -10,7 +10,8 @@ import { conjoin, conjuncts, referencedColumns, remapColumns, substituteColumns 
 import { RivuletError, SqlState } from '../errors.js'
 import { isIntegerType } from '../types.js'
 import type { ArrangeDelta, DeltaPlan, SessionReduceDelta } from './delta-plan.js'
-import { emitColumn, watermarkColumns, type RelationWatermarks } from './watermarks.js'
+import { emitColumn, freeingBound, watermarkColumns, type RelationWatermarks } from './watermarks.js'
+import { exactBounds } from '../catalog.js'
 import { splitTemporal } from './temporal.js'
 import { appendOnly, lowerIntervalJoin, lowerTimeJoin } from './time-joins.js'
 
@@ -65,8 +66,8 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       }
       const { plan: pre, cols: groupCols } = withExprColumns(input, groupBy, '__group')
       // a group whose key the watermark has passed can never change again: its state is freed
-      const bounds = opts.watermarks ? watermarkColumns(p, opts.watermarks) : []
-      const expire = bounds.find((w) => w.strict) ?? bounds[0]
+      const bounds = opts.watermarks ? watermarkColumns(p, opts.watermarks, opts.intervalMicros) : []
+      const expire = freeingBound(bounds)
       return { kind: 'reduce', input: pre, key: groupCols, aggregates, emitEmptyGroup: p.global, freeBy: expire, columns: p.columns }
     }
     case 'distinct':
@@ -107,7 +108,7 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       return lowerTimeJoin(p, opts)
     case 'window': {
       // sessions the watermark has passed can never change again: their state is freed
-      const time = opts.watermarks ? watermarkColumns(p.input, opts.watermarks).find((w) => w.column === p.timeColumn) : undefined
+      const time = opts.watermarks ? exactBounds(watermarkColumns(p.input, opts.watermarks)).find((w) => w.column === p.timeColumn) : undefined
       return { kind: 'window', input: lower(p.input, opts), spec: p.spec, timeColumn: p.timeColumn, freeBy: time, columns: p.columns }
     }
   }
@@ -151,7 +152,7 @@ function lowerSessionAggregate(p: AggregateNode, opts: LowerOptions): SessionRed
     for (const k of a.orderBy) referencedColumns(k.expr, used)
   }
   for (const c of used) if (c >= width) return undefined
-  const freeBy = opts.watermarks ? watermarkColumns(win.input, opts.watermarks).find((w) => w.column === win.timeColumn) : undefined
+  const freeBy = opts.watermarks ? exactBounds(watermarkColumns(win.input, opts.watermarks)).find((w) => w.column === win.timeColumn) : undefined
   return { kind: 'sessionReduce', input: lower(win.input, opts), spec, timeColumn: win.timeColumn, key, aggregates, freeBy, columns: p.columns }
 }
 
@@ -165,13 +166,21 @@ export interface LowerOptions {
   readonly isAppendOnly?: (relation: string) => boolean
   /** EMIT ON WINDOW CLOSE over an interval join: outer rows only once final. */
   readonly finalOuter?: boolean
+  /** Can evaluating the expression never raise an error? (Undefined: assume it can.) */
+  readonly neverRaises?: (e: ScalarExpr) => boolean
 }
 
 /** Lowers a query whose output is emitted only once final (EMIT ON WINDOW CLOSE): the rows
- *  wait in an EmitOnClose step until the watermark passes their window_end. Refused when no
- *  output column is bounded by a watermark. */
+ *  wait in an EmitOnClose step until the watermark passes their window_end (or what their
+ *  window closes at, for window_start and shifted bounds). Refused when no output column is
+ *  bounded by a watermark.
+ *
+ *  A window's row is evaluated when it closes: the select list and HAVING over the final
+ *  aggregate (the top Mfp) run after the EmitOnClose step, on the rows it emits, so a value
+ *  of a window still open (a sum that is 0 for a while) never raises. Conjuncts that cannot
+ *  raise still filter before it, so the waiting rows are no more than before. */
 export function lowerEmitOnWindowClose(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
-  const on = emitColumn(p, opts.watermarks ? watermarkColumns(p, opts.watermarks) : [])
+  const on = emitColumn(p, opts.watermarks ? watermarkColumns(p, opts.watermarks, opts.intervalMicros) : [])
   if (!on) {
     // an interval join of streams is final as it goes when it emits its null-extended rows
     // only once no match can arrive: pairs of append-only inputs are never retracted
@@ -180,8 +189,20 @@ export function lowerEmitOnWindowClose(p: LogicalPlan, opts: LowerOptions = {}):
     while (top.kind === 'mfp') top = top.input
     if (top.kind === 'intervalJoin' && top.finalOuter) return final
   }
-  if (!on) throw new RivuletError(SqlState.featureNotSupported, 'EMIT ON WINDOW CLOSE needs an output column that a watermark bounds, such as window_end of a TUMBLE, HOP or SESSION window over a stream declared with WATERMARK FOR (selected or grouped by)')
-  return { kind: 'emitOnClose', input: lower(p, opts), column: on.column, strict: on.strict, sources: on.sources, columns: p.columns }
+  if (!on) throw new RivuletError(SqlState.featureNotSupported, 'EMIT ON WINDOW CLOSE needs an output column that a watermark bounds, such as window_end or window_start of a TUMBLE or HOP window, or window_end of a SESSION window, over a stream declared with WATERMARK FOR (selected or grouped by)')
+  const emit = (input: DeltaPlan, column: number): DeltaPlan => ({ kind: 'emitOnClose', input, column, strict: on.strict, sources: on.sources, ...(on.offset ? { offset: on.offset } : {}), columns: input.columns })
+  const plan = lower(p, opts)
+  if (plan.kind !== 'mfp') return emit(plan, on.column)
+  // the emit column, read below the Mfp: a column it passes through
+  const projected = plan.projection === undefined ? { kind: 'column' as const, index: on.column } : plan.projection[on.column]
+  if (projected?.kind !== 'column') return emit(plan, on.column)
+  const safe = opts.neverRaises ?? (() => false)
+  const conj = plan.predicate ? conjuncts(plan.predicate) : []
+  const early = conj.filter(safe)
+  const late = conj.filter((c) => !safe(c))
+  if (late.length === 0 && (plan.projection ?? []).every(safe)) return emit(plan, on.column)
+  const below = early.length > 0 ? mfp(plan.input, conjoin(early), undefined, plan.input.columns) : plan.input
+  return { kind: 'mfp', input: emit(below, projected.index), predicate: conjoin(late), projection: plan.projection, columns: plan.columns }
 }
 
 function isIdentity(exprs: readonly ScalarExpr[], width: number): boolean {
@@ -313,17 +334,20 @@ function lowerJoin(p: JoinNode, opts: LowerOptions): DeltaPlan {
 function freeByWatermarks(p: JoinNode, la: ArrangeDelta, ra: ArrangeDelta, leftKeys: readonly ScalarExpr[], rightKeys: readonly ScalarExpr[], watermarks: RelationWatermarks): [ArrangeDelta, ArrangeDelta] {
   const lb = watermarkColumns(p.left, watermarks)
   const rb = watermarkColumns(p.right, watermarks)
-  for (let i = 0; i < leftKeys.length; i++) {
-    const lk = leftKeys[i]!
-    const rk = rightKeys[i]!
-    if (lk.kind !== 'column' || rk.kind !== 'column') continue
-    const wl = lb.find((w) => w.column === lk.index)
-    const wr = rb.find((w) => w.column === rk.index)
-    if (!wl || !wr) continue
-    return [
-      { ...la, freeBy: { column: la.key[i]!, sources: wr.sources, strict: wr.strict } },
-      { ...ra, freeBy: { column: ra.key[i]!, sources: wl.sources, strict: wl.strict } },
-    ]
+  // a key bounded without offset on both sides first (window_end rather than window_start)
+  for (const exact of [true, false]) {
+    for (let i = 0; i < leftKeys.length; i++) {
+      const lk = leftKeys[i]!
+      const rk = rightKeys[i]!
+      if (lk.kind !== 'column' || rk.kind !== 'column') continue
+      const wl = lb.find((w) => w.column === lk.index && (!exact || !w.offset))
+      const wr = rb.find((w) => w.column === rk.index && (!exact || !w.offset))
+      if (!wl || !wr) continue
+      return [
+        { ...la, freeBy: { column: la.key[i]!, sources: wr.sources, strict: wr.strict, ...(wr.offset ? { offset: wr.offset } : {}) } },
+        { ...ra, freeBy: { column: ra.key[i]!, sources: wl.sources, strict: wl.strict, ...(wl.offset ? { offset: wl.offset } : {}) } },
+      ]
+    }
   }
   return [la, ra]
 }

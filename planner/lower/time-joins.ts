@@ -11,7 +11,7 @@ import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit } from '../expr/scalar.js'
 import type { Column, JoinNode, LogicalPlan, TimeJoinNode } from '../logical/plan.js'
 import { conjoin, conjuncts, referencedColumns, remapColumns } from '../logical/tree.js'
-import type { ColumnWatermark } from '../catalog.js'
+import { exactBounds, type ColumnWatermark } from '../catalog.js'
 import type { DeltaPlan } from './delta-plan.js'
 import { arrange, lower, mfp, withExprColumns, type LowerOptions } from './lower.js'
 import { watermarkColumns } from './watermarks.js'
@@ -42,7 +42,7 @@ export function appendOnly(p: LogicalPlan, opts: LowerOptions): boolean {
 
 function boundOf(p: LogicalPlan, e: ScalarExpr | undefined, opts: LowerOptions): ColumnWatermark | undefined {
   if (!e || e.kind !== 'column' || !opts.watermarks) return undefined
-  return watermarkColumns(p, opts.watermarks).find((w) => w.column === e.index)
+  return exactBounds(watermarkColumns(p, opts.watermarks)).find((w) => w.column === e.index)
 }
 
 /** Output of a join step over left′ ++ right′ (sides widened by computed columns) → the
@@ -136,8 +136,8 @@ export function lowerIntervalJoin(p: JoinNode, opts: LowerOptions): DeltaPlan | 
   if (p.joinType !== 'inner' && p.joinType !== 'left' && p.joinType !== 'right' && p.joinType !== 'full') return undefined
   const nl = p.left.columns.length
   const nr = p.right.columns.length
-  const leftBounds = watermarkColumns(p.left, opts.watermarks)
-  const rightBounds = watermarkColumns(p.right, opts.watermarks)
+  const leftBounds = exactBounds(watermarkColumns(p.left, opts.watermarks))
+  const rightBounds = exactBounds(watermarkColumns(p.right, opts.watermarks))
   let band: Band | undefined
   const rest: ScalarExpr[] = []
   for (const c of conjuncts(p.condition)) {

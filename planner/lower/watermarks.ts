@@ -8,11 +8,14 @@
 //   scan             the relation's own bounds (a stream's event-time column; a view's, as
 //                    computed when it was created)
 //   filter, sort, distinct   unchanged
-//   project          a plain column reference keeps its input's bound
+//   project          a plain column reference keeps its input's bound; so does the column
+//                    plus or minus a constant interval, its offset moved by the interval
 //   window           the input's bounds, plus window_end strictly above the time column's
-//                    watermark (an event at t ≥ W only touches windows ending after t)
-//   aggregate        a GROUP BY column keeps its bound (a group only changes through input
-//                    rows with that value)
+//                    watermark (an event at t ≥ W only touches windows ending after t) and,
+//                    for TUMBLE and HOP, window_start likewise with the window's size as
+//                    offset (its window closes at window_start + size)
+//   aggregate        a GROUP BY expression keeps its bound as a projection does (a group
+//                    only changes through input rows with that value)
 //   inner/semi join  an equi-key pair bounded on both sides keeps the bound on both output
 //                    columns, with the sources of both (a change from either side matches
 //                    rows with equal keys)
@@ -28,7 +31,12 @@ import { conjuncts } from '../logical/tree.js'
 
 export type RelationWatermarks = (relation: string) => readonly ColumnWatermark[]
 
-export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): ColumnWatermark[] {
+/** The length in µs of a constant interval expression of fixed length, else undefined. */
+export type IntervalMicros = (e: ScalarExpr) => number | undefined
+
+/** `interval` lets `#c ± constant interval` keep the bound of `#c` (without it, only plain
+ *  column references do). */
+export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks, interval?: IntervalMicros): ColumnWatermark[] {
   switch (p.kind) {
     case 'scan':
       return [...relation(p.relation)]
@@ -39,7 +47,7 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): 
       // a change only re-ranks its own partition: PARTITION BY columns keep their bounds, and
       // so do the columns a projection below copies from the same input column as one of them
       // (the binder copies `PARTITION BY window_end` into a column of its own)
-      const inner = watermarkColumns(p.input, relation)
+      const inner = watermarkColumns(p.input, relation, interval)
       const kept = inner.filter((x) => p.partitionBy.includes(x.column))
       const input = p.input
       if (input.kind !== 'project') return kept
@@ -56,22 +64,26 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): 
     case 'filter':
     case 'sort':
     case 'distinct':
-      return watermarkColumns(p.input, relation)
+      return watermarkColumns(p.input, relation, interval)
     case 'project':
-      return passThrough(p.exprs, watermarkColumns(p.input, relation))
+      return passThrough(p.exprs, watermarkColumns(p.input, relation, interval), interval)
     case 'window': {
-      const inner = watermarkColumns(p.input, relation)
+      const inner = watermarkColumns(p.input, relation, interval)
       const time = inner.find((x) => x.column === p.timeColumn)
       if (!time) return inner
-      return [...inner, { column: p.columns.length - 1, sources: time.sources, strict: true }]
+      const offset = time.offset ?? 0
+      const end: ColumnWatermark = { column: p.columns.length - 1, sources: time.sources, strict: true, ...(offset ? { offset } : {}) }
+      // a session's start can move back and forth as events merge sessions: only its end is bounded
+      if (p.spec.kind === 'session') return [...inner, end]
+      return [...inner, { column: p.columns.length - 2, sources: time.sources, strict: true, offset: offset + p.spec.size }, end]
     }
     case 'aggregate':
-      return passThrough(p.groupBy, watermarkColumns(p.input, relation))
+      return passThrough(p.groupBy, watermarkColumns(p.input, relation, interval), interval)
     case 'join': {
       if ((p.joinType !== 'inner' && p.joinType !== 'semi') || !p.condition) return []
       const nl = p.left.columns.length
-      const left = watermarkColumns(p.left, relation)
-      const right = watermarkColumns(p.right, relation)
+      const left = watermarkColumns(p.left, relation, interval)
+      const right = watermarkColumns(p.right, relation, interval)
       const out: ColumnWatermark[] = []
       for (const c of conjuncts(p.condition)) {
         if (c.kind !== 'call' || c.fn !== 'eq' || c.args[0]!.kind !== 'column' || c.args[1]!.kind !== 'column') continue
@@ -82,7 +94,8 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): 
         const wl = left.find((x) => x.column === a)
         const wr = right.find((x) => x.column === b - nl)
         if (!wl || !wr) continue
-        const merged = { sources: [...new Set([...wl.sources, ...wr.sources])], strict: wl.strict && wr.strict }
+        const offset = Math.max(wl.offset ?? 0, wr.offset ?? 0)
+        const merged = { sources: [...new Set([...wl.sources, ...wr.sources])], strict: wl.strict && wr.strict, ...(offset ? { offset } : {}) }
         out.push({ column: a, ...merged })
         if (p.joinType === 'inner') out.push({ column: b, ...merged })
       }
@@ -92,22 +105,23 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks): 
       // left changes keep the left bounds; a right change re-matches only left rows whose time
       // is at or after the right time (for '>=' / '>'), so the left time column stays bounded
       // by both watermarks. A lookup never revises: only left changes reach the output.
-      const left = watermarkColumns(p.left, relation)
+      const left = watermarkColumns(p.left, relation, interval)
       if (p.mode === 'lookup') return left
       if (p.match !== '>=' && p.match !== '>') return []
-      const lt = p.leftTime?.kind === 'column' ? left.find((w) => w.column === (p.leftTime as { index: number }).index) : undefined
+      const lt = p.leftTime?.kind === 'column' ? left.find((w) => w.column === (p.leftTime as { index: number }).index && !w.offset) : undefined
       if (!lt || p.rightTime?.kind !== 'column') return []
-      const rightSources = p.mode === 'temporal' ? versionedSources(p.right) : watermarkColumns(p.right, relation).find((w) => w.column === (p.rightTime as { index: number }).index)?.sources
+      const rightSources = p.mode === 'temporal' ? versionedSources(p.right) : watermarkColumns(p.right, relation, interval).find((w) => w.column === (p.rightTime as { index: number }).index && !w.offset)?.sources
       if (!rightSources) return []
       return [{ column: lt.column, sources: [...new Set([...lt.sources, ...rightSources])], strict: false }]
     }
     case 'union': {
-      const all = p.inputs.map((i) => watermarkColumns(i, relation))
+      const all = p.inputs.map((i) => watermarkColumns(i, relation, interval))
       const out: ColumnWatermark[] = []
       for (const w of all[0] ?? []) {
         const others = all.slice(1).map((ws) => ws.find((x) => x.column === w.column))
         if (others.some((o) => o === undefined)) continue
-        out.push({ column: w.column, sources: [...new Set([...w.sources, ...others.flatMap((o) => o!.sources)])], strict: w.strict && others.every((o) => o!.strict) })
+        const offset = Math.max(w.offset ?? 0, ...others.map((o) => o!.offset ?? 0))
+        out.push({ column: w.column, sources: [...new Set([...w.sources, ...others.flatMap((o) => o!.sources)])], strict: w.strict && others.every((o) => o!.strict), ...(offset ? { offset } : {}) })
       }
       return out
     }
@@ -122,19 +136,43 @@ function versionedSources(p: LogicalPlan): string[] | undefined {
   return undefined
 }
 
-/** Output column i keeps the bound of input column c when expression i is just `#c`. */
-function passThrough(exprs: readonly ScalarExpr[], inner: readonly ColumnWatermark[]): ColumnWatermark[] {
+/** Output column i keeps the bound of input column c when expression i is `#c`, or `#c`
+ *  plus or minus a constant interval of fixed length k (then its value is off by k: the
+ *  offset moves by −k or +k). */
+function passThrough(exprs: readonly ScalarExpr[], inner: readonly ColumnWatermark[], interval: IntervalMicros | undefined): ColumnWatermark[] {
   const out: ColumnWatermark[] = []
   exprs.forEach((e, i) => {
-    if (e.kind !== 'column') return
-    const w = inner.find((x) => x.column === e.index)
-    if (w) out.push({ ...w, column: i })
+    const moved = shifted(e, interval)
+    if (moved === undefined) return
+    const w = inner.find((x) => x.column === moved.column)
+    if (!w) return
+    const offset = (w.offset ?? 0) - moved.by
+    out.push({ column: i, sources: w.sources, strict: w.strict, ...(offset ? { offset } : {}) })
   })
   return out
+}
+
+/** `#c` (by 0), `#c + k` / `k + #c` (by k) or `#c - k` (by −k) for a constant interval k. */
+function shifted(e: ScalarExpr, interval: IntervalMicros | undefined): { column: number; by: number } | undefined {
+  if (e.kind === 'column') return { column: e.index, by: 0 }
+  if (e.kind !== 'call' || interval === undefined || e.args.length !== 2) return undefined
+  const [a, b] = e.args as [ScalarExpr, ScalarExpr]
+  const col = e.fn === 'interval_add_ts' ? b : a
+  const k = interval(e.fn === 'interval_add_ts' ? a : b)
+  if (col.kind !== 'column' || k === undefined) return undefined
+  if (e.fn === 'ts_add_interval' || e.fn === 'interval_add_ts') return { column: col.index, by: k }
+  if (e.fn === 'ts_sub_interval') return { column: col.index, by: -k }
+  return undefined
 }
 
 /** The column EMIT ON WINDOW CLOSE waits on: a bounded column named window_end, else the
  *  first strictly bounded one, else the first bounded one. */
 export function emitColumn(p: LogicalPlan, bounds: readonly ColumnWatermark[]): ColumnWatermark | undefined {
-  return bounds.find((w) => p.columns[w.column]?.name === 'window_end') ?? bounds.find((w) => w.strict) ?? bounds[0]
+  return bounds.find((w) => p.columns[w.column]?.name === 'window_end') ?? freeingBound(bounds)
+}
+
+/** The bound to free state by: a strict one without offset (window_end) reads best in
+ *  EXPLAIN, then any strict one, then any. */
+export function freeingBound(bounds: readonly ColumnWatermark[]): ColumnWatermark | undefined {
+  return bounds.find((w) => w.strict && !w.offset) ?? bounds.find((w) => w.strict) ?? bounds[0]
 }

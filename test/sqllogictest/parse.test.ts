@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { expandGlob, loadSlt, parseErrorMatcher, parseSlt } from '../../sqllogictest/parse.js'
+import { expandGlob, loadSlt, parseDuration, parseErrorMatcher, parseSlt } from '../../sqllogictest/parse.js'
 import type { QueryRecord, StatementRecord, UnsupportedRecord } from '../../sqllogictest/parse.js'
 
 describe('parseSlt', () => {
@@ -136,9 +136,15 @@ describe('parseSlt', () => {
     const recs = parseSlt(
       ['onlyif mssql', 'halt', '', 'sleep 1s', '', 'include foo/*.slt.part', '', 'control resultmode valuewise', '', 'mode cockroach', '', 'system ok', 'echo hi', '', 'frobnicate', '', 'subtest x'].join('\n'),
     )
-    expect(recs.map((r) => r.kind)).toEqual(['halt', 'ignored', 'include', 'control', 'mode', 'unsupported', 'unsupported', 'ignored'])
+    expect(recs.map((r) => r.kind)).toEqual(['halt', 'sleep', 'include', 'control', 'mode', 'unsupported', 'unsupported', 'ignored'])
     expect(recs.filter((r): r is UnsupportedRecord => r.kind === 'unsupported').map((r) => r.directive)).toEqual(['system', 'frobnicate'])
     expect(recs[0]!.conditions).toEqual([{ kind: 'onlyif', engine: 'mssql' }])
+  })
+
+  it('reads sleep durations (the clock moves on by them); one it cannot read is ignored', () => {
+    expect(['500ms', '2s', '1h30m', '1 day', '1.5s'].map(parseDuration)).toEqual([500, 2000, 5_400_000, 86_400_000, 1500])
+    expect(['', '5', 'soon', '2 fortnights'].map(parseDuration)).toEqual([undefined, undefined, undefined, undefined])
+    expect(parseSlt('sleep 2h\n\nsleep forever\n').map((r) => (r.kind === 'sleep' ? r.ms : r.kind))).toEqual([7_200_000, 'ignored'])
   })
 
   it('parses error matchers', () => {
