@@ -340,8 +340,10 @@ function likeTest(s: string, p: string, esc: string, ci: boolean): boolean {
   return lm.re.test(s)
 }
 
+/** `c` as a literal in a unicode-mode RegExp outside a character class (where `\-` is a
+ *  syntax error: '-' is only special inside one). */
 function escapeRe(c: string): string {
-  return /[\\^$.*+?()[\]{}|/-]/.test(c) ? '\\' + c : c
+  return /[\\^$.*+?()[\]{}|/]/.test(c) ? '\\' + c : c
 }
 
 function like(s: string, p: string, esc = '\\'): boolean {
