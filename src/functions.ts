@@ -90,12 +90,17 @@ function intOps(t: IntType, tag: string): Record<string, Fn> {
   }
 }
 
-/** PG shifts wrap within the type width (C semantics on int16/int32/int64). */
+/** PG shifts are C's: a smallint is shifted as a 32-bit int and truncated back to 16 bits,
+ *  and the count is taken modulo the operation's width (32, or 64 for bigint), as the
+ *  processor's shift instruction does: `1::int2 << 31` is 0, `1 << 33` is 2, `-3 >> 48`
+ *  is -1 (JS's << and >> on int32 do exactly this). */
 function shift(a: number, b: number, left: boolean, t: IntType): number {
-  const bits = t === 'smallint' ? 16n : t === 'integer' ? 32n : 64n
-  const n = BigInt.asIntN(Number(bits), BigInt(b)) % bits
-  const s = n < 0n ? n + bits : n
-  const r = BigInt.asIntN(Number(bits), left ? BigInt(a) << s : BigInt(a) >> s)
+  if (t !== 'bigint') {
+    const r = left ? a << b : a >> b
+    return t === 'smallint' ? (r << 16) >> 16 : r
+  }
+  const s = BigInt(b & 63)
+  const r = BigInt.asIntN(64, left ? BigInt(a) << s : BigInt(a) >> s)
   const v = Number(r)
   const [lo, hi] = INTEGER_BOUNDS[t]
   if (v < lo || v > hi) throw err('22003', `${t} out of range`)
@@ -504,9 +509,19 @@ function translate(s: string, from: string, to: string): string {
   return out
 }
 
+/** PG's sin/cos/tan raise for an infinite argument (NaN stays NaN). */
+function finiteAngle(x: number): number {
+  if (x === Infinity || x === -Infinity) throw err('22003', 'input is out of range')
+  return x
+}
+
+const RADIANS_PER_DEGREE = Math.PI / 180
+
 function chr(n: number): string {
+  if (n < 0) throw err('22023', 'character number must be positive')
   if (n === 0) throw err('54000', 'null character not permitted')
-  if (n < 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) throw err('54000', 'requested character too large for encoding: ' + n)
+  if (n > 0x10ffff) throw err('54000', 'requested character too large for encoding: ' + n)
+  if (n >= 0xd800 && n <= 0xdfff) throw err('54000', 'requested character not valid for encoding: ' + n)
   return String.fromCodePoint(n)
 }
 
@@ -1038,7 +1053,9 @@ function toTimestamp(x: number): number {
 }
 
 function dateBin(stride: Interval, source: number, origin: number): number {
-  if (!Number.isFinite(source) || !Number.isFinite(origin)) throw err('0A000', 'timestamps cannot be binned into infinite intervals')
+  // PG: an infinite source is its own bin (before the stride is checked)
+  if (!Number.isFinite(source)) return source
+  if (!Number.isFinite(origin)) throw err('22008', 'origin out of range')
   if (stride.months !== 0) throw err('0A000', 'timestamps cannot be binned into intervals containing months or years')
   const s = stride.days * USECS_PER_DAY + stride.micros
   if (s <= 0) throw err('22023', 'stride must be greater than zero')
@@ -1513,9 +1530,9 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   log_num_num: logBase,
   pi: () => Math.PI,
   random: () => Math.random(),
-  sin: Math.sin,
-  cos: Math.cos,
-  tan: Math.tan,
+  sin: (x: number) => Math.sin(finiteAngle(x)),
+  cos: (x: number) => Math.cos(finiteAngle(x)),
+  tan: (x: number) => Math.tan(finiteAngle(x)),
   asin: (x: number) => {
     if (x < -1 || x > 1) throw err('22003', 'input is out of range')
     return Math.asin(x)
@@ -1526,8 +1543,10 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   },
   atan: Math.atan,
   atan2: Math.atan2,
-  degrees: (x: number) => (x * 180) / Math.PI,
-  radians: (x: number) => (x * Math.PI) / 180,
+  // as PG computes them (x / RADIANS_PER_DEGREE, x * RADIANS_PER_DEGREE): (x * π) / 180
+  // differs in the last bit (radians(pi()))
+  degrees: (x: number) => x / RADIANS_PER_DEGREE,
+  radians: (x: number) => x * RADIANS_PER_DEGREE,
   div_num: (a: number, b: number) => {
     if (b === 0) throw divByZero()
     return Math.trunc(a / b) + 0
