@@ -1543,10 +1543,10 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   },
   atan: Math.atan,
   atan2: Math.atan2,
-  // as PG computes them (x / RADIANS_PER_DEGREE, x * RADIANS_PER_DEGREE): (x * π) / 180
-  // differs in the last bit (radians(pi()))
-  degrees: (x: number) => x / RADIANS_PER_DEGREE,
-  radians: (x: number) => x * RADIANS_PER_DEGREE,
+  // as PG computes them (float8_div(x, RADIANS_PER_DEGREE), float8_mul(x, ...), with their
+  // overflow and underflow errors): (x * π) / 180 differs in the last bit (radians(pi()))
+  degrees: (x: number) => f8div(x, RADIANS_PER_DEGREE),
+  radians: (x: number) => f8mul(x, RADIANS_PER_DEGREE),
   div_num: (a: number, b: number) => {
     if (b === 0) throw divByZero()
     return Math.trunc(a / b) + 0
