@@ -1058,7 +1058,7 @@ function dateBin(stride: Interval, source: number, origin: number): number {
   if (!Number.isFinite(origin)) throw err('22008', 'origin out of range')
   if (stride.months !== 0) throw err('0A000', 'timestamps cannot be binned into intervals containing months or years')
   const s = stride.days * USECS_PER_DAY + stride.micros
-  if (s <= 0) throw err('22023', 'stride must be greater than zero')
+  if (s <= 0) throw err('22008', 'stride must be greater than zero') // PG's code for it
   const diff = source - origin
   let delta = diff - (diff % s)
   if (diff < 0 && diff % s !== 0) delta -= s
@@ -1515,7 +1515,8 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   trunc_num: (x: number) => Math.trunc(x) + 0,
   trunc_float8: Math.trunc,
   sign_num: (x: number) => Math.sign(x) + 0,
-  sign_float8: (x: number) => Math.sign(x) + 0,
+  // PG: sign(NaN) is 0 for double precision (NaN for numeric)
+  sign_float8: (x: number) => (x > 0 ? 1 : x < 0 ? -1 : 0),
   sqrt_num: sqrt,
   sqrt_float8: sqrt,
   cbrt: Math.cbrt,

@@ -192,6 +192,11 @@ function bindColumn(e: ast.ColumnRef, ctx: ExprContext): ScalarExpr {
   throw planError(ctx.err, SqlState.undefinedColumn, `column "${e.parts.join('.')}" does not exist`, e.span)
 }
 
+/** A number literal as written, with minus signs before it (not a cast or other expression). */
+function isSignedLiteral(e: ast.Expr): boolean {
+  return e.kind === 'literal' || (e.kind === 'unary' && e.op === '-' && isSignedLiteral(e.operand))
+}
+
 function bindUnary(e: ast.UnaryExpr, ctx: ExprContext): ScalarExpr {
   const arg = bindExpr(e.operand, ctx)
   if (e.op === 'not') return { kind: 'not', arg: coerce(arg, 'boolean', ctx, e.operand.span, 'argument of NOT'), type: 'boolean' }
@@ -201,6 +206,9 @@ function bindUnary(e: ast.UnaryExpr, ctx: ExprContext): ScalarExpr {
   if (e.op === '-' && arg.kind === 'literal' && typeof arg.value === 'number' && isNumericType(arg.type)) {
     const v = -arg.value
     if (arg.type === 'bigint' && v === -2147483648) return lit(v, 'integer')
+    // Postgres folds a chain of minus signs into the literal as written and types the
+    // result by its range: `- -2147483648` is the bigint 2147483648
+    if (arg.type === 'integer' && v === 2147483648 && isSignedLiteral(e.operand)) return lit(v, 'bigint')
     if ((arg.type === 'integer' && v > 2147483647) || (arg.type === 'smallint' && v > 32767)) throw planError(ctx.err, SqlState.numericValueOutOfRange, `${arg.type} out of range`, e.span)
     return lit(v === 0 ? 0 : v, arg.type)
   }
