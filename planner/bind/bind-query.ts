@@ -701,7 +701,7 @@ export function deriveName(e: ast.Expr): string {
 /** PG's FigureColnameInternal: a name and whether it is strong (a column's, a function's, a
  *  subquery's own) or a fallback (a type's, 'case'). A cast takes its operand's strong name,
  *  else its type's: `CAST(CAST(id AS text) AS int)` is "id", `CAST(CASE ... END AS text)` is
- *  "text". undefined: no name ("?column?"). */
+ *  "text"; a CASE its ELSE's strong name, else "case". undefined: no name ("?column?"). */
 function figureName(e: ast.Expr): { name: string; strong: boolean } | undefined {
   switch (e.kind) {
     case 'column':
@@ -712,8 +712,11 @@ function figureName(e: ast.Expr): { name: string; strong: boolean } | undefined 
       const inner = figureName(e.operand)
       return inner?.strong ? inner : { name: internalTypeName(e.type.name), strong: false }
     }
-    case 'case':
-      return { name: 'case', strong: false }
+    case 'case': {
+      // a CASE is named after its ELSE when that has a name of its own
+      const els = e.else === undefined ? undefined : figureName(e.else)
+      return els?.strong ? els : { name: 'case', strong: false }
+    }
     case 'exists':
       return { name: 'exists', strong: true }
     case 'subquery': {

@@ -16,5 +16,6 @@ describe('column names', () => {
       ),
     ).toEqual(['text', 'text', 'int8', 'float8', 'float8', 'float4', 'int2', 'bool', 'numeric', 'varchar', 'bpchar', 'text', 'date', 'timestamp', 'interval', 'text', 'z', 'abs', 'int2'])
     expect(names('SELECT CAST(CAST(id AS text) AS int), id::boolean::text, s::int, 1::integer, 1 FROM t')).toEqual(['id', 'id', 's', 'int4', '?column?'])
+    expect(names("SELECT CASE WHEN true THEN id ELSE id END, CASE WHEN true THEN id END, CASE WHEN true THEN 1 ELSE 2 END, CASE WHEN true THEN 1 ELSE abs(id) END, CAST(CASE WHEN true THEN 1 ELSE s::int END AS int) FROM t")).toEqual(['id', 'case', 'case', 'abs', 's'])
   })
 })
