@@ -436,9 +436,10 @@ export function anyExpr(depth: number): fc.Arbitrary<Expr> {
 
 // Where SQLite (better-sqlite3) and PostgreSQL agree, over the integer columns i2 i4 i8 id,
 // the ASCII text column sa and the boolean column b (stored as 0/1 in SQLite):
-//   integer + - * (no / or %: SQLite's integer division and modulo by zero give NULL, and it
-//   promotes overflowing results to REAL, so a case is compared only when rivulet's answer is
-//   one value, not an error), prefix - and + (nested), abs; comparisons = <> < <= > >= on
+//   integer + - * / % (both truncate toward zero; SQLite's division by zero gives NULL and it
+//   promotes overflowing results to REAL where PostgreSQL raises, so an expression is compared
+//   only when rivulet's answer is one value on every row, never an error), prefix - and +
+//   (nested), abs; comparisons = <> < <= > >= on
 //   integers, ASCII texts and booleans; AND OR NOT; IS [NOT] NULL; IS [NOT] DISTINCT FROM
 //   (SQLite spells it IS NOT / IS); x [NOT] IN (list); BETWEEN; CASE (both forms); COALESCE;
 //   NULLIF; || of texts; length lower upper on ASCII; substr(s, a, b) with a ≥ 1 and b ≥ 0;
@@ -510,7 +511,7 @@ class LiteGrammar {
     if (t === 'integer') {
       return [
         ...generic,
-        fc.tuple(i, pick(['+', '-', '*']), i).map(([x, o, y]) => dBinary(x, o, y, t)),
+        fc.tuple(i, pick(['+', '-', '*', '/', '%']), i).map(([x, o, y]) => dBinary(x, o, y, t)),
         fc.tuple(fc.array(pick(['-', '+']), { minLength: 1, maxLength: 4 }), i).map(([ss, x]) =>
           ss.reduceRight((acc, sym) => dual(`${sym} ${dPrefixOperand(acc, 'pg')}`, `${sym} ${dPrefixOperand(acc, 'lite')}`, t, 'prefix'), x),
         ),

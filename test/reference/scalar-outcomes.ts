@@ -126,14 +126,11 @@ function constantly(e: ScalarExpr, b: boolean, row: readonly unknown[]): boolean
 
 /** The value `e` has whatever the row, as a constant folder can see it without reading a
  *  column: a part that reads no column is evaluated (when it has one outcome, a value), and
- *  NOT, AND, OR, IS NULL, COALESCE, CASE and strict calls over such parts are decided as far
+ *  NOT, AND, OR, IS NULL, COALESCE, CASE, calls and casts over such parts are decided as far
  *  as three-valued logic and laziness decide them (`FALSE AND c`, `COALESCE(1, c)`, a strict
- *  call of a NULL). undefined when it depends on the row. */
+ *  call of a NULL, a comparison of two folded CASEs). undefined when it depends on the row. */
 function staticValue(e: ScalarExpr, row: readonly unknown[]): { value: unknown } | undefined {
-  if (readsNoColumn(e)) {
-    const os = evaluate(e, row)
-    return os.length === 1 && !isError(os[0]!) ? { value: os[0]!.value } : undefined
-  }
+  if (readsNoColumn(e)) return single(evaluate(e, row))
   switch (e.kind) {
     case 'not': {
       const v = staticValue(e.arg, row)
@@ -165,11 +162,24 @@ function staticValue(e: ScalarExpr, row: readonly unknown[]): { value: unknown }
         if (c.value === true) return staticValue(w.then, row)
       }
       return staticValue(e.else, row)
-    case 'call':
-      return isStrictFunction(e.fn) && e.args.some((a) => staticValue(a, row)?.value === null) ? { value: null } : undefined
+    case 'call': {
+      const vs = e.args.map((a) => staticValue(a, row))
+      if (isStrictFunction(e.fn) && vs.some((v) => v?.value === null)) return { value: null }
+      if (vs.some((v) => v === undefined) || isVolatileFunction(e.fn)) return undefined
+      // a call of folded arguments: `CASE WHEN TRUE THEN 0 ... END <= -1`
+      return single(evaluate({ ...e, args: e.args.map((a, i) => ({ kind: 'literal', value: vs[i]!.value, type: a.type })) }, row))
+    }
+    case 'cast': {
+      const v = staticValue(e.arg, row)
+      return v === undefined ? undefined : single(evaluate({ ...e, arg: { kind: 'literal', value: v.value, type: e.arg.type } }, row))
+    }
     default:
       return undefined
   }
+}
+
+function single(os: readonly Outcome[]): { value: unknown } | undefined {
+  return os.length === 1 && !isError(os[0]!) ? { value: os[0]!.value } : undefined
 }
 
 function readsNoColumn(e: ScalarExpr): boolean {
