@@ -67,6 +67,12 @@ function codeOf(err: unknown): string {
   throw new Mismatch(`not a clean error: ${err instanceof Error ? `${err.name}: ${err.message}\n${err.stack}` : String(err)}`)
 }
 
+function textHash(s: string): number {
+  let h = 0
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0
+  return h >>> 0
+}
+
 /** The expressions as a select list with distinct names (c0, c1, ...). */
 const aliased = (xs: readonly Expected[]): string => xs.map((x, k) => `${x.sql} AS c${k}`).join(', ')
 
@@ -77,7 +83,9 @@ export class ExprHarness {
   /** Rows of `t` in run-time representation, in id order. */
   readonly rows: readonly (readonly unknown[])[]
   #views = 0
-  #batches = 0
+  /** Which variant of each path this batch takes (0..3), from its text: the same batch always
+   *  takes the same paths, so a failure replays and shrinks. */
+  #variant = 0
 
   constructor() {
     this.db = Engine.open()
@@ -176,8 +184,18 @@ export class ExprHarness {
     return { sql: e.sql, type: bound.type, rows, canRaise }
   }
 
-  /** Checks a batch of expressions on every compiled path. */
-  check(batch: readonly Expr[]): void {
+  /** Checks a batch of expressions on the compiled paths (with `everyVariant`, on every
+   *  variant of each: plain or joined input, filtered projection or view; else on the
+   *  batch's own, chosen by its text). */
+  check(batch: readonly Expr[], everyVariant = false): void {
+    const own = textHash(batch.map((e) => e.sql).join('\n')) & 3
+    for (const v of everyVariant ? [0, 1, 2, 3] : [own]) {
+      this.#variant = v
+      this.#checkVariant(batch)
+    }
+  }
+
+  #checkVariant(batch: readonly Expr[]): void {
     const t0 = performance.now()
     const expected = this.expectAll(batch).filter((x): x is Expected => x !== undefined)
     STATS.expressions += batch.length
@@ -191,9 +209,9 @@ export class ExprHarness {
     this.#select(clean)
     const t3 = performance.now()
     // the filters every time; a filtered projection and a materialized view take turns
-    this.#where(clean, this.#batches % 2 === 0)
+    this.#where(clean, (this.#variant & 1) === 0)
     const t4 = performance.now()
-    if (this.#batches++ % 2 === 1) this.#view(clean)
+    if ((this.#variant & 1) === 1) this.#view(clean)
     const t5 = performance.now()
     TIMES.select += t3 - t2
     TIMES.where += t4 - t3
@@ -240,7 +258,7 @@ export class ExprHarness {
   /** Every other batch reads t through a join with its own keys, so the projection compiles
    *  over the join's two input rows (compileJoinProjection) instead of one. */
   #select(clean: readonly Expected[]): void {
-    const from = this.#batches % 2 === 0 ? 't' : 't JOIN (SELECT id AS k FROM t) j ON id = k'
+    const from = (this.#variant & 2) === 0 ? 't' : 't JOIN (SELECT id AS k FROM t) j ON id = k'
     const sql = `SELECT id, ${aliased(clean)} FROM ${from} ORDER BY 1`
     const rows = this.#batchQuery(sql, clean, (x) => this.#single(x))!
     clean.forEach((x, k) => this.#compareColumn(sql, x, rows.map((r) => r[k + 1])))
@@ -304,7 +322,7 @@ export class ExprHarness {
   #view(clean: readonly Expected[]): void {
     const name = `v${this.#views++}`
     // every other view joins u with t's keys (a join's projection, maintained)
-    const from = this.#views % 2 === 0 ? 'u' : 'u JOIN (SELECT id AS k FROM t) j ON id = k'
+    const from = (this.#variant & 2) === 0 ? 'u' : 'u JOIN (SELECT id AS k FROM t) j ON id = k'
     const body = `SELECT id, ${aliased(clean)} FROM ${from}`
     this.db.execute(`CREATE MATERIALIZED VIEW ${name} AS ${body}`)
     try {
@@ -332,9 +350,9 @@ export class ExprHarness {
 
   /** Compares the SQLite subset: each expression whose reference answer is one value on every
    *  row must have that value in SQLite too (booleans as 0/1); all go through check() too. */
-  checkSqlite(batch: readonly DualExpr[], lite: Database.Database): void {
+  checkSqlite(batch: readonly DualExpr[], lite: Database.Database, everyVariant = false): void {
     STATS.sqlite += batch.length
-    this.check(batch.map((d) => ({ sql: d.pg, type: d.type, form: d.form })))
+    this.check(batch.map((d) => ({ sql: d.pg, type: d.type, form: d.form })), everyVariant)
     const expected = this.expectAll(batch.map((d) => ({ sql: d.pg, type: d.type, form: d.form })))
     const comparable = batch.flatMap((d, k) => {
       const x = expected[k]
