@@ -19,7 +19,7 @@ import { rowKey } from '../ivm/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
 import { REGEX_CALLS, prepareRegex } from './regex.js'
-import { castValue } from './values.js'
+import { castValue, compareText } from './values.js'
 import { TextMemo } from './text-memo.js'
 
 export type RowFn = (row: Row) => unknown
@@ -332,6 +332,7 @@ const RT = {
   U: UNSET,
   F: FUNCTIONS as Record<string, (...args: unknown[]) => unknown>,
   cast: castValue,
+  compareText,
   overflow,
   divisionByZero,
   raise(e: unknown): never {
@@ -556,7 +557,10 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   // comparisons of primitive-valued types
   const cmp = CMP[e.fn]
   if (cmp && e.args.length === 2 && argType !== undefined && primitiveOrdered(argType)) {
-    const compared = strict(`${a} ${cmp} ${b}`)
+    // JS orders strings by UTF-16 code unit, SQL ("C" collation) by code point: they differ
+    // for astral characters against U+E000..U+FFFF, so text orders through compareText
+    const ordersText = argType === 'text' && e.fn !== 'eq' && e.fn !== 'ne'
+    const compared = strict(ordersText ? `RT.compareText(${a}, ${b}) ${cmp} 0` : `${a} ${cmp} ${b}`)
     if (e.fn !== 'eq' && e.fn !== 'ne') return compared
     const unequal = e.fn === 'eq' ? 'false' : 'true'
     const right = constantText(e.args[1])

@@ -90,11 +90,13 @@ function intOps(t: IntType, tag: string): Record<string, Fn> {
   }
 }
 
-/** PG shifts wrap within the type width (C semantics on int16/int32). */
+/** PG shifts are C's: a smallint is shifted as a 32-bit int and truncated back to 16 bits,
+ *  and the count is taken modulo 32, as the processor's shift instruction does:
+ *  `1::int2 << 31` is 0, `1 << 33` is 2 (JS's << and >> on int32 do exactly this; bigint
+ *  shifts are src/int8.ts'). */
 function shift(a: number, b: number, left: boolean, t: IntType): number {
-  const bits = t === 'smallint' ? 16 : 32
-  const s = ((b % bits) + bits) % bits
-  return Number(BigInt.asIntN(bits, left ? BigInt(a) << BigInt(s) : BigInt(a) >> BigInt(s)))
+  const r = left ? a << b : a >> b
+  return t === 'smallint' ? (r << 16) >> 16 : r
 }
 
 const INT8_FUNCTIONS: Record<string, Fn> = {
@@ -298,8 +300,10 @@ function likeTest(s: string, p: string, esc: string, ci: boolean): boolean {
   return lm.re.test(s)
 }
 
+/** `c` as a literal in a unicode-mode RegExp outside a character class (where `\-` is a
+ *  syntax error: '-' is only special inside one). */
 function escapeRe(c: string): string {
-  return /[\\^$.*+?()[\]{}|/-]/.test(c) ? '\\' + c : c
+  return /[\\^$.*+?()[\]{}|/]/.test(c) ? '\\' + c : c
 }
 
 function like(s: string, p: string, esc = '\\'): boolean {
@@ -460,9 +464,19 @@ function translate(s: string, from: string, to: string): string {
   return out
 }
 
+/** PG's sin/cos/tan raise for an infinite argument (NaN stays NaN). */
+function finiteAngle(x: number): number {
+  if (x === Infinity || x === -Infinity) throw err('22003', 'input is out of range')
+  return x
+}
+
+const RADIANS_PER_DEGREE = Math.PI / 180
+
 function chr(n: number): string {
+  if (n < 0) throw err('22023', 'character number must be positive')
   if (n === 0) throw err('54000', 'null character not permitted')
-  if (n < 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) throw err('54000', 'requested character too large for encoding: ' + n)
+  if (n > 0x10ffff) throw err('54000', 'requested character too large for encoding: ' + n)
+  if (n >= 0xd800 && n <= 0xdfff) throw err('54000', 'requested character not valid for encoding: ' + n)
   return String.fromCodePoint(n)
 }
 
@@ -1024,10 +1038,12 @@ function toTimestamp(x: number): number {
 }
 
 function dateBin(stride: Interval, source: number, origin: number): number {
-  if (!Number.isFinite(source) || !Number.isFinite(origin)) throw err('0A000', 'timestamps cannot be binned into infinite intervals')
+  // PG: an infinite source is its own bin (before the stride is checked)
+  if (!Number.isFinite(source)) return source
+  if (!Number.isFinite(origin)) throw err('22008', 'origin out of range')
   if (stride.months !== 0) throw err('0A000', 'timestamps cannot be binned into intervals containing months or years')
   const s = stride.days * USECS_PER_DAY + stride.micros
-  if (s <= 0) throw err('22023', 'stride must be greater than zero')
+  if (s <= 0) throw err('22008', 'stride must be greater than zero') // PG's code for it
   const diff = source - origin
   let delta = diff - (diff % s)
   if (diff < 0 && diff % s !== 0) delta -= s
@@ -1470,7 +1486,8 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   floor_float8: Math.floor,
   round_float8: roundF8,
   trunc_float8: Math.trunc,
-  sign_float8: (x: number) => Math.sign(x) + 0,
+  // PG: sign(NaN) is 0 for double precision (NaN for numeric)
+  sign_float8: (x: number) => (x > 0 ? 1 : x < 0 ? -1 : 0),
   sqrt_float8: sqrt,
   cbrt: Math.cbrt,
   exp_float8: expF8,
@@ -1478,9 +1495,9 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   log10_float8: log10,
   pi: () => Math.PI,
   random: () => Math.random(),
-  sin: Math.sin,
-  cos: Math.cos,
-  tan: Math.tan,
+  sin: (x: number) => Math.sin(finiteAngle(x)),
+  cos: (x: number) => Math.cos(finiteAngle(x)),
+  tan: (x: number) => Math.tan(finiteAngle(x)),
   asin: (x: number) => {
     if (x < -1 || x > 1) throw err('22003', 'input is out of range')
     return Math.asin(x)
@@ -1491,8 +1508,10 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   },
   atan: Math.atan,
   atan2: Math.atan2,
-  degrees: (x: number) => (x * 180) / Math.PI,
-  radians: (x: number) => (x * Math.PI) / 180,
+  // as PG computes them (float8_div(x, RADIANS_PER_DEGREE), float8_mul(x, ...), with their
+  // overflow and underflow errors): (x * π) / 180 differs in the last bit (radians(pi()))
+  degrees: (x: number) => f8div(x, RADIANS_PER_DEGREE),
+  radians: (x: number) => f8mul(x, RADIANS_PER_DEGREE),
   ...NUMERIC_FUNCTIONS,
   typmod_numeric: applyNumericTypmod,
   typmod_varchar: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'varchar', length }, explicit),

@@ -300,8 +300,17 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
     operators.set(p, op)
     return op
   }
-  const output = go(plan)
-  return { output, fresh, operators }
+  try {
+    return { output: go(plan), fresh, operators }
+  } catch (err) {
+    // a render that fails (a VALUES row that raises, an expression that does not compile)
+    // takes back what it added: a shared arrangement left behind, never backfilled, would
+    // be found by the next query and answer it from no rows. Readers come after what they
+    // read, so releasing in reverse frees each operator once nothing reads it.
+    for (let i = fresh.length - 1; i >= 0; i--) if (ctx.circuit.has(fresh[i]!)) ctx.circuit.release(fresh[i]!)
+    for (const [k, op] of ctx.arrangements) if (!ctx.circuit.has(op)) ctx.arrangements.delete(k)
+    throw err
+  }
 }
 
 const FINGERPRINTS = new WeakMap<DeltaPlan, string>()

@@ -230,6 +230,11 @@ function bindColumn(e: ast.ColumnRef, ctx: ExprContext): ScalarExpr {
   throw planError(ctx.err, SqlState.undefinedColumn, `column "${e.parts.join('.')}" does not exist`, e.span)
 }
 
+/** A number literal as written, with minus signs before it (not a cast or other expression). */
+function isSignedLiteral(e: ast.Expr): boolean {
+  return e.kind === 'literal' || (e.kind === 'unary' && e.op === '-' && isSignedLiteral(e.operand))
+}
+
 function bindUnary(e: ast.UnaryExpr, ctx: ExprContext): ScalarExpr {
   const arg = bindExpr(e.operand, ctx)
   if (e.op === 'not') return { kind: 'not', arg: coerce(arg, 'boolean', ctx, e.operand.span, 'argument of NOT'), type: 'boolean' }
@@ -238,6 +243,9 @@ function bindUnary(e: ast.UnaryExpr, ctx: ExprContext): ScalarExpr {
   // fold a minus into a numeric literal so -2147483648 is an integer and -9223372036854775808
   // a bigint, as in Postgres
   if (e.op === '-' && arg.kind === 'literal' && arg.value !== null && isNumericType(arg.type)) {
+    // Postgres folds a chain of minus signs into the literal as written and types the
+    // result by its range: `- -2147483648` is the bigint 2147483648
+    if (arg.type === 'integer' && arg.value === -2147483648 && isSignedLiteral(e.operand)) return lit(2147483648, 'bigint')
     const folded = negatedLiteral(arg.value, arg.type)
     if (folded === 'overflow') throw planError(ctx.err, SqlState.numericValueOutOfRange, `${arg.type} out of range`, e.span)
     if (folded !== undefined) return folded

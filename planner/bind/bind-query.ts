@@ -694,35 +694,51 @@ function containsPlaceholder(e: ScalarExpr): boolean {
 
 
 /** Postgres-style default output column name. */
-/** The column name PostgreSQL gives a cast to these types (the type's internal name). */
-const CAST_COLUMN_NAMES: Readonly<Record<string, string>> = { smallint: 'int2', integer: 'int4', bigint: 'int8', real: 'float4', double: 'float8', boolean: 'bool', char: 'bpchar' }
-
 export function deriveName(e: ast.Expr): string {
+  return figureName(e)?.name ?? '?column?'
+}
+
+/** PG's FigureColnameInternal: a name and whether it is strong (a column's, a function's, a
+ *  subquery's own) or a fallback (a type's, 'case'). A cast takes its operand's strong name,
+ *  else its type's: `CAST(CAST(id AS text) AS int)` is "id", `CAST(CASE ... END AS text)` is
+ *  "text"; a CASE its ELSE's strong name, else "case". undefined: no name ("?column?"). */
+function figureName(e: ast.Expr): { name: string; strong: boolean } | undefined {
   switch (e.kind) {
     case 'column':
-      return e.parts[e.parts.length - 1]!
+      return { name: e.parts[e.parts.length - 1]!, strong: true }
     case 'func':
-      return e.name[e.name.length - 1]!
-    case 'cast':
-      return e.operand.kind === 'column' || e.operand.kind === 'func' ? deriveName(e.operand) : (CAST_COLUMN_NAMES[e.type.name] ?? e.type.name)
-    case 'case':
-      return 'case'
+      return { name: e.name[e.name.length - 1]!, strong: true }
+    case 'cast': {
+      const inner = figureName(e.operand)
+      return inner?.strong ? inner : { name: internalTypeName(e.type.name), strong: false }
+    }
+    case 'case': {
+      // a CASE is named after its ELSE when that has a name of its own
+      const els = e.else === undefined ? undefined : figureName(e.else)
+      return els?.strong ? els : { name: 'case', strong: false }
+    }
     case 'exists':
-      return 'exists'
+      return { name: 'exists', strong: true }
     case 'subquery': {
       const b = e.query.body
-      if (b.kind === 'select' && b.items.length === 1) return b.items[0]!.alias ?? deriveName(b.items[0]!.expr)
-      return '?column?'
+      if (b.kind === 'select' && b.items.length === 1) return { name: b.items[0]!.alias ?? deriveName(b.items[0]!.expr), strong: true }
+      return undefined
     }
     case 'typedLiteral':
-      return e.type.name
+      return { name: internalTypeName(e.type.name), strong: false }
     case 'interval':
-      return 'interval'
+      return { name: 'interval', strong: false }
     case 'extract':
-      return 'extract'
+      return { name: 'extract', strong: true }
     default:
-      return '?column?'
+      return undefined
   }
+}
+
+/** The name PG's catalog gives a type (what a cast's column is called): int4 for integer. */
+function internalTypeName(name: string): string {
+  const internal: Record<string, string> = { boolean: 'bool', smallint: 'int2', integer: 'int4', bigint: 'int8', real: 'float4', double: 'float8', char: 'bpchar' }
+  return internal[name] ?? name
 }
 
 export { lit }

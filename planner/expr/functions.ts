@@ -38,8 +38,8 @@
 //     real/double/numeric: PG says NaN = NaN and NaN sorts above everything; JS operators do
 //     not — inline only if NaN can be ignored, otherwise call FUNCTIONS.eq/lt/... .
 //     text: === / !== are exact; < etc. on JS strings compare UTF-16 code units, which differs
-//     from PG "C" collation (code points) only for astral characters vs U+E000..U+FFFF;
-//     FUNCTIONS.lt etc. are exact (compareText in src/values.ts).
+//     from PG "C" collation (code points) for astral characters vs U+E000..U+FFFF, so order
+//     texts with compareText (src/values.ts), as FUNCTIONS.lt etc. do.
 //   interval comparisons: interval_eq interval_ne interval_lt interval_le interval_gt
 //     interval_ge (PG semantics: 1 mon = 30 days, 1 day = 24 h; '1 day' = '24:00:00').
 //

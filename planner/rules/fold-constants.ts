@@ -82,6 +82,8 @@ const COMPARE: Record<string, (a: number | string, b: number | string) => boolea
   ge: (a, b) => a >= b,
 }
 
+const SURROGATE = /[\ud800-\udfff]/
+
 function isLit(e: ScalarExpr, v: unknown): boolean {
   return e.kind === 'literal' && e.value === v
 }
@@ -116,6 +118,8 @@ function foldNode(e: ScalarExpr): ScalarExpr {
       // floats: NaN orders above everything in SQL, so leave those to the run time
       if (t !== typeof b.value || (t !== 'string' && t !== 'boolean' && !(t === 'number' && Number.isFinite(a.value) && Number.isFinite(b.value)))) return e
       if (a.type !== b.type) return e
+      // JS orders strings by UTF-16 code unit, SQL by code point: they agree without surrogates
+      if (t === 'string' && e.fn !== 'eq' && e.fn !== 'ne' && (SURROGATE.test(a.value as string) || SURROGATE.test(b.value as string))) return e
       return lit(cmp(a.value as number, b.value as number), 'boolean')
     }
     case 'case': {
