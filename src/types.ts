@@ -89,6 +89,15 @@ export interface EngineOptions {
   readonly sources?: 'background' | 'manual'
 }
 
+/** Per-call options of `Engine.execute`. */
+export interface ExecuteOptions {
+  /** Whether `COPY t FROM 'file'` may read files of this machine (default true; a server
+   *  passes false for its clients unless started with --allow-server-files: 42501). */
+  readonly serverFiles?: boolean
+  /** The data of `COPY t FROM STDIN`, as a client sent it. */
+  readonly stdin?: Buffer
+}
+
 /** Where a source stands (`Engine.sourceStatus`). */
 export interface SourceStatus {
   readonly name: string

@@ -9,8 +9,7 @@
 
 import { randomInt } from 'node:crypto'
 import type { Socket } from 'node:net'
-import { RivuletError } from '../../grammar/index.js'
-import { splitStatements } from '../split.js'
+import { parse, RivuletError, type ParsedStatement } from '../../grammar/index.js'
 import type { ResultValue } from '../types.js'
 import { createAuthenticator, type AuthMethod, type Authenticator } from './auth.js'
 import { answerCatalogQuery, answerProbe, SETTINGS, type CatalogContext, type ResultSet } from './catalog.js'
@@ -45,8 +44,8 @@ import {
   type ErrorFields,
   type Frame,
 } from './protocol.js'
-import { isEmptyStatement, leadingWords, mapOffsetBack, maxParameter, quoteLiteral, substituteParameters, codePointOffset, type Substitution } from './sql-text.js'
-import { isReadOnly, parseServerCommand, returnsRows, type ServerCommand } from './statements.js'
+import { sessionAction, type SessionAction } from './commands.js'
+import { bindParameters, codePointOffset, mapOffsetBack, parameterSites, quoteLiteral, type ParameterSite, type Substitution } from './parameters.js'
 import { copyCsvLine, copyTextLine, CopySubscription, CursorSubscription, type CopyTarget } from './subscriptions.js'
 
 /** What a session needs from its server. */
@@ -80,6 +79,7 @@ type Outcome =
 interface Prepared {
   readonly text: string
   readonly paramTypes: readonly number[]
+  readonly sites: readonly ParameterSite[]
 }
 
 interface Portal {
@@ -115,6 +115,17 @@ class InStatement extends Error {
     readonly edits: readonly Substitution[],
   ) {
     super(errorMessage(error))
+  }
+}
+
+/** An error whose position is in a text that starts at `at` in the query string (undefined:
+ *  a text the server made, whose positions mean nothing to the client). */
+class InText extends Error {
+  constructor(
+    readonly error: RivuletError,
+    readonly at: number | undefined,
+  ) {
+    super(error.message)
   }
 }
 
@@ -355,7 +366,15 @@ export class Session {
       this.#sendError(this.#errorFields(e))
       return this.#readyForQuery()
     }
-    const statements = splitStatements(sql)
+    // the whole query string is parsed first (a syntax error anywhere runs nothing, as in
+    // Postgres); each statement then runs by what the parser made of it
+    let statements: ParsedStatement[]
+    try {
+      statements = parse(sql)
+    } catch (e) {
+      this.#failed(e, sql, 0, [])
+      return this.#readyForQuery()
+    }
     if (statements.length === 0) {
       this.#send(emptyQueryResponse())
       return this.#readyForQuery()
@@ -364,11 +383,12 @@ export class Session {
     try {
       for (const st of statements) {
         try {
-          const outcome = await this.#run(st.text, op)
+          const outcome = await this.#run(st, sql, op)
           await this.#sendOutcome(outcome, op, { describe: true, codes: [], limit: 0 })
         } catch (e) {
           if (e instanceof ConnectionClosed || this.#closed) return
-          this.#failed(e, sql, st.offset, [])
+          if (e instanceof InText) this.#failed(e.error, sql, e.at, [])
+          else this.#failed(e, sql, 0, [])
           break
         }
       }
@@ -386,7 +406,8 @@ export class Session {
       await step()
     } catch (e) {
       if (e instanceof FatalError || e instanceof ConnectionClosed || this.#closed) throw e
-      if (e instanceof InStatement) this.#failed(e.error, e.sql, 0, e.edits)
+      if (e instanceof InStatement && e.error instanceof InText) this.#failed(e.error.error, e.sql, e.error.at, e.edits)
+      else if (e instanceof InStatement) this.#failed(e.error, e.sql, 0, e.edits)
       else this.#failed(e, undefined, 0, [])
       this.#skipTillSync = true
     }
@@ -402,11 +423,13 @@ export class Session {
     for (let i = 0; i < n; i++) types.push(r.int32() >>> 0)
     r.end()
     if (name !== '' && this.#statements.has(name)) throw new RivuletError('42P05', `prepared statement "${name}" already exists`)
-    if (splitStatements(text).length > 1) throw new RivuletError('42601', 'cannot insert multiple commands into a prepared statement')
-    const count = Math.max(types.length, maxParameter(text))
+    const parsed = parse(text)
+    if (parsed.length > 1) throw new RivuletError('42601', 'cannot insert multiple commands into a prepared statement')
+    const sites = parameterSites(parsed)
+    const count = Math.max(types.length, ...sites.map((p) => p.index))
     if (count > 65535) throw new RivuletError('54000', 'too many parameters')
     const paramTypes = Array.from({ length: count }, (_, i) => types[i] ?? 0)
-    this.#statements.set(name, { text, paramTypes })
+    this.#statements.set(name, { text, paramTypes, sites })
     this.#send(parseComplete())
   }
 
@@ -447,12 +470,12 @@ export class Session {
       if (v.includes('\0')) throw new RivuletError('22021', 'invalid byte sequence for encoding "UTF8": 0x00')
       return v
     })
-    const { text, edits } = substituteParameters(statement.text, (n, context) => {
+    const { text, edits } = bindParameters(statement.text, statement.sites, (n, count) => {
       if (n < 1 || n > values.length) throw new RivuletError('42P02', `there is no parameter $${n}`)
       const v = values[n - 1]!
       const cast = castNameForOid(statement.paramTypes[n - 1]!)
       if (v === null) return cast ? `NULL::${cast}` : 'NULL'
-      if (context === 'count' && /^\s*\d+\s*$/.test(v)) return v.trim()
+      if (count && /^\s*\d+\s*$/.test(v)) return v.trim()
       return cast ? `${quoteLiteral(v)}::${cast}` : quoteLiteral(v)
     })
     this.#portals.set(portalName, { statement, text, edits, resultCodes, outcome: undefined, position: 0 })
@@ -469,7 +492,7 @@ export class Session {
       if (!st) throw new RivuletError('26000', name === '' ? 'unnamed prepared statement does not exist' : `prepared statement "${name}" does not exist`)
       this.#send(parameterDescription(st.paramTypes.map((t) => (t === 0 ? OID.text : t))))
       // columns without parameter values: run a read with NULLs in their place
-      const { text, edits } = substituteParameters(st.text, () => 'NULL')
+      const { text, edits } = bindParameters(st.text, st.sites, () => 'NULL')
       const fields = await this.#fieldsOf(text, undefined).catch((e: unknown) => {
         throw new InStatement(e, st.text, edits)
       })
@@ -488,21 +511,18 @@ export class Session {
    *  for a portal the outcome is kept for its Execute (a read never runs twice). */
   async #fieldsOf(text: string, portal: Portal | undefined): Promise<readonly Field[] | undefined> {
     if (portal?.outcome) return portal.outcome.kind === 'rows' ? portal.outcome.fields : undefined
-    if (isEmptyStatement(text)) return undefined
-    const cmd = parseServerCommand(text)
-    if (cmd) {
-      if (cmd.kind === 'fetch') {
-        const c = this.#cursor(cmd.name)
-        return c.kind === 'rows' ? c.fields : c.sub.fields
-      }
-      if (cmd.kind === 'show') return [{ name: cmd.name === 'all' ? 'name' : this.#settingDisplayName(cmd.name), type: 'text' }, ...(cmd.name === 'all' ? [{ name: 'setting', type: 'text' as const }, { name: 'description', type: 'text' as const }] : [])]
-      return undefined
+    const st = parse(text)[0]
+    if (st === undefined) return undefined
+    const action = sessionAction(st, text)
+    if (action.kind === 'fetch') {
+      const c = this.#cursor(action.name)
+      return c.kind === 'rows' ? c.fields : c.sub.fields
     }
-    const ctx = this.#catalogContext()
-    if (!returnsRows(leadingWords(text, 1)) && !answerProbe(text, ctx) && !answerCatalogQuery(text, ctx)) return undefined
+    if (action.kind === 'show') return [{ name: action.name === 'all' ? 'name' : this.#settingDisplayName(action.name), type: 'text' }, ...(action.name === 'all' ? [{ name: 'setting', type: 'text' as const }, { name: 'description', type: 'text' as const }] : [])]
+    if (action.kind !== 'engine' || !action.read) return undefined
     const op = this.#begin()
     try {
-      const outcome = await this.#run(text, op)
+      const outcome = await this.#run(st, text, op)
       if (portal) portal.outcome = outcome
       return outcome.kind === 'rows' ? outcome.fields : undefined
     } finally {
@@ -521,7 +541,8 @@ export class Session {
     try {
       if (!portal.outcome) {
         try {
-          portal.outcome = await this.#run(portal.text, op)
+          const st = parse(portal.text)[0]
+          portal.outcome = st === undefined ? { kind: 'empty' } : await this.#run(st, portal.text, op)
         } catch (e) {
           throw new InStatement(e, portal.statement.text, portal.edits)
         }
@@ -555,29 +576,30 @@ export class Session {
     if (this.#op === op) this.#op = undefined
   }
 
-  /** Runs one statement; an error inside a transaction block aborts the block. */
-  async #run(text: string, op: Cancellation): Promise<Outcome> {
+  /** Runs one parsed statement of `sql`; an error inside a transaction block aborts the
+   *  block. */
+  async #run(st: ParsedStatement, sql: string, op: Cancellation): Promise<Outcome> {
+    let action: SessionAction | undefined
     try {
-      return await this.#runStatement(text, op)
+      action = sessionAction(st, sql)
+      return await this.#runAction(action, op)
     } catch (e) {
       if (this.#tx === 'T') this.#abortTransaction()
+      const at = action !== undefined && 'at' in action ? action.at : undefined
+      if (e instanceof RivuletError && e.position !== undefined) throw new InText(e, at)
       throw e
     }
   }
 
-  async #runStatement(text: string, op: Cancellation): Promise<Outcome> {
-    if (isEmptyStatement(text)) return { kind: 'empty' }
-    let cmd = parseServerCommand(text)
-    if (cmd?.kind === 'begin' || cmd?.kind === 'commit' || cmd?.kind === 'rollback') return this.#transactionCommand(cmd.kind)
+  async #runAction(action: SessionAction, op: Cancellation): Promise<Outcome> {
+    if (action.kind === 'begin' || action.kind === 'commit' || action.kind === 'rollback') return this.#transactionCommand(action.kind)
     if (this.#tx === 'E') throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
-    if (cmd?.kind === 'copyFromFile') {
-      if (!this.#ctx.allowServerFiles) throw new RivuletError('42501', 'permission denied to COPY from a file: it reads the server\'s files', undefined, 'Start the server with --allow-server-files to allow it.')
-      cmd = undefined
+    if (action.kind === 'engine') {
+      const result = action.read ? this.#answerLocally(action.text) : undefined
+      if (result) return { kind: 'rows', ...result }
+      return this.#engineStatement(action.text, action.read, op)
     }
-    if (cmd) return this.#serverCommand(cmd, op)
-    const result = this.#answerLocally(text)
-    if (result) return { kind: 'rows', ...result }
-    return this.#engineStatement(text, op)
+    return this.#serverCommand(action, op)
   }
 
   #answerLocally(text: string): ResultSet | undefined {
@@ -587,16 +609,16 @@ export class Session {
 
   /** A statement for the engine. In a transaction block, the first one that is not a read
    *  begins the engine's transaction (see gate.ts). */
-  async #engineStatement(text: string, op: Cancellation): Promise<Outcome> {
+  async #engineStatement(text: string, read: boolean, op: Cancellation, stdin?: Buffer): Promise<Outcome> {
     const gate = this.#ctx.gate
     await gate.ready(this, op)
     if (this.#closed) throw new ConnectionClosed()
-    if (this.#tx === 'T' && !this.#holdsEngineTx && !isReadOnly(leadingWords(text, 1))) {
+    if (this.#tx === 'T' && !this.#holdsEngineTx && !read) {
       gate.engine.execute('BEGIN')
       gate.take(this)
       this.#holdsEngineTx = true
     }
-    const results = gate.engine.execute(text)
+    const results = gate.engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, ...(stdin ? { stdin } : {}) })
     const r = results[results.length - 1]
     if (!r) return { kind: 'empty' }
     // a notice (COPY's rejected records) goes to the client as psql shows it: NOTICE:  …
@@ -666,7 +688,7 @@ export class Session {
     return c
   }
 
-  async #serverCommand(cmd: Exclude<ServerCommand, { kind: 'begin' | 'commit' | 'rollback' | 'copyFromFile' }>, op: Cancellation): Promise<Outcome> {
+  async #serverCommand(cmd: Exclude<SessionAction, { kind: 'begin' | 'commit' | 'rollback' | 'engine' }>, op: Cancellation): Promise<Outcome> {
     switch (cmd.kind) {
       case 'set':
         return this.#set(cmd.name, cmd.value)
@@ -693,7 +715,9 @@ export class Session {
           return { kind: 'command', tag: 'CLOSE CURSOR' }
         }
       case 'copyOut':
-        return cmd.subscribe ? this.#subscribeCopy(cmd.query, cmd.csv, cmd.header) : this.#copyQuery(cmd.query, cmd.csv, cmd.header, op)
+        return cmd.subscribe ? this.#subscribeCopy(cmd.query, cmd.format.csv, cmd.format.header) : this.#copyQuery(cmd.query, cmd.format.csv, cmd.format.header, op)
+      case 'copyIn':
+        throw new RivuletError('0A000', 'COPY FROM STDIN is not supported yet')
       case 'subscribe':
         return this.#subscribeCopy(cmd.query, false, false)
       case 'deallocate':
@@ -748,7 +772,7 @@ export class Session {
   async #queryRows(text: string, op: Cancellation): Promise<{ fields: readonly Field[]; rows: ResultValue[][] }> {
     const local = this.#answerLocally(text)
     if (local) return local
-    const o = await this.#engineStatement(text, op)
+    const o = await this.#engineStatement(text, true, op)
     if (o.kind !== 'rows') throw new RivuletError('42601', 'expected a query that returns rows')
     return o
   }
@@ -890,16 +914,16 @@ export class Session {
 
   /** Reports a statement's error; `sql` is the whole query string (position counted in it),
    *  `offset` where the statement starts in it. */
-  #failed(e: unknown, sql: string | undefined, offset: number, edits: readonly Substitution[]): void {
+  #failed(e: unknown, sql: string | undefined, offset: number | undefined, edits: readonly Substitution[]): void {
     if (this.#tx === 'T') this.#abortTransaction()
     this.#sendError(this.#errorFields(e, sql, offset, edits))
   }
 
-  #errorFields(e: unknown, sql?: string, offset = 0, edits: readonly Substitution[] = []): ErrorFields {
+  #errorFields(e: unknown, sql?: string, offset: number | undefined = 0, edits: readonly Substitution[] = []): ErrorFields {
     if (e instanceof RivuletError) {
       let position: number | undefined
-      if (e.position && sql !== undefined && e.position.offset >= 0) {
-        const at = offset + mapOffsetBack(e.position.offset, edits)
+      if (e.position && sql !== undefined && offset !== undefined && e.position.offset >= 0) {
+        const at = mapOffsetBack(offset + e.position.offset, edits)
         if (at <= sql.length) position = codePointOffset(sql, at) + 1
       }
       return { severity: 'ERROR', code: e.code, message: e.message, detail: e.detail, position }
