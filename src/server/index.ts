@@ -10,6 +10,7 @@ import type { Engine } from '../engine.js'
 import type { AuthMethod } from './auth.js'
 import { EngineGate } from './gate.js'
 import { Session, type ServerContext } from './session.js'
+import { AuthThrottle } from './throttle.js'
 
 export interface ServerOptions {
   readonly engine: Engine
@@ -27,6 +28,12 @@ export interface ServerOptions {
   /** Most bytes of changes a subscription may hold for a client that does not read them
    *  (default 16 MiB); past that the subscription ends with an error (54000). */
   readonly subscriptionBufferBytes?: number
+  /** Most client connections at once (default 100); one more is refused with 53300 after
+   *  its startup packet (a CancelRequest still gets through). */
+  readonly maxConnections?: number
+  /** First delay (ms) after a failed password from an address, doubling with each further
+   *  failure up to 5 s (default 250; 0 turns throttling off). */
+  readonly authFailureDelayMs?: number
   /** Let `COPY t FROM 'file'` read files on the server's machine (default false: 42501). */
   readonly allowServerFiles?: boolean
   /** How long a statement waits for another session's transaction to end (default 10 s). */
@@ -56,6 +63,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
   const sessions = new Map<number, Session>() // by pid, once started (for CancelRequest)
   const connections = new Map<Socket, Session>()
   const oids = new Map<string, number>()
+  const maxConnections = options.maxConnections ?? 100
   let pid = 0
   const ctx: ServerContext = {
     gate,
@@ -64,6 +72,7 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     maxMessageBytes: options.maxMessageBytes ?? 64 * 1024 * 1024,
     subscriptionBufferBytes: options.subscriptionBufferBytes ?? 16 * 1024 * 1024,
     allowServerFiles: options.allowServerFiles === true,
+    throttle: new AuthThrottle(options.authFailureDelayMs ?? 250, 5000),
     serverVersion: SERVER_VERSION,
     oidOf(name) {
       let oid = oids.get(name)
@@ -83,7 +92,13 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
 
   const server: Server = createServer((socket) => {
     try {
-      connections.set(socket, new Session(socket, ctx))
+      // past the cap a connection is still read (for its CancelRequest, and to say why it is
+      // refused); past twice the cap (plus some) it is cut at once
+      if (connections.size >= maxConnections * 2 + 16) {
+        socket.destroy()
+        return
+      }
+      connections.set(socket, new Session(socket, ctx, connections.size >= maxConnections))
       socket.on('close', () => connections.delete(socket))
     } catch {
       socket.destroy()

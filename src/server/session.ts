@@ -12,6 +12,7 @@ import type { Socket } from 'node:net'
 import { parse, RivuletError, type ParsedStatement } from '../../grammar/index.js'
 import type { ResultValue } from '../types.js'
 import { createAuthenticator, type AuthMethod, type Authenticator } from './auth.js'
+import type { AuthThrottle } from './throttle.js'
 import { answerCatalogQuery, answerProbe, SETTINGS, type CatalogContext, type ResultSet } from './catalog.js'
 import { Cancellation, cancelledError, type EngineGate } from './gate.js'
 import { castNameForOid, decodeBinaryParameter, describeFields, encodeValue, OID, resultFormats, type Field } from './pg-types.js'
@@ -30,6 +31,7 @@ import {
   errorResponse,
   Framer,
   GSSENC_REQUEST,
+  MAX_STARTUP_PACKET,
   negotiateProtocolVersion,
   noData,
   parameterDescription,
@@ -65,6 +67,8 @@ export interface ServerContext {
   unregister(s: Session): void
   /** Routes a CancelRequest to the session it names. */
   cancel(pid: number, key: number): void
+  /** Spaces password checks of client addresses that failed before. */
+  readonly throttle: AuthThrottle
 }
 
 /** The result of running one statement. */
@@ -131,6 +135,10 @@ class InText extends Error {
 
 const MAX_QUEUED_MESSAGES = 256
 const STARTUP_TIMEOUT_MS = 60_000
+/** Before authentication: the largest message accepted (a password or SASL message is small;
+ *  Postgres caps the startup packet at 10 000 bytes) and how many may queue. */
+const PRE_AUTH_MAX_MESSAGE = MAX_STARTUP_PACKET
+const PRE_AUTH_MAX_QUEUED = 4
 
 export class Session {
   readonly pid: number
@@ -161,11 +169,17 @@ export class Session {
   #outBytes = 0
   #flushQueued = false
 
-  constructor(socket: Socket, ctx: ServerContext) {
+  /** `refuse`: the server is full; the session answers an SSLRequest or a CancelRequest but
+   *  refuses a startup with 53300. */
+  constructor(
+    socket: Socket,
+    ctx: ServerContext,
+    readonly refuse = false,
+  ) {
     this.#socket = socket
     this.#ctx = ctx
     this.pid = ctx.nextPid()
-    this.#framer = new Framer(ctx.maxMessageBytes)
+    this.#framer = new Framer(PRE_AUTH_MAX_MESSAGE)
     for (const s of SETTINGS) this.#settings.set(s.name.toLowerCase(), s.value)
     this.#settings.set('server_version', ctx.serverVersion)
     socket.setNoDelay(true)
@@ -226,6 +240,10 @@ export class Session {
       }
     } catch (e) {
       this.#fatal(e instanceof ProtocolError ? e.code : '08P01', errorMessage(e))
+      return
+    }
+    if (this.#phase !== 'ready' && this.#inbox.length > PRE_AUTH_MAX_QUEUED) {
+      this.#fatal('08P01', 'too many messages before authentication')
       return
     }
     if (this.#inbox.length > MAX_QUEUED_MESSAGES) this.#socket.pause()
@@ -310,6 +328,7 @@ export class Session {
     const major = code >>> 16
     const minor = code & 0xffff
     if (major !== 3) throw new FatalError('0A000', `unsupported frontend protocol ${major}.${minor}: server supports 3.0 to 3.0`)
+    if (this.refuse) throw new FatalError('53300', 'sorry, too many clients already')
     const params = new Map<string, string>()
     for (;;) {
       const name = r.cstring()
@@ -337,17 +356,29 @@ export class Session {
     if (this.#auth.done) this.#startSession()
   }
 
-  #password(f: Frame): void {
+  async #password(f: Frame): Promise<void> {
     if (f.type !== 0x70) throw new FatalError('08P01', `expected password response, got message type ${f.type}`)
+    const address = this.#socket.remoteAddress ?? ''
+    if (!this.#throttled) {
+      // an address that failed before waits for its turn (see throttle.ts)
+      this.#throttled = true
+      const wait = this.#ctx.throttle.reserve(address)
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      if (this.#closed) return
+    }
     const step = this.#auth!.step(f.body)
     if (step.kind === 'continue') return void this.#send(step.send)
+    this.#ctx.throttle.record(address, step.kind === 'ok')
     if (step.kind === 'fail') throw new FatalError('28P01', `password authentication failed for user "${this.user}"`)
     for (const b of step.send) this.#send(b)
     this.#startSession()
   }
 
+  #throttled = false
+
   #startSession(): void {
     this.#phase = 'ready'
+    this.#framer.maxMessage = this.#ctx.maxMessageBytes
     clearTimeout(this.#startupTimer)
     for (const s of SETTINGS) if (s.report) this.#send(parameterStatus(s.name, this.#settings.get(s.name.toLowerCase()) ?? ''))
     this.#send(backendKeyData(this.pid, this.secret))
