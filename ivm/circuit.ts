@@ -4,6 +4,7 @@
 // Operators are reference counted so views can share them and dropping a view frees only
 // what no other view uses.
 
+import { checkInterrupt } from './interrupt.js'
 import type { Operator } from './operator.js'
 import { ZSet } from './zset.js'
 
@@ -174,6 +175,7 @@ export class Circuit {
   }
 
   #run(op: Operator): void {
+    checkInterrupt()
     this.#stepped.add(op)
     this.#emitted.push(op)
     op.step()
@@ -229,7 +231,10 @@ export class Circuit {
     }
     try {
       for (const b of whole) b.out = snapshots.get(b)!
-      for (const op of ordered) op.step()
+      for (const op of ordered) {
+        checkInterrupt()
+        op.step()
+      }
       clear()
       let delivered = 0
       for (const b of chunked) {
@@ -242,6 +247,7 @@ export class Circuit {
             const ins = op.inputs
             for (let j = 0; j < ins.length; j++) {
               if (ins[j]!.out.rows.length !== 0) {
+                checkInterrupt()
                 op.step()
                 break
               }

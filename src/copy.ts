@@ -482,6 +482,7 @@ class RecordReader {
       this.#end += n
     }
     this.#progress?.(this.#base + this.#end)
+    ivm.checkInterrupt() // a chunk is a batch boundary: a deadline or cancel ends the load
   }
 
   #startRecord(pos: number): void {

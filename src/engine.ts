@@ -43,6 +43,7 @@ import { compileProjection, compileScalar, evaluateConstant, isRowConstant, type
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
+import { withLimits } from './statement-limits.js'
 import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type SinkStats, type SourceConnector } from './sources.js'
 import { NexmarkSource } from './nexmark/source.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, ExecuteOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SourceStatus, SqlTypeName, StatementResult, SubscribeOptions } from './types.js'
@@ -235,7 +236,7 @@ export class Engine {
 
   execute(sql: string, options: ExecuteOptions = {}): StatementResult[] {
     this.#checkOpen()
-    return this.#onClock(() => this.#execute(sql, options))
+    return this.#onClock(() => withLimits(options.limits, () => this.#execute(sql, options)))
   }
 
   /** Runs `f` with NOW(), CURRENT_DATE and 'now' reading this engine's tick time. */

@@ -3,6 +3,8 @@
 // are returned in their Postgres text form ('2024-01-01 10:00:00'), so results print and
 // compare the same everywhere.
 
+import type { StatementLimits } from './statement-limits.js'
+
 /** SQL type names as the engine reports them (Postgres spelling). */
 export type SqlTypeName =
   | 'boolean'
@@ -96,6 +98,9 @@ export interface ExecuteOptions {
   readonly serverFiles?: boolean
   /** The data of `COPY t FROM STDIN`, as a client sent it. */
   readonly stdin?: Buffer
+  /** A deadline, a cancel request and a memory limit, checked at batch boundaries
+   *  (57014, 53200); an interrupted statement changes nothing. */
+  readonly limits?: StatementLimits
 }
 
 /** Where a source stands (`Engine.sourceStatus`). */

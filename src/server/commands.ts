@@ -173,6 +173,18 @@ export function parseTimeout(text: string): number {
   throw new RivuletError('22023', `invalid value for FETCH option TIMEOUT: "${text}"`)
 }
 
+/** A duration setting (statement_timeout, idle_in_transaction_session_timeout): a number of
+ *  milliseconds, or a number with a unit (us, ms, s, min, h, d), as Postgres reads them. */
+export function parseMilliseconds(text: string, name: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?\s*$/i.exec(text)
+  if (!m) throw new RivuletError('22023', `invalid value for parameter "${name}": "${text}"`, undefined, 'Valid units for this parameter are "us", "ms", "s", "min", "h", and "d".')
+  const unit = (m[2] ?? 'ms').toLowerCase()
+  const factor = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!
+  const ms = Math.round(Number(m[1]) * factor)
+  if (ms > 2 ** 31 - 1) throw new RivuletError('22023', `${text} is outside the valid range for parameter "${name}" (0 .. 2147483647)`)
+  return ms
+}
+
 /** A name as a quoted identifier (the parser has folded it already; quoting keeps it as is). */
 export function quoteIdent(s: string): string {
   return `"${s.replace(/"/g, '""')}"`

@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs'
 import { Engine } from '../engine.js'
+import { parseMilliseconds } from './commands.js'
 import { startServer, type ServerOptions } from './index.js'
 
 export interface ServeOptions {
@@ -15,6 +16,8 @@ export interface ServeOptions {
   readonly allowServerFiles?: boolean
   readonly auth?: string
   readonly maxConnections?: string
+  readonly statementTimeout?: string
+  readonly maxMemory?: string
 }
 
 export interface ServeIo {
@@ -74,7 +77,15 @@ export async function serve(opts: ServeOptions, io: ServeIo): Promise<number> {
     return 1
   }
   const maxConnections = positiveInteger(opts.maxConnections, '--max-connections')
-  for (const v of [maxConnections]) {
+  const maxMemoryMib = positiveInteger(opts.maxMemory, '--max-memory')
+  let statementTimeoutMs = 0
+  try {
+    if (opts.statementTimeout !== undefined) statementTimeoutMs = parseMilliseconds(opts.statementTimeout, 'statement_timeout')
+  } catch (e) {
+    io.stderr(`rivulet serve: invalid --statement-timeout ${opts.statementTimeout} (ms, or with a unit: 5s, 1min)\n`)
+    return 1
+  }
+  for (const v of [maxConnections, maxMemoryMib]) {
     if (v instanceof Error) {
       io.stderr(`rivulet serve: ${v.message}\n`)
       return 1
@@ -96,6 +107,8 @@ export async function serve(opts: ServeOptions, io: ServeIo): Promise<number> {
       port,
       allowServerFiles: opts.allowServerFiles === true,
       ...(maxConnections !== undefined ? { maxConnections: maxConnections as number } : {}),
+      ...(maxMemoryMib !== undefined ? { maxMemoryBytes: (maxMemoryMib as number) * (1 << 20) } : {}),
+      statementTimeoutMs,
       ...(password !== undefined ? { password, auth: auth as (typeof AUTH_METHODS)[number] } : {}),
     }
     server = await startServer(options)

@@ -46,7 +46,8 @@ import {
   type ErrorFields,
   type Frame,
 } from './protocol.js'
-import { sessionAction, type SessionAction } from './commands.js'
+import { timeoutError, type StatementLimits } from '../statement-limits.js'
+import { parseMilliseconds, sessionAction, type SessionAction } from './commands.js'
 import { bindParameters, codePointOffset, mapOffsetBack, parameterSites, quoteLiteral, type ParameterSite, type Substitution } from './parameters.js'
 import { copyCsvLine, copyTextLine, CopySubscription, CursorSubscription, type CopyTarget } from './subscriptions.js'
 
@@ -69,6 +70,15 @@ export interface ServerContext {
   cancel(pid: number, key: number): void
   /** Spaces password checks of client addresses that failed before. */
   readonly throttle: AuthThrottle
+  /** The default statement_timeout (ms, 0 = none). */
+  readonly statementTimeoutMs: number
+  /** --max-memory in bytes (undefined: none). */
+  readonly maxMemoryBytes: number | undefined
+  /** Largest result (bytes of DataRows) one statement may send (54000 past it). */
+  readonly maxResultBytes: number
+  /** Handles the CancelRequests that arrived while the event loop was busy (the relay sees
+   *  them even while the engine runs a long statement): polled at batch boundaries. */
+  drainCancels(): void
 }
 
 /** The result of running one statement. */
@@ -174,6 +184,8 @@ export class Session {
   constructor(
     socket: Socket,
     ctx: ServerContext,
+    /** The client's address (for the password throttle). */
+    readonly address: string,
     readonly refuse = false,
   ) {
     this.#socket = socket
@@ -182,6 +194,7 @@ export class Session {
     this.#framer = new Framer(PRE_AUTH_MAX_MESSAGE)
     for (const s of SETTINGS) this.#settings.set(s.name.toLowerCase(), s.value)
     this.#settings.set('server_version', ctx.serverVersion)
+    this.#settings.set('statement_timeout', String(ctx.statementTimeoutMs))
     socket.setNoDelay(true)
     socket.on('data', (chunk: Buffer) => this.#onData(chunk))
     socket.on('error', () => this.#destroy())
@@ -358,7 +371,7 @@ export class Session {
 
   async #password(f: Frame): Promise<void> {
     if (f.type !== 0x70) throw new FatalError('08P01', `expected password response, got message type ${f.type}`)
-    const address = this.#socket.remoteAddress ?? ''
+    const address = this.address
     if (!this.#throttled) {
       // an address that failed before waits for its turn (see throttle.ts)
       this.#throttled = true
@@ -611,26 +624,46 @@ export class Session {
    *  block. */
   async #run(st: ParsedStatement, sql: string, op: Cancellation): Promise<Outcome> {
     let action: SessionAction | undefined
+    // statement_timeout applies to each statement (of a multi-statement query too): its
+    // waits are cut by a timer, its work in the engine by the deadline
+    const timeoutMs = this.#statementTimeoutMs()
+    const stmt = new Cancellation()
+    const unlink = op.on((e) => stmt.cancel(e))
+    const timer = timeoutMs > 0 ? setTimeout(() => stmt.cancel(timeoutError()), timeoutMs) : undefined
+    const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : undefined
     try {
       action = sessionAction(st, sql)
-      return await this.#runAction(action, op)
+      return await this.#runAction(action, stmt, deadline)
     } catch (e) {
       if (this.#tx === 'T') this.#abortTransaction()
       const at = action !== undefined && 'at' in action ? action.at : undefined
       if (e instanceof RivuletError && e.position !== undefined) throw new InText(e, at)
       throw e
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
+      unlink()
     }
   }
 
-  async #runAction(action: SessionAction, op: Cancellation): Promise<Outcome> {
+  async #runAction(action: SessionAction, op: Cancellation, deadline: number | undefined): Promise<Outcome> {
     if (action.kind === 'begin' || action.kind === 'commit' || action.kind === 'rollback') return this.#transactionCommand(action.kind)
     if (this.#tx === 'E') throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
+    this.#deadline = deadline
     if (action.kind === 'engine') {
       const result = action.read ? this.#answerLocally(action.text) : undefined
       if (result) return { kind: 'rows', ...result }
       return this.#engineStatement(action.text, action.read, op)
     }
     return this.#serverCommand(action, op)
+  }
+
+  /** The running statement's deadline (statement_timeout), for the engine's checks. */
+  #deadline: number | undefined
+
+  /** statement_timeout of this session, in ms. */
+  #statementTimeoutMs(): number {
+    const v = this.#settings.get('statement_timeout')
+    return v === undefined ? this.#ctx.statementTimeoutMs : parseMilliseconds(v, 'statement_timeout')
   }
 
   #answerLocally(text: string): ResultSet | undefined {
@@ -649,7 +682,17 @@ export class Session {
       gate.take(this)
       this.#holdsEngineTx = true
     }
-    const results = gate.engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, ...(stdin ? { stdin } : {}) })
+    const deadline = this.#deadline
+    const maxMemoryBytes = this.#ctx.maxMemoryBytes
+    const limits: StatementLimits = {
+      ...(deadline !== undefined ? { deadline } : {}),
+      ...(maxMemoryBytes !== undefined ? { maxMemoryBytes } : {}),
+      cancelled: () => {
+        this.#ctx.drainCancels()
+        return op.reason !== undefined
+      },
+    }
+    const results = gate.engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, limits, ...(stdin ? { stdin } : {}) })
     const r = results[results.length - 1]
     if (!r) return { kind: 'empty' }
     // a notice (COPY's rejected records) goes to the client as psql shows it: NOTICE:  …
@@ -772,8 +815,9 @@ export class Session {
 
   #set(name: string, value: string | undefined): Outcome {
     const def = SETTINGS.find((s) => s.name.toLowerCase() === name)
-    let v = value ?? (name === 'server_version' ? this.#ctx.serverVersion : name === 'session_authorization' ? this.user : (def?.value ?? ''))
+    let v = value ?? (name === 'server_version' ? this.#ctx.serverVersion : name === 'session_authorization' ? this.user : name === 'statement_timeout' ? String(this.#ctx.statementTimeoutMs) : (def?.value ?? ''))
     if (name === 'client_encoding') v = clientEncoding(v, true)
+    if (name === 'statement_timeout' || name === 'idle_in_transaction_session_timeout') parseMilliseconds(v, name)
     if (['server_version', 'server_encoding', 'integer_datetimes', 'server_version_num', 'lc_collate', 'lc_ctype', 'max_identifier_length', 'is_superuser', 'in_hot_standby'].includes(name) && value !== undefined) {
       throw new RivuletError('55P02', `parameter "${name}" cannot be changed`)
     }
@@ -911,9 +955,13 @@ export class Session {
         if (how.describe) this.#send(rowDescription(describeFields(outcome.fields, formats)))
         const start = how.portal?.position ?? 0
         const end = how.limit > 0 ? Math.min(outcome.rows.length, start + how.limit) : outcome.rows.length
+        let bytes = 0
         for (let i = start; i < end; i++) {
           const row = outcome.rows[i]!
-          this.#send(dataRow(row.map((v, j) => encodeValue(v, outcome.fields[j]!, formats[j]!))))
+          const message = dataRow(row.map((v, j) => encodeValue(v, outcome.fields[j]!, formats[j]!)))
+          bytes += message.length
+          if (bytes > this.#ctx.maxResultBytes) throw new RivuletError('54000', `result too large: more than ${this.#ctx.maxResultBytes} bytes`, undefined, 'Fetch it in parts (LIMIT / OFFSET, a cursor, or a row limit on Execute).')
+          this.#send(message)
         }
         if (how.portal) how.portal.position = end
         if (end < outcome.rows.length) {
