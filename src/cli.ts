@@ -108,8 +108,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .option('--max-connections <n>', 'most client connections at once (default 100; one more: 53300)')
     .option('--statement-timeout <ms>', 'default statement_timeout: ms, or with a unit (5s, 1min); 0 = none (default)')
     .option('--max-memory <mib>', 'fail a statement with 53200 once the heap in use passes this many MiB (default: 80% of the V8 heap limit)')
+    .option('--tls-cert <file>', 'serve TLS (sslmode=require) with this PEM certificate chain (needs --tls-key)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--allow-server-files', "let COPY t FROM 'file' read files on this machine (default: refused, 42501)")
-    .action(async (opts: { port: string; host: string; data?: string; password?: string; passwordFile?: string; auth?: string; maxConnections?: string; statementTimeout?: string; maxMemory?: string; allowServerFiles?: boolean }) => {
+    .action(async (opts: { port: string; host: string; data?: string; password?: string; passwordFile?: string; auth?: string; maxConnections?: string; statementTimeout?: string; maxMemory?: string; tlsCert?: string; tlsKey?: string; allowServerFiles?: boolean }) => {
       const { serve } = await import('./server/serve.js')
       exitCode = await serve(opts, io)
     })

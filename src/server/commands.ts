@@ -24,14 +24,14 @@ export type SessionAction =
   | { readonly kind: 'close'; readonly name: string | undefined }
   | { readonly kind: 'copyOut'; readonly query: string; readonly at: number | undefined; readonly subscribe: boolean; readonly format: CopyFormat }
   /** COPY t FROM STDIN: the engine loads what the client sends; `text` is the statement */
-  | { readonly kind: 'copyIn'; readonly text: string; readonly at: number; readonly format: CopyFormat }
+  | { readonly kind: 'copyIn'; readonly text: string; readonly at: number; readonly table: string; readonly columns: number | undefined; readonly format: CopyFormat }
   | { readonly kind: 'subscribe'; readonly query: string; readonly at: number }
   | { readonly kind: 'deallocate'; readonly name: string | undefined }
   | { readonly kind: 'discard' }
   | { readonly kind: 'unlisten' }
   /** Anything else: the engine runs `text`. `read`: it only reads (runs outside the engine's
    *  transaction and returns rows). */
-  | { readonly kind: 'engine'; readonly text: string; readonly at: number; readonly read: boolean }
+  | { readonly kind: 'engine'; readonly text: string; readonly at: number; readonly read: boolean; readonly catalog?: boolean }
 
 /** COPY data layout: text or CSV, with its delimiter and NULL marker. */
 export interface CopyFormat {
@@ -91,6 +91,7 @@ export function sessionAction(p: ParsedStatement, sql: string): SessionAction {
     case 'copy':
       return copyAction(s, p, slice)
     case 'select':
+      return { kind: 'engine', text: p.text, at: p.offset, read: true, catalog: readsCatalog(s) }
     case 'explain':
       return { kind: 'engine', text: p.text, at: p.offset, read: true }
   }
@@ -101,7 +102,7 @@ function copyAction(s: Extract<Statement, { kind: 'copy' }>, p: ParsedStatement,
   // a file COPY is the engine's: it refuses it unless the server allows server files
   if (s.file !== undefined) return { kind: 'engine', text: p.text, at: p.offset, read: false }
   const format = copyFormat(s.options, s.direction)
-  if (s.direction === 'from') return { kind: 'copyIn', text: p.text, at: p.offset, format }
+  if (s.direction === 'from') return { kind: 'copyIn', text: p.text, at: p.offset, table: s.table!.parts[s.table!.parts.length - 1]!, columns: s.columns?.length, format }
   if (s.subscribe !== undefined) return { kind: 'copyOut', query: slice(s.subscribe.span), at: s.subscribe.span.start, subscribe: true, format }
   if (s.query !== undefined) return { kind: 'copyOut', query: slice(s.query.span), at: s.query.span.start, subscribe: false, format }
   const table = s.table!.parts.map(quoteIdent).join('.')
@@ -129,13 +130,14 @@ function copyFormat(options: readonly CopyOption[], direction: 'from' | 'to'): C
         header = v === undefined || ['true', 'on', '1', 'match'].includes(v.toLowerCase())
         break
       case 'delimiter':
-        delimiter = v
-        break
       case 'null':
-        nullText = v
+        // FROM STDIN: the engine reads them with the statement
+        if (direction === 'to') throw unsupported(`COPY option "${o.name}" is not supported with TO STDOUT (format, header)`)
+        if (o.name === 'delimiter') delimiter = v
+        else nullText = v
         break
       default:
-        if (direction === 'to') throw unsupported(`COPY option "${o.name}" is not supported with TO STDOUT (format, header, delimiter, null)`)
+        if (direction === 'to') throw unsupported(`COPY option "${o.name}" is not supported with TO STDOUT (format, header)`)
     }
   }
   if (delimiter !== undefined && (delimiter.length !== 1 || delimiter.charCodeAt(0) > 127)) throw unsupported('COPY delimiter must be a single one-byte character')
@@ -171,6 +173,24 @@ export function parseTimeout(text: string): number {
     // reported below
   }
   throw new RivuletError('22023', `invalid value for FETCH option TIMEOUT: "${text}"`)
+}
+
+/** Whether a query reads a relation of pg_catalog or information_schema (by the names in
+ *  its FROM clauses, as parsed: a catalog name in a string literal is no such read). */
+export function readsCatalog(s: Statement): boolean {
+  let found = false
+  const walk = (v: unknown): void => {
+    if (found || typeof v !== 'object' || v === null) return
+    if (Array.isArray(v)) return v.forEach(walk)
+    const node = v as { kind?: unknown; name?: { parts?: unknown } }
+    if (node.kind === 'table' && Array.isArray(node.name?.parts)) {
+      const parts = node.name.parts as string[]
+      if ((parts.length > 1 && (parts[0] === 'pg_catalog' || parts[0] === 'information_schema')) || (parts.length === 1 && /^pg_/.test(parts[0]!))) found = true
+    }
+    for (const key in v) if (key !== 'span') walk((v as Record<string, unknown>)[key])
+  }
+  walk(s)
+  return found
 }
 
 /** A duration setting (statement_timeout, idle_in_transaction_session_timeout): a number of

@@ -6,6 +6,7 @@
 //   await srv.close()
 
 import type { Socket } from 'node:net'
+import { createSecureContext } from 'node:tls'
 import type { Engine } from '../engine.js'
 import type { AuthMethod } from './auth.js'
 import { EngineGate } from './gate.js'
@@ -44,6 +45,9 @@ export interface ServerOptions {
   /** Largest result one statement may send, in bytes of DataRow messages (default 1 GiB;
    *  54000 past it). */
   readonly maxResultBytes?: number
+  /** TLS: the server's certificate chain and private key (PEM). A client's SSLRequest is then
+   *  answered 'S' and the session goes on encrypted (else 'N', in the clear). */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer }
   /** Let `COPY t FROM 'file'` read files on the server's machine (default false: 42501). */
   readonly allowServerFiles?: boolean
   /** How long a statement waits for another session's transaction to end (default 10 s). */
@@ -84,6 +88,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     allowServerFiles: options.allowServerFiles === true,
     throttle: new AuthThrottle(options.authFailureDelayMs ?? 250, 5000),
     statementTimeoutMs: options.statementTimeoutMs ?? 0,
+    tls: options.tls === undefined ? undefined : createSecureContext({ cert: options.tls.cert, key: options.tls.key }),
     maxMemoryBytes: options.maxMemoryBytes ?? defaultMemoryLimit(),
     maxResultBytes: options.maxResultBytes ?? 1 << 30,
     drainCancels: () => undefined,

@@ -326,6 +326,13 @@ export const copyOutResponse = (columns: number): Buffer => {
   return b.finish()
 }
 
+/** CopyInResponse: text format for the whole copy and for each of `columns` columns. */
+export const copyInResponse = (columns: number): Buffer => {
+  const b = new Builder('G').byte(0).int16(columns)
+  for (let i = 0; i < columns; i++) b.int16(0)
+  return b.finish()
+}
+
 export const copyData = (data: Buffer | string): Buffer => {
   const payload = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
   const buf = Buffer.allocUnsafe(5 + payload.length)

@@ -18,6 +18,8 @@ export interface ServeOptions {
   readonly maxConnections?: string
   readonly statementTimeout?: string
   readonly maxMemory?: string
+  readonly tlsCert?: string
+  readonly tlsKey?: string
 }
 
 export interface ServeIo {
@@ -85,6 +87,19 @@ export async function serve(opts: ServeOptions, io: ServeIo): Promise<number> {
     io.stderr(`rivulet serve: invalid --statement-timeout ${opts.statementTimeout} (ms, or with a unit: 5s, 1min)\n`)
     return 1
   }
+  let tls: ServerOptions['tls']
+  if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
+    io.stderr('rivulet serve: --tls-cert and --tls-key go together\n')
+    return 1
+  }
+  if (opts.tlsCert !== undefined && opts.tlsKey !== undefined) {
+    try {
+      tls = { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) }
+    } catch (e) {
+      io.stderr(`rivulet serve: cannot read the TLS certificate or key: ${e instanceof Error ? e.message : String(e)}\n`)
+      return 1
+    }
+  }
   for (const v of [maxConnections, maxMemoryMib]) {
     if (v instanceof Error) {
       io.stderr(`rivulet serve: ${v.message}\n`)
@@ -109,6 +124,7 @@ export async function serve(opts: ServeOptions, io: ServeIo): Promise<number> {
       ...(maxConnections !== undefined ? { maxConnections: maxConnections as number } : {}),
       ...(maxMemoryMib !== undefined ? { maxMemoryBytes: (maxMemoryMib as number) * (1 << 20) } : {}),
       statementTimeoutMs,
+      ...(tls !== undefined ? { tls } : {}),
       ...(password !== undefined ? { password, auth: auth as (typeof AUTH_METHODS)[number] } : {}),
     }
     server = await startServer(options)

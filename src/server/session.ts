@@ -9,6 +9,7 @@
 
 import { randomInt } from 'node:crypto'
 import type { Socket } from 'node:net'
+import { TLSSocket, type SecureContext } from 'node:tls'
 import { parse, RivuletError, type ParsedStatement } from '../../grammar/index.js'
 import type { ResultValue } from '../types.js'
 import { createAuthenticator, type AuthMethod, type Authenticator } from './auth.js'
@@ -24,6 +25,7 @@ import {
   commandComplete,
   copyData,
   copyDone,
+  copyInResponse,
   copyOutResponse,
   dataRow,
   decodeUtf8,
@@ -72,6 +74,8 @@ export interface ServerContext {
   readonly throttle: AuthThrottle
   /** The default statement_timeout (ms, 0 = none). */
   readonly statementTimeoutMs: number
+  /** The certificate and key for TLS (--tls-cert / --tls-key), if configured. */
+  readonly tls: SecureContext | undefined
   /** --max-memory in bytes (undefined: none). */
   readonly maxMemoryBytes: number | undefined
   /** Largest result (bytes of DataRows) one statement may send (54000 past it). */
@@ -153,7 +157,8 @@ const PRE_AUTH_MAX_QUEUED = 4
 export class Session {
   readonly pid: number
   readonly secret = randomInt(1, 2 ** 31 - 1)
-  readonly #socket: Socket
+  /** The client's socket; a TLSSocket over it after an SSLRequest when TLS is configured. */
+  #socket: Socket
   readonly #ctx: ServerContext
   readonly #framer: Framer
   readonly #inbox: Frame[] = []
@@ -195,11 +200,8 @@ export class Session {
     for (const s of SETTINGS) this.#settings.set(s.name.toLowerCase(), s.value)
     this.#settings.set('server_version', ctx.serverVersion)
     this.#settings.set('statement_timeout', String(ctx.statementTimeoutMs))
-    socket.setNoDelay(true)
-    socket.on('data', (chunk: Buffer) => this.#onData(chunk))
-    socket.on('error', () => this.#destroy())
-    socket.on('close', () => this.#destroy())
-    socket.on('end', () => this.#destroy())
+    if (typeof socket.setNoDelay === 'function') socket.setNoDelay(true)
+    this.#listen(socket)
     // a connection that does not complete startup and authentication in time is closed (as
     // Postgres's authentication_timeout does)
     this.#startupTimer = setTimeout(() => this.#fatal('08006', 'startup and authentication did not complete within 60 s'), STARTUP_TIMEOUT_MS)
@@ -207,6 +209,28 @@ export class Session {
   }
 
   readonly #startupTimer: NodeJS.Timeout
+
+  #listen(socket: Socket): void {
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk))
+    socket.on('error', () => this.#destroy())
+    socket.on('close', () => this.#destroy())
+    socket.on('end', () => this.#destroy())
+  }
+
+  /** Answers an SSLRequest with 'S' and goes on over TLS. Bytes the client sent after its
+   *  SSLRequest in the clear would be read as if encrypted (CVE-2021-23214): refused. */
+  #startTls(context: SecureContext): void {
+    if (this.#framer.buffered > 0 || this.#inbox.length > 0) throw new FatalError('08P01', 'received unencrypted data after SSL request')
+    const raw = this.#socket
+    raw.removeAllListeners('data')
+    raw.write(Buffer.from('S'))
+    const secure = new TLSSocket(raw, { isServer: true, secureContext: context })
+    this.#socket = secure
+    this.#tls = true
+    this.#listen(secure)
+  }
+
+  #tls = false
 
   get closed(): boolean {
     return this.#closed
@@ -235,6 +259,10 @@ export class Session {
 
   #onData(chunk: Buffer): void {
     if (this.#closed) return
+    if (this.#idleTimer !== undefined) {
+      clearTimeout(this.#idleTimer)
+      this.#idleTimer = undefined
+    }
     this.#framer.push(chunk)
     try {
       for (let f = this.#framer.next(); f; f = this.#framer.next()) {
@@ -243,6 +271,10 @@ export class Session {
           // typed messages
           const code = f.body.readInt32BE(0)
           if (code !== SSL_REQUEST && code !== GSSENC_REQUEST) this.#framer.startup = false
+        } else if (this.#copyIn !== undefined && (f.type === 0x64 || f.type === 0x63 || f.type === 0x66)) {
+          // CopyData / CopyDone / CopyFail of a COPY FROM STDIN: the statement waits for them
+          this.#copyIn.take(f)
+          continue
         } else if (f.type === 0x58 && this.#pumping) {
           // Terminate while a statement runs (a COPY stream, a FETCH wait): end now
           this.#socket.end()
@@ -327,8 +359,9 @@ export class Session {
   #startupPacket(f: Frame): void {
     const r = new Reader(f.body)
     const code = r.int32()
+    if (code === SSL_REQUEST && this.#ctx.tls !== undefined && !this.#tls) return this.#startTls(this.#ctx.tls)
     if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
-      // no TLS / GSSAPI encryption here: 'N', and the client goes on in the clear
+      // no TLS configured (or GSSAPI encryption asked): 'N', and the client goes on in the clear
       this.#send(Buffer.from('N'))
       return
     }
@@ -416,7 +449,20 @@ export class Session {
     try {
       statements = parse(sql)
     } catch (e) {
-      this.#failed(e, sql, 0, [])
+      // psql's describe queries use syntax the engine does not have (OPERATOR(pg_catalog.~),
+      // ::regclass, …): a query that does not parse may still be one of them, answered from
+      // the catalog (it reads, and runs nothing)
+      const described = this.#tx === 'E' ? undefined : answerCatalogQuery(sql, this.#catalogContext())
+      if (described) {
+        const op = this.#begin()
+        try {
+          await this.#sendOutcome({ kind: 'rows', ...described }, op, { describe: true, codes: [], limit: 0 })
+        } catch (x) {
+          this.#failed(x, sql, 0, [])
+        } finally {
+          this.#end(op)
+        }
+      } else this.#failed(e, sql, 0, [])
       return this.#readyForQuery()
     }
     if (statements.length === 0) {
@@ -650,7 +696,7 @@ export class Session {
     if (this.#tx === 'E') throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
     this.#deadline = deadline
     if (action.kind === 'engine') {
-      const result = action.read ? this.#answerLocally(action.text) : undefined
+      const result = action.read ? this.#answerLocally(action.text, action.catalog === true) : undefined
       if (result) return { kind: 'rows', ...result }
       return this.#engineStatement(action.text, action.read, op)
     }
@@ -666,9 +712,11 @@ export class Session {
     return v === undefined ? this.#ctx.statementTimeoutMs : parseMilliseconds(v, 'statement_timeout')
   }
 
-  #answerLocally(text: string): ResultSet | undefined {
+  /** A parsed read that asks the server about itself (version(), current_schema(), …) or
+   *  reads the catalog (psql's describe queries). */
+  #answerLocally(text: string, readsCatalog: boolean): ResultSet | undefined {
     const ctx = this.#catalogContext()
-    return answerProbe(text, ctx) ?? answerCatalogQuery(text, ctx)
+    return answerProbe(text, ctx) ?? (readsCatalog ? answerCatalogQuery(text, ctx) : undefined)
   }
 
   /** A statement for the engine. In a transaction block, the first one that is not a read
@@ -791,7 +839,7 @@ export class Session {
       case 'copyOut':
         return cmd.subscribe ? this.#subscribeCopy(cmd.query, cmd.format.csv, cmd.format.header) : this.#copyQuery(cmd.query, cmd.format.csv, cmd.format.header, op)
       case 'copyIn':
-        throw new RivuletError('0A000', 'COPY FROM STDIN is not supported yet')
+        return this.#copyFromStdin(cmd.text, cmd.table, cmd.columns, op)
       case 'subscribe':
         return this.#subscribeCopy(cmd.query, false, false)
       case 'deallocate':
@@ -845,7 +893,7 @@ export class Session {
 
   /** A read's rows: answered locally or by the engine. */
   async #queryRows(text: string, op: Cancellation): Promise<{ fields: readonly Field[]; rows: ResultValue[][] }> {
-    const local = this.#answerLocally(text)
+    const local = this.#answerLocally(text, false)
     if (local) return local
     const o = await this.#engineStatement(text, true, op)
     if (o.kind !== 'rows') throw new RivuletError('42601', 'expected a query that returns rows')
@@ -876,6 +924,43 @@ export class Session {
     if (this.#closed) throw new ConnectionClosed()
     return { kind: 'rows', fields: c.sub.fields, rows, command: `FETCH ${rows.length}` }
   }
+
+  /** COPY t FROM STDIN: CopyInResponse, then the client's CopyData until CopyDone (at most
+   *  maxCopyInBytes; CopyFail or a cancel ends it with an error), then the engine loads it
+   *  as it loads a file: one tick, rejected records into rivulet_rejected and a NOTICE. */
+  async #copyFromStdin(text: string, table: string, columns: number | undefined, op: Cancellation): Promise<Outcome> {
+    const rel = this.#ctx.gate.engine.relations().find((r) => r.name === table)
+    if (rel === undefined) throw new RivuletError('42P01', `relation "${table}" does not exist`)
+    const limit = this.#ctx.maxResultBytes
+    const data = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = []
+      let bytes = 0
+      let failed: RivuletError | undefined
+      const unCancel = op.on((e) => finish(e))
+      const finish = (e?: Error): void => {
+        this.#copyIn = undefined
+        unCancel()
+        if (e) reject(e)
+        else resolve(Buffer.concat(chunks, bytes))
+      }
+      this.#copyIn = {
+        take: (f) => {
+          if (f.type === 0x64) {
+            bytes += f.body.length
+            if (bytes > limit) failed ??= new RivuletError('54000', `COPY data too large: more than ${limit} bytes`)
+            else if (failed === undefined) chunks.push(f.body)
+          } else if (f.type === 0x63) finish(failed)
+          else finish(new RivuletError('57014', `COPY from stdin failed: ${new Reader(f.body).cstring()}`))
+        },
+      }
+      this.#send(copyInResponse(columns ?? rel.columns.length))
+      this.#flush()
+    })
+    return this.#engineStatement(text, false, op, data)
+  }
+
+  /** The COPY FROM STDIN waiting for its data. */
+  #copyIn: { take(f: Frame): void } | undefined
 
   /** COPY (query) TO STDOUT: the rows as COPY data. */
   async #copyQuery(query: string, csv: boolean, header: boolean, op: Cancellation): Promise<Outcome> {
@@ -981,7 +1066,29 @@ export class Session {
     this.#reportedChanges.clear()
     this.#send(readyForQuery(this.#tx))
     this.#flush()
+    this.#armIdleTimer()
   }
+
+  /** idle_in_transaction_session_timeout: a session idle inside a transaction block for that
+   *  long is closed (FATAL 25P03), which rolls its transaction back and frees the engine. */
+  #armIdleTimer(): void {
+    clearTimeout(this.#idleTimer)
+    this.#idleTimer = undefined
+    if (this.#tx === 'I' || this.#closed) return
+    let ms = 0
+    try {
+      ms = parseMilliseconds(this.#settings.get('idle_in_transaction_session_timeout') ?? '0', 'idle_in_transaction_session_timeout')
+    } catch {
+      return
+    }
+    if (ms <= 0) return
+    this.#idleTimer = setTimeout(() => {
+      if (!this.#pumping && this.#inbox.length === 0) this.#fatal('25P03', 'terminating connection due to idle-in-transaction timeout')
+    }, ms)
+    this.#idleTimer.unref()
+  }
+
+  #idleTimer: NodeJS.Timeout | undefined
 
   #notice(code: string, message: string): void {
     this.#send(errorResponse({ severity: 'WARNING', code, message }, 'N'))
@@ -1048,6 +1155,7 @@ export class Session {
     this.#flush()
     this.#closed = true
     clearTimeout(this.#startupTimer)
+    clearTimeout(this.#idleTimer)
     this.#op?.cancel(new ConnectionClosed('connection closed'))
     for (const sub of [...this.#copies]) sub.finish({ kind: 'closed' })
     this.#copies.clear()
