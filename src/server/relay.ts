@@ -59,8 +59,13 @@ const server = net.createServer((client) => {
       inner.pipe(client)
       client.resume()
     })
-    inner.on('error', () => client.destroy())
-    inner.on('close', () => client.destroy())
+    // the server's last words (a FATAL message) must reach the client before it is closed
+    const finish = () => {
+      client.end()
+      setTimeout(() => client.destroy(), 5000).unref()
+    }
+    inner.on('error', finish)
+    inner.on('close', finish)
     client.on('close', () => inner.destroy())
   }
   client.on('data', first)
