@@ -611,11 +611,16 @@ export interface ShowStmt {
   readonly span: Span
 }
 
-/** `SET name = value` / `SET name TO value` (accepted, mostly ignored). */
+/** `SET name = value` / `SET name TO value | DEFAULT` (the engine accepts and ignores it; a
+ *  server session keeps it). `SET NAMES x` is `client_encoding`, `SET TIME ZONE x` is
+ *  `timezone`; `SET [SESSION] TRANSACTION …`, `SET SESSION CHARACTERISTICS …`, `SET ROLE …` and
+ *  `SET SESSION AUTHORIZATION …` have those words as their name (lower-cased, space-separated)
+ *  and the rest of the statement's words as the value. */
 export interface SetStmt {
   readonly kind: 'set'
   readonly name: string
-  readonly value: string
+  /** undefined for DEFAULT */
+  readonly value: string | undefined
   readonly span: Span
 }
 
@@ -677,6 +682,8 @@ export interface CopyStmt {
   /** The column list, if written. */
   readonly columns: readonly string[] | undefined
   readonly direction: 'from' | 'to'
+  /** `COPY (SUBSCRIBE …) TO STDOUT`: the changes of a subscription as COPY data. */
+  readonly subscribe: SubscribeStmt | undefined
   /** The file name as written; undefined for STDIN / STDOUT. */
   readonly file: string | undefined
   readonly options: readonly CopyOption[]
@@ -693,7 +700,32 @@ export interface CopyOption {
   readonly span: Span
 }
 
+/** A statement of a client session, run by the server around the engine (the engine refuses
+ *  it): cursors (DECLARE, FETCH, CLOSE), RESET, DEALLOCATE, DISCARD ALL, UNLISTEN. */
+export interface SessionStmt {
+  readonly kind: 'session'
+  readonly command: SessionCommand
+  readonly span: Span
+}
+
+export type SessionCommand =
+  /** `DECLARE name [NO SCROLL | INSENSITIVE | ASENSITIVE]… CURSOR [WITHOUT HOLD] FOR query |
+   *  SUBSCRIBE …` */
+  | { readonly type: 'declare'; readonly name: string; readonly query: Query | undefined; readonly subscribe: SubscribeStmt | undefined }
+  /** `FETCH [FORWARD | NEXT] [n | ALL] [FROM | IN] name [WITH (timeout = '1s')]`; count
+   *  undefined for ALL */
+  | { readonly type: 'fetch'; readonly name: string; readonly count: number | undefined; readonly options: readonly WithOption[] }
+  /** `CLOSE name | ALL` (undefined: ALL) */
+  | { readonly type: 'close'; readonly name: string | undefined }
+  /** `RESET name | ALL` (undefined: ALL) */
+  | { readonly type: 'reset'; readonly name: string | undefined }
+  /** `DEALLOCATE [PREPARE] name | ALL` (undefined: ALL) */
+  | { readonly type: 'deallocate'; readonly name: string | undefined }
+  | { readonly type: 'discard' }
+  | { readonly type: 'unlisten' }
+
 export type Statement =
+  | SessionStmt
   | SelectStmt
   | InsertStmt
   | UpdateStmt

@@ -96,8 +96,18 @@ function isQueryContinuation(t: IToken): boolean {
   return queryContinuations.some((c) => is(t, c))
 }
 function isString(t: IToken): boolean {
-  return is(t, T.StringLiteral) || is(t, T.EString)
+  return is(t, T.StringLiteral) || is(t, T.EString) || is(t, T.DollarString)
 }
+/** Statements of a client session (sessionStmt), by their first word. */
+const SESSION_WORDS = new Set(['declare', 'reset', 'deallocate', 'discard', 'unlisten', 'savepoint', 'release', 'prepare', 'execute', 'listen', 'notify'])
+function isSessionStart(t: IToken): boolean {
+  return is(t, T.FETCH) || is(t, T.CLOSE) || (is(t, T.Identifier) && SESSION_WORDS.has(word(t)))
+}
+/** Words that start a transaction mode after BEGIN (ISOLATION LEVEL …, READ ONLY, NOT
+ *  DEFERRABLE). */
+const TRANSACTION_MODE_WORDS = new Set(['isolation', 'read', 'not', 'deferrable'])
+/** `SET <word> …` forms that are not `SET name = value`. */
+const SET_PHRASES = new Set(['transaction', 'characteristics', 'role', 'authorization'])
 /** Words that may not be a bare (AS-less) alias because they continue the statement. */
 const notBareAlias = [T.EMIT, T.SET]
 /** `ASOF JOIN` / `ASOF LEFT [OUTER] JOIN` ahead. */
@@ -191,7 +201,12 @@ function unescapeEString(image: string): string {
 function stringValue(tok: IToken): string {
   const image: unknown = tok.image
   if (typeof image !== 'string') return '' // grammar recording
-  return image.charCodeAt(0) === 39 /* ' */ ? unquoteString(image) : unescapeEString(image)
+  const c = image.charCodeAt(0)
+  if (c === 36 /* $ */) {
+    const tag = image.indexOf('$', 1) + 1
+    return image.slice(tag, image.length - tag)
+  }
+  return c === 39 /* ' */ ? unquoteString(image) : unescapeEString(image)
 }
 
 // ---------------------------------------------------------------------------------- types
@@ -319,6 +334,8 @@ const errorMessageProvider: IParserErrorMessageProvider = {
     return genericMessage(firstRedundant)
   },
   buildNoViableAltMessage({ expectedPathsPerAlt, actual, ruleName }) {
+    // a word that starts no statement (a misspelt keyword): Postgres's plain syntax error
+    if (ruleName === 'statement' && actual[0] !== undefined && is(actual[0], T.Identifier)) return genericMessage(actual[0])
     const what = ruleDescriptions[ruleName] ?? describePaths(expectedPathsPerAlt.flat())
     return what === undefined ? genericMessage(actual[0]) : `Expected ${what}, found ${found(actual[0])}`
   },
@@ -434,6 +451,7 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(11, this.subscribeStmt) },
       { ALT: () => this.subrule(12, this.reindexStmt) },
       { ALT: () => this.subrule(13, this.copyStmt) },
+      { GATE: () => isSessionStart(this.LA(1)), ALT: () => this.subrule(14, this.sessionStmt) },
     ]),
   )
 
@@ -823,7 +841,7 @@ export class SqlParser extends EmbeddedActionsParser {
     DEF: [
       { ALT: () => this.lit({ type: 'integer', text: this.consume(0, T.IntegerLiteral).image }) },
       { ALT: () => this.lit({ type: 'decimal', text: this.consume(1, T.DecimalLiteral).image }) },
-      { ALT: () => this.lit({ type: 'string', value: unquoteString(this.consume(2, T.StringLiteral).image) }) },
+      { ALT: () => this.lit({ type: 'string', value: stringValue(this.consume(2, T.StringLiteral)) }) },
       { ALT: () => this.lit({ type: 'string', value: unescapeEString(this.consume(3, T.EString).image) }) },
       { ALT: () => (this.consume(4, T.TRUE), this.lit({ type: 'boolean', value: true })) },
       { ALT: () => (this.consume(5, T.FALSE), this.lit({ type: 'boolean', value: false })) },
@@ -2593,6 +2611,7 @@ export class SqlParser extends EmbeddedActionsParser {
         ALT: () => {
           this.consume(0, T.BEGIN)
           optWork(1)
+          this.subrule(0, this.transactionModes)
           return 'begin' as const
         },
       },
@@ -2600,12 +2619,14 @@ export class SqlParser extends EmbeddedActionsParser {
         ALT: () => {
           this.consume(1, T.START)
           this.consume(2, T.TRANSACTION)
+          this.subrule(1, this.transactionModes)
           return 'begin' as const
         },
       },
       {
         ALT: () => {
           this.consume(3, T.COMMIT)
+          this.subrule(2, this.refuseTwoPhase)
           optWork(2)
           return 'commit' as const
         },
@@ -2620,7 +2641,12 @@ export class SqlParser extends EmbeddedActionsParser {
       {
         ALT: () => {
           this.consume(5, T.ROLLBACK)
+          this.subrule(3, this.refuseTwoPhase)
           optWork(4)
+          this.option(6, () => {
+            const to = this.consume(7, T.TO)
+            this.ACTION(() => this.fail(SqlState.featureNotSupported, 'savepoints are not supported', to.startOffset))
+          })
           return 'rollback' as const
         },
       },
@@ -2633,6 +2659,37 @@ export class SqlParser extends EmbeddedActionsParser {
       },
     ])
     return { kind: 'transaction', action, span: this.sp(start) }
+  })
+
+  /** `ISOLATION LEVEL …`, `READ ONLY | WRITE`, `[NOT] DEFERRABLE` after BEGIN: accepted (one
+   *  transaction runs at a time in the engine, which is stricter than any of them). */
+  transactionModes = this.RULE('transactionModes', (): void => {
+    this.ACTION(() => {
+      if (TRANSACTION_MODE_WORDS.has(word(this.LA(1)))) this.restOfStatement()
+    })
+  })
+
+  /** Skips the tokens up to the end of the statement (the `;` or the end of input) and returns
+   *  their words, lower-cased and space-separated: for statements whose words are accepted and
+   *  have no effect here. (Grammar recording never runs it: call it inside ACTION.) */
+  private restOfStatement(): string {
+    const words: string[] = []
+    while (!is(this.LA(1), T.Semicolon) && this.LA(1).tokenType !== EOF) {
+      words.push(this.LA(1).image.toLowerCase())
+      this.SKIP_TOKEN()
+    }
+    return words.join(' ').replace(/ ,/g, ',')
+  }
+
+  /** COMMIT PREPARED / ROLLBACK PREPARED: two-phase commit is refused. */
+  refuseTwoPhase = this.RULE('refuseTwoPhase', (): void => {
+    this.option(0, {
+      GATE: () => word(this.LA(1)) === 'prepared' && isString(this.LA(2)),
+      DEF: () => {
+        const t = this.consume(0, T.Identifier)
+        this.ACTION(() => this.fail(SqlState.featureNotSupported, 'two-phase commit is not supported', t.startOffset))
+      },
+    })
   })
 
   /** `EXPLAIN [VERBOSE] [LOGICAL|OPTIMIZED|DELTA|PHYSICAL] [PLAN] [FOR] statement`.
@@ -2789,8 +2846,27 @@ export class SqlParser extends EmbeddedActionsParser {
         ALT: (): A.SetStmt => {
           this.consume(3, T.TIME)
           this.consume(4, T.ZONE)
-          const value = this.subrule(0, this.setValueList)
+          const value = this.subrule(0, this.setValueOrDefault)
           return { kind: 'set', name: 'timezone', value, span: this.sp(start) }
+        },
+      },
+      {
+        // SET TRANSACTION …, SET SESSION CHARACTERISTICS AS TRANSACTION …, SET ROLE …,
+        // SET SESSION AUTHORIZATION …: the leading words name it, the rest is its value
+        GATE: () => SET_PHRASES.has(word(this.LA(1))) && !is(this.LA(2), T.Equals) && !is(this.LA(2), T.TO),
+        ALT: (): A.SetStmt => {
+          const name = this.subrule(6, this.label)
+          const value = this.ACTION(() => this.restOfStatement())
+          const phrase = name === 'characteristics' ? 'session characteristics' : name === 'authorization' ? 'session authorization' : name
+          return { kind: 'set', name: phrase, value, span: this.sp(start) }
+        },
+      },
+      {
+        GATE: () => word(this.LA(1)) === 'names' && !is(this.LA(2), T.Equals) && !is(this.LA(2), T.TO),
+        ALT: (): A.SetStmt => {
+          this.consume(10, T.Identifier)
+          const value = this.subrule(5, this.setValueOrDefault)
+          return { kind: 'set', name: 'client_encoding', value, span: this.sp(start) }
         },
       },
       {
@@ -2801,12 +2877,19 @@ export class SqlParser extends EmbeddedActionsParser {
             parts.push(this.subrule(2, this.label))
           })
           this.or(2, [{ ALT: () => this.consume(6, T.Equals) }, { ALT: () => this.consume(7, T.TO) }])
-          const value = this.subrule(3, this.setValueList)
+          const value = this.subrule(3, this.setValueOrDefault)
           return { kind: 'set', name: parts.join('.'), value, span: this.sp(start) }
         },
       },
     ])
   })
+
+  setValueOrDefault = this.RULE('setValueOrDefault', (): string | undefined =>
+    this.or(0, {
+      IGNORE_AMBIGUITIES: true, // DEFAULT is also a label: the first alternative takes it
+      DEF: [{ ALT: () => (this.consume(0, T.DEFAULT), undefined) }, { ALT: () => this.subrule(0, this.setValueList) }],
+    }),
+  )
 
   setValueList = this.RULE('setValueList', (): string => {
     const out = [this.subrule(0, this.setValue)]
@@ -2875,12 +2958,16 @@ export class SqlParser extends EmbeddedActionsParser {
     this.consume(0, T.COPY)
     let table: A.Name | undefined
     let query: A.Query | undefined
+    let subscribe: A.SubscribeStmt | undefined
     let columns: string[] | undefined
     const direction = this.or(0, [
       {
         ALT: (): 'from' | 'to' => {
           this.consume(1, T.LParen)
-          query = this.subrule(0, this.query)
+          this.or(2, [
+            { ALT: () => (subscribe = this.subrule(6, this.subscribeStmt)) },
+            { ALT: () => (query = this.subrule(0, this.query)) },
+          ])
           this.consume(2, T.RParen)
           this.consume(3, T.TO)
           return 'to'
@@ -2916,7 +3003,7 @@ export class SqlParser extends EmbeddedActionsParser {
       if (list !== undefined && legacy.length > 0) this.fail(SqlState.syntaxError, 'syntax error: COPY options are either a parenthesized list or the old bare forms, not both', legacy[0]!.span.start)
       if (withWord !== undefined && list === undefined && legacy.length === 0) this.fail(SqlState.syntaxError, 'syntax error at end of input', withWord.startOffset + withWord.image.length)
     })
-    return { kind: 'copy', table, query, columns, direction, file, options: list ?? legacy, span: this.sp(start) }
+    return { kind: 'copy', table, query, subscribe, columns, direction, file, options: list ?? legacy, span: this.sp(start) }
   })
 
   /** A file name, or STDIN / STDOUT (undefined). */
@@ -3005,6 +3092,159 @@ export class SqlParser extends EmbeddedActionsParser {
         },
       },
     ])
+  })
+
+  // ============================================================================ session
+
+  /** The statements of a client session (see A.SessionStmt); savepoints, SQL-level PREPARE /
+   *  EXECUTE and LISTEN / NOTIFY are recognized to be refused with 0A000. */
+  sessionStmt = this.RULE('sessionStmt', (): A.SessionStmt => {
+    const start = this.start()
+    const command = this.or(0, [
+      { GATE: () => word(this.LA(1)) === 'declare', ALT: () => this.subrule(0, this.declareCommand) },
+      { ALT: () => this.subrule(1, this.fetchCommand) },
+      {
+        ALT: (): A.SessionCommand => {
+          this.consume(0, T.CLOSE)
+          return { type: 'close', name: this.subrule(2, this.nameOrAll) }
+        },
+      },
+      {
+        GATE: () => word(this.LA(1)) === 'reset',
+        ALT: (): A.SessionCommand => {
+          this.consume(1, T.Identifier)
+          return this.or(1, {
+            IGNORE_AMBIGUITIES: true, // ALL is also a label: the first alternative takes it
+            DEF: [
+            { ALT: () => (this.consume(2, T.ALL), { type: 'reset' as const, name: undefined }) },
+            {
+              GATE: () => is(this.LA(1), T.TIME) && is(this.LA(2), T.ZONE),
+              ALT: () => {
+                this.consume(3, T.TIME)
+                this.consume(4, T.ZONE)
+                return { type: 'reset' as const, name: 'timezone' }
+              },
+            },
+            {
+              ALT: () => {
+                const parts = [this.subrule(3, this.label)]
+                this.many(0, () => {
+                  this.consume(5, T.Dot)
+                  parts.push(this.subrule(4, this.label))
+                })
+                const name = parts.join('.')
+                return { type: 'reset' as const, name: name === 'session' || name === 'role' ? 'session_authorization' : name }
+              },
+            },
+          ]})
+        },
+      },
+      {
+        GATE: () => word(this.LA(1)) === 'deallocate',
+        ALT: (): A.SessionCommand => {
+          this.consume(6, T.Identifier)
+          this.option(0, { GATE: () => word(this.LA(1)) === 'prepare', DEF: () => this.consume(7, T.Identifier) })
+          return { type: 'deallocate', name: this.subrule(5, this.nameOrAll) }
+        },
+      },
+      {
+        GATE: () => word(this.LA(1)) === 'discard',
+        ALT: (): A.SessionCommand => {
+          this.consume(8, T.Identifier)
+          const what = this.subrule(6, this.label)
+          if (what !== 'all') this.ACTION(() => this.fail(SqlState.featureNotSupported, `DISCARD ${what.toUpperCase()} is not supported (DISCARD ALL is)`, start))
+          return { type: 'discard' }
+        },
+      },
+      {
+        GATE: () => word(this.LA(1)) === 'unlisten',
+        ALT: (): A.SessionCommand => {
+          this.consume(9, T.Identifier)
+          this.or(2, [{ ALT: () => this.consume(10, T.Star) }, { ALT: () => this.subrule(7, this.ident) }])
+          return { type: 'unlisten' }
+        },
+      },
+      {
+        ALT: (): A.SessionCommand => {
+          const t = this.consume(11, T.Identifier)
+          const w = word(t)
+          return this.ACTION(() => {
+            const what = w === 'savepoint' || w === 'release' ? 'savepoints are' : w === 'listen' || w === 'notify' ? `${w.toUpperCase()} is` : `SQL-level ${w.toUpperCase()} is`
+            const hint = w === 'prepare' || w === 'execute' ? '; use the extended query protocol (Parse/Bind/Execute)' : ''
+            return this.fail(SqlState.featureNotSupported, `${what} not supported${hint}`, t.startOffset)
+          })
+        },
+      },
+    ])
+    return { kind: 'session', command, span: this.sp(start) }
+  })
+
+  nameOrAll = this.RULE('nameOrAll', (): string | undefined =>
+    this.or(0, [{ ALT: () => (this.consume(0, T.ALL), undefined) }, { ALT: () => this.subrule(0, this.ident) }]),
+  )
+
+  declareCommand = this.RULE('declareCommand', (): A.SessionCommand => {
+    this.consume(0, T.Identifier)
+    const name = this.subrule(0, this.ident)
+    this.many(0, {
+      GATE: () => word(this.LA(1)) !== 'cursor',
+      DEF: () => {
+        const t = this.consume(1, T.Identifier)
+        const w = word(t)
+        if (w === 'no' && word(this.LA(1)) === 'scroll') this.consume(2, T.Identifier)
+        else if (w === 'binary') this.ACTION(() => this.fail(SqlState.featureNotSupported, 'binary cursors are not supported', t.startOffset))
+        else if (w === 'scroll') this.ACTION(() => this.fail(SqlState.featureNotSupported, 'scrollable cursors are not supported', t.startOffset))
+        else if (w !== 'insensitive' && w !== 'asensitive') this.ACTION(() => this.fail(SqlState.syntaxError, `syntax error at or near "${t.image}"`, t.startOffset))
+      },
+    })
+    this.consume(3, T.Identifier) // CURSOR
+    this.option(0, () => {
+      this.or(0, [
+        {
+          ALT: () => {
+            const w = this.consume(4, T.WITH)
+            this.ACTION(() => this.fail(SqlState.featureNotSupported, 'WITH HOLD cursors are not supported', w.startOffset))
+          },
+        },
+        { ALT: () => this.consume(5, T.WITHOUT) },
+      ])
+      this.consume(6, T.Identifier) // HOLD
+    })
+    this.consume(7, T.FOR)
+    let query: A.Query | undefined
+    let subscribe: A.SubscribeStmt | undefined
+    this.or(1, [{ ALT: () => (subscribe = this.subrule(1, this.subscribeStmt)) }, { ALT: () => (query = this.subrule(2, this.query)) }])
+    return { type: 'declare', name, query, subscribe }
+  })
+
+  fetchCommand = this.RULE('fetchCommand', (): A.SessionCommand => {
+    this.consume(0, T.FETCH)
+    this.option(0, {
+      GATE: () => ['backward', 'prior', 'absolute', 'relative'].includes(word(this.LA(1))) || is(this.LA(1), T.FIRST) || is(this.LA(1), T.LAST),
+      DEF: () => {
+        const t = this.LA(1)
+        this.ACTION(() => this.fail(SqlState.featureNotSupported, 'cursors can only fetch forward', t.startOffset))
+      },
+    })
+    this.option(1, {
+      GATE: () => is(this.LA(1), T.NEXT) || (word(this.LA(1)) === 'forward' && (is(this.LA(2), T.IntegerLiteral) || is(this.LA(2), T.ALL) || is(this.LA(2), T.FROM) || is(this.LA(2), T.IN) || isIdentLike(this.LA(2)))),
+      DEF: () => this.or(0, [{ ALT: () => this.consume(1, T.NEXT) }, { ALT: () => this.consume(2, T.Identifier) }]),
+    })
+    let count: number | undefined = 1
+    this.option(2, () => {
+      this.or(1, [
+        { ALT: () => (this.consume(3, T.ALL), (count = undefined)) },
+        { ALT: () => (count = Number(this.consume(4, T.IntegerLiteral).image)) },
+      ])
+    })
+    this.option(3, () => this.or(2, [{ ALT: () => this.consume(5, T.FROM) }, { ALT: () => this.consume(6, T.IN) }]))
+    const name = this.subrule(0, this.ident)
+    let options: A.WithOption[] = []
+    this.option(4, () => {
+      this.consume(7, T.WITH)
+      options = this.subrule(1, this.withOptionList)
+    })
+    return { type: 'fetch', name, count, options }
   })
 
   flushStmt = this.RULE('flushStmt', (): A.FlushStmt => {

@@ -430,9 +430,29 @@ function explainViewName(s: A.Statement): A.Name | undefined {
 
 /** COPY in Postgres' current form: options as `WITH (NAME value, …)` (old bare forms print
  *  as their list equivalents). */
+function printSession(c: A.SessionCommand): string {
+  switch (c.type) {
+    case 'declare':
+      return `DECLARE ${quoteIdent(c.name)} CURSOR FOR ${c.query !== undefined ? printQuery(c.query) : printStatement(c.subscribe!)}`
+    case 'fetch':
+      return `FETCH ${c.count ?? 'ALL'} FROM ${quoteIdent(c.name)}${c.options.length > 0 ? ` WITH ${withOptions(c.options)}` : ''}`
+    case 'close':
+      return `CLOSE ${c.name === undefined ? 'ALL' : quoteIdent(c.name)}`
+    case 'reset':
+      return `RESET ${c.name === undefined ? 'ALL' : c.name.split('.').map(quoteIdent).join('.')}`
+    case 'deallocate':
+      return `DEALLOCATE ${c.name === undefined ? 'ALL' : quoteIdent(c.name)}`
+    case 'discard':
+      return 'DISCARD ALL'
+    case 'unlisten':
+      return 'UNLISTEN *'
+  }
+}
+
 function printCopy(s: A.CopyStmt): string {
   let out = 'COPY '
   if (s.query !== undefined) out += `(${printQuery(s.query)})`
+  else if (s.subscribe !== undefined) out += `(${printStatement(s.subscribe)})`
   else if (s.table !== undefined) out += printName(s.table)
   if (s.columns !== undefined) out += ` ${identList(s.columns)}`
   out += s.direction === 'from' ? ' FROM ' : ' TO '
@@ -526,7 +546,10 @@ export function printStatement(s: A.Statement): string {
     case 'show':
       return `SHOW ${s.what.map(printWord).join(' ')}${s.target === undefined ? '' : ` ${printName(s.target)}`}`
     case 'set':
-      return `SET ${s.name.split('.').map(quoteIdent).join('.')} = ${quoteString(s.value)}`
+      if (s.name.includes(' ') || s.name === 'role') return `SET ${s.name.toUpperCase()} ${s.value ?? 'DEFAULT'}`
+      return `SET ${s.name.split('.').map(quoteIdent).join('.')} = ${s.value === undefined ? 'DEFAULT' : quoteString(s.value)}`
+    case 'session':
+      return printSession(s.command)
     case 'flush':
       return 'FLUSH'
     case 'reindex':

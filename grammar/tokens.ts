@@ -94,6 +94,27 @@ export const StringLiteral = createToken({
   label: 'string literal',
 })
 
+/** `$$…$$` / `$tag$…$tag$` (the tag: identifier characters without `$`, not starting with a
+ *  digit): a string literal whose body is taken as is. It counts as a StringLiteral in the
+ *  grammar. */
+function matchDollarString(text: string, offset: number): RegExpExecArray | null {
+  const m = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(text.slice(offset, offset + 256))
+  if (!m) return null
+  const tag = m[0]
+  const close = text.indexOf(tag, offset + tag.length)
+  if (close < 0) return null // unterminated: a lexing error
+  return [text.slice(offset, close + tag.length)] as unknown as RegExpExecArray
+}
+
+export const DollarString = createToken({
+  name: 'DollarString',
+  pattern: { exec: matchDollarString },
+  line_breaks: true,
+  start_chars_hint: ['$'],
+  categories: [StringLiteral],
+  label: 'string literal',
+})
+
 export const QuotedIdentifier = createToken({
   name: 'QuotedIdentifier',
   pattern: /"(?:[^"]|"")*"/,
@@ -350,6 +371,7 @@ export const lexerTokens: TokenType[] = [
   UnterminatedComment,
   EString,
   StringLiteral,
+  DollarString,
   QuotedIdentifier,
   DecimalLiteral,
   IntegerLiteral,

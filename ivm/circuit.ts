@@ -14,6 +14,7 @@
 // was cut (then it is gone) or rolls the tick back (then the quarantine ends: the cut
 // operators are already at the last commit, like everything else after a rollback).
 
+import { checkInterrupt } from './interrupt.js'
 import type { Operator } from './operator.js'
 import { ZSet } from './zset.js'
 
@@ -227,6 +228,7 @@ export class Circuit {
   }
 
   #run(op: Operator): void {
+    checkInterrupt()
     this.#stepped.add(op)
     this.#emitted.push(op)
     const isolate = this.isolate
@@ -314,7 +316,10 @@ export class Circuit {
     }
     try {
       for (const b of whole) b.out = snapshots.get(b)!
-      for (const op of ordered) op.step()
+      for (const op of ordered) {
+        checkInterrupt()
+        op.step()
+      }
       clear()
       let delivered = 0
       for (const b of chunked) {
@@ -327,6 +332,7 @@ export class Circuit {
             const ins = op.inputs
             for (let j = 0; j < ins.length; j++) {
               if (ins[j]!.out.rows.length !== 0) {
+                checkInterrupt()
                 op.step()
                 break
               }

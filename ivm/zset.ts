@@ -2,6 +2,7 @@
 // +1 is an insert, −1 a delete, an update is −old +new. Stored as two parallel arrays so a
 // batch of n changes costs two arrays, not n tuples.
 
+import { checkInterrupt, countRow, interruptHook, MAX_BATCH_ROWS } from './interrupt.js'
 import { rowHash, rowsEqual } from './key.js'
 
 /** A row is a fixed-arity array of values. ivm never looks inside values except through key
@@ -46,6 +47,8 @@ export class ZSet {
   }
 
   push(row: Row, weight: number): void {
+    countRow()
+    if (this.rows.length >= MAX_BATCH_ROWS) interruptHook.overflow()
     this.rows.push(row)
     this.weights.push(weight)
   }
@@ -76,6 +79,7 @@ export class ZSet {
     const rows: Row[] = []
     const weights: number[] = []
     for (let i = 0; i < n; i++) {
+      if ((i & 8191) === 8191) checkInterrupt()
       const row = this.rows[i]!
       const h = rowHash(row)
       const at = index.get(h)

@@ -5,7 +5,7 @@
 import { readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { Command, CommanderError } from 'commander'
+import { Command, CommanderError, Option } from 'commander'
 import { RivuletError } from '../grammar/index.js'
 import { runDemo } from './demo.js'
 import { Engine } from './engine.js'
@@ -102,10 +102,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .option('--port <port>', 'port to listen on (0 = any free port, printed)', '6875')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data <dir>', 'durable data directory')
-    .option('--password <password>', 'require this password from clients (default: trust)')
+    .option('--password-file <file>', 'require the password on the first line of this file from clients (default: RIVULET_PASSWORD, else trust)')
+    .addOption(new Option('--password <password>', 'refused: use --password-file or RIVULET_PASSWORD').hideHelp())
     .option('--auth <method>', 'password check: scram-sha-256 (default), md5 or password (cleartext)')
+    .option('--max-connections <n>', 'most client connections at once (default 100; one more: 53300)')
+    .option('--statement-timeout <ms>', 'default statement_timeout: ms, or with a unit (5s, 1min); 0 = none (default)')
+    .option('--max-memory <mib>', 'fail a statement with 53200 once the heap in use passes this many MiB (default: 80% of the V8 heap limit)')
+    .option('--tls-cert <file>', 'serve TLS (sslmode=require) with this PEM certificate chain (needs --tls-key)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--allow-server-files', "let COPY t FROM 'file' read files on this machine (default: refused, 42501)")
-    .action(async (opts: { port: string; host: string; data?: string; password?: string; auth?: string; allowServerFiles?: boolean }) => {
+    .action(async (opts: { port: string; host: string; data?: string; password?: string; passwordFile?: string; auth?: string; maxConnections?: string; statementTimeout?: string; maxMemory?: string; tlsCert?: string; tlsKey?: string; allowServerFiles?: boolean }) => {
       const { serve } = await import('./server/serve.js')
       exitCode = await serve(opts, io)
     })

@@ -64,16 +64,18 @@ export interface CopyHooks {
 const BAD_COPY_FILE_FORMAT = '22P04'
 const MAX_RECORD_TEXT = 1000
 
-/** Runs a COPY statement (the engine calls it inside a tick). */
-export function copyFrom(s: ast.CopyStmt, sql: string, hooks: CopyHooks): StatementResult {
+/** Runs a COPY statement (the engine calls it inside a tick). `stdin`: the data of
+ *  `COPY … FROM STDIN`, which a client session collected. */
+export function copyFrom(s: ast.CopyStmt, sql: string, hooks: CopyHooks, stdin?: Buffer): StatementResult {
   if (s.direction === 'to') throw new RivuletError(SqlState.featureNotSupported, 'COPY TO is not supported here: use COPY … TO STDOUT over a client connection (rivulet serve)', positionAt(sql, s.span.start))
-  if (s.file === undefined) throw new RivuletError(SqlState.featureNotSupported, 'COPY FROM STDIN needs a client connection (use the server)', positionAt(sql, s.span.start))
+  if (s.file === undefined && stdin === undefined) throw new RivuletError(SqlState.featureNotSupported, 'COPY FROM STDIN needs a client connection (use the server)', positionAt(sql, s.span.start))
   const opts = copyOptions(s.options, sql)
   const name = s.table!.parts[s.table!.parts.length - 1]!
   const t = hooks.table(name, s.table!.span.start)
   const targets = targetColumns(s, t, sql)
-  const loader = new Loader(t, targets, opts, s.file)
-  const reader = openReader(s.file, opts, hooks.progress)
+  const source = s.file ?? 'STDIN'
+  const loader = new Loader(t, targets, opts, source)
+  const reader = s.file === undefined ? new RecordReader(bufferSource(stdin!), opts, undefined) : openReader(s.file, opts, hooks.progress)
   try {
     loader.run(reader)
   } finally {
@@ -342,7 +344,37 @@ function openReader(file: string, opts: CopyOptions, progress: ((done: number, t
     closeSync(fd)
     throw e instanceof RivuletError ? e : fileError(e, file)
   }
-  return new RecordReader(fd, file, opts, progress ? (done) => progress(done, size) : undefined)
+  const source: ByteSource = {
+    read: (buf, at, length) => {
+      try {
+        return readSync(fd, buf, at, length, null)
+      } catch (e) {
+        throw fileError(e, file)
+      }
+    },
+    close: () => closeSync(fd),
+  }
+  return new RecordReader(source, opts, progress ? (done) => progress(done, size) : undefined)
+}
+
+/** Where a COPY's bytes come from: a file, or the data a client sent. */
+interface ByteSource {
+  /** Reads up to `length` bytes into buf at `at`; 0 at the end. */
+  read(buf: Buffer, at: number, length: number): number
+  close(): void
+}
+
+function bufferSource(data: Buffer): ByteSource {
+  let pos = 0
+  return {
+    read: (buf, at, length) => {
+      const n = Math.min(length, data.length - pos)
+      data.copy(buf, at, pos, pos + n)
+      pos += n
+      return n
+    },
+    close: () => undefined,
+  }
 }
 
 function fileError(e: unknown, file: string): RivuletError {
@@ -356,8 +388,7 @@ function fileError(e: unknown, file: string): RivuletError {
 /** Splits the file into records, one at a time: after next(), the record's line, byte
  *  offset, fields and raw text are readable until the following next(). */
 class RecordReader {
-  readonly #fd: number
-  readonly #file: string
+  readonly #source: ByteSource
   readonly #csv: boolean
   readonly #delim: number
   readonly #quote: number
@@ -388,9 +419,8 @@ class RecordReader {
 
   readonly #progress: ((done: number) => void) | undefined
 
-  constructor(fd: number, file: string, opts: CopyOptions, progress: ((done: number) => void) | undefined) {
-    this.#fd = fd
-    this.#file = file
+  constructor(source: ByteSource, opts: CopyOptions, progress: ((done: number) => void) | undefined) {
+    this.#source = source
     this.#progress = progress
     this.#csv = opts.csv
     this.#delim = opts.delimiter
@@ -400,7 +430,7 @@ class RecordReader {
   }
 
   close(): void {
-    closeSync(this.#fd)
+    this.#source.close()
   }
 
   /** Advances to the next record; undefined at the end of the data. */
@@ -446,12 +476,7 @@ class RecordReader {
     this.#pos = 0
     this.#end = keep
     while (this.#end < buf.length) {
-      let n: number
-      try {
-        n = readSync(this.#fd, buf, this.#end, buf.length - this.#end, null)
-      } catch (e) {
-        throw fileError(e, this.#file)
-      }
+      const n = this.#source.read(buf, this.#end, buf.length - this.#end)
       if (n === 0) {
         this.#eof = true
         break
@@ -459,6 +484,7 @@ class RecordReader {
       this.#end += n
     }
     this.#progress?.(this.#base + this.#end)
+    ivm.checkInterrupt() // a chunk is a batch boundary: a deadline or cancel ends the load
   }
 
   #startRecord(pos: number): void {

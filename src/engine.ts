@@ -13,7 +13,7 @@
 
 import * as ivm from '../ivm/index.js'
 import type { Row } from '../ivm/index.js'
-import { parse, printQuery, RivuletError, SqlState, positionAt } from '../grammar/index.js'
+import { parse, printQuery, printStatement, RivuletError, SqlState, positionAt } from '../grammar/index.js'
 import type * as ast from '../grammar/index.js'
 import {
   QueryBinder,
@@ -51,14 +51,18 @@ import { compileProjection, compileScalar, evaluateConstant, isRowConstant, neve
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
+import { withLimits } from './statement-limits.js'
 import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type SinkStats, type SourceConnector } from './sources.js'
 import { NexmarkSource } from './nexmark/source.js'
-import type { ChangeBatch, ColumnInfo, EngineOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SourceStatus, SqlTypeName, StatementResult, SubscribeOptions, SubscriberErrorContext } from './types.js'
+import type { ChangeBatch, ColumnInfo, EngineOptions, ExecuteOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SourceStatus, SqlTypeName, StatementResult, SubscribeOptions, SubscriberErrorContext } from './types.js'
 import { CLOCK, VIEW_ERRORS, VIEW_ERRORS_COLUMNS, ViewErrors, errorText, resultAsOfCommit, type MaintenanceError } from './view-errors.js'
 import { applyTypeModifier, castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
 
 interface StatementContext {
   readonly text: string
+  /** false: a file COPY is refused (42501) */
+  readonly serverFiles: boolean
+  readonly stdin: Buffer | undefined
 }
 
 /** Runs a render (giving its errors a statement position, when there is one). */
@@ -280,9 +284,9 @@ export class Engine {
 
   // ------------------------------------------------------------------------- public API
 
-  execute(sql: string): StatementResult[] {
+  execute(sql: string, options: ExecuteOptions = {}): StatementResult[] {
     this.#checkOpen()
-    return this.#onClock(() => this.#execute(sql))
+    return this.#onClock(() => withLimits(options.limits, () => this.#execute(sql, options)))
   }
 
   /** Runs `f` with NOW(), CURRENT_DATE and 'now' reading this engine's tick time. */
@@ -304,18 +308,19 @@ export class Engine {
   /** The process clock as it was outside #onClock (what the default engine clock reads). */
   #wall: () => number = wallClock.nowMicros
 
-  #execute(sql: string): StatementResult[] {
+  #execute(sql: string, options: ExecuteOptions): StatementResult[] {
     try {
       const { statements, fromTemplate } = this.#statements.parse(sql)
       const results: StatementResult[] = []
+      const ctx: StatementContext = { text: sql, serverFiles: options.serverFiles !== false, stdin: options.stdin }
       for (let i = 0; i < statements.length; i++) {
         try {
-          results.push(this.#run(statements[i]!.statement, { text: sql }))
+          results.push(this.#run(statements[i]!.statement, ctx))
         } catch (e) {
           // a statement copied from a template carries the template's spans: re-run it from a
           // real parse so the error points into this text (the failure changed nothing)
           if (!fromTemplate || !(e instanceof RivuletError) || !e.position) throw e
-          results.push(this.#run(parse(sql)[i]!.statement, { text: sql }))
+          results.push(this.#run(parse(sql)[i]!.statement, ctx))
         }
       }
       return results
@@ -443,7 +448,7 @@ export class Engine {
     const t = this.#table(foldName(table))
     return this.#onClock(() => {
       const converted = rows.map((r) => this.#convertInput(t, r))
-      return this.#inTick(() => this.#insertRows(t, converted, { text: '' }))
+      return this.#inTick(() => this.#insertRows(t, converted, { text: '', serverFiles: false, stdin: undefined }))
     })
   }
 
@@ -657,7 +662,7 @@ export class Engine {
     for (const r of connector.relations) {
       if (this.#catalog.entries.has(r.name)) throw new RivuletError(SqlState.duplicateTable, `source "${name}" feeds a stream "${r.name}", and a relation of that name already exists`, positionAt(ctx.text, s.name.span.start))
     }
-    for (const r of connector.relations) this.#run(parse(r.ddl)[0]!.statement, { text: r.ddl })
+    for (const r of connector.relations) this.#run(parse(r.ddl)[0]!.statement, { text: r.ddl, serverFiles: false, stdin: undefined })
     const streams = connector.relations.map((r) => this.#catalog.entries.get(r.name) as TableEntry)
     this.#sources.set(name, { name, connector, streams, startedAt: Date.now(), error: undefined, waiters: [] })
     this.#scheduleSources()
@@ -769,6 +774,8 @@ export class Engine {
         return this.#show(s)
       case 'set':
         return { command: 'SET', rowCount: 0 }
+      case 'session':
+        throw new RivuletError(SqlState.featureNotSupported, `${printStatement(s).split(' ')[0]} needs a client session: connect to rivulet serve`, positionAt(ctx.text, s.span.start))
       case 'flush':
         this.#refuseInTransaction('FLUSH', ctx, s.span.start)
         this.#drainBoundedSources()
@@ -805,13 +812,16 @@ export class Engine {
       case 'delete':
         return this.#inTick(() => this.#deleteStmt(s, ctx))
       case 'copy':
+        if (s.file !== undefined && !ctx.serverFiles) {
+          throw new RivuletError('42501', "permission denied to COPY from a file: it reads the server's files", positionAt(ctx.text, s.span.start), 'Start the server with --allow-server-files to allow it, or use COPY … FROM STDIN (psql: \\copy).')
+        }
         return this.#inTick(() =>
           copyFrom(s, ctx.text, {
             table: (name, at) => this.#table(name, ctx, at),
             insert: (t, rows) => this.#insertRows(t, rows, ctx),
             reject: (rows) => this.#applyDelta(this.#rejected, new ivm.ZSet(rows, rows.map(() => 1)).consolidate()),
             ...(this.#progressListeners.size > 0 ? { progress: (done: number, total: number) => this.#progress({ task: 'copy', relation: s.table ? lastPart(s.table) : '', done, total }) } : {}),
-          }),
+          }, ctx.stdin),
         )
     }
   }
@@ -1767,7 +1777,7 @@ export class Engine {
   #replaceRows(t: TableEntry, rows: readonly Row[]): number {
     const filled = rows.map((r) => r.map((v, i) => (v === null && t.notNull[i] && t.defaults[i] ? constantValue(t.defaults[i]!) : v)))
     const keyOf = t.store.keyOf
-    if (!keyOf) return this.#insertRows(t, filled, { text: '' })
+    if (!keyOf) return this.#insertRows(t, filled, { text: '', serverFiles: false, stdin: undefined })
     const latest = new Map<ivm.RowKey, Row>()
     for (const row of filled) {
       this.#checkNotNull(t, row)

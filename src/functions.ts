@@ -44,6 +44,7 @@ import { NUMERIC_FUNCTIONS } from './numeric-functions.js'
 import { Numeric, applyNumericTypmod, numericAdd, numericDiv, numericOf, type NumericValue } from '../planner/index.js'
 import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8Not, int8Shift, int8Sub, type Int8 } from './int8.js'
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
+import { compileLike, likeMatch } from './like.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -239,71 +240,8 @@ function eq(a: unknown, b: unknown): boolean {
 
 // ---------------------------------------------------------------------------------- LIKE
 
-/** A compiled LIKE pattern. `prefix` is set when the pattern ends with an unpaired escape
- *  character: PG raises an error only when matching reaches it with text left over. */
-interface LikeMatcher {
-  readonly re: RegExp
-  readonly prefix: RegExp | undefined
-}
-// caches by pattern, one per (escape, case) combination; the default LIKE has its own
-const likeDefault = new Map<string, LikeMatcher>()
-const likeOther = new Map<string, Map<string, LikeMatcher>>()
-
-/** Compiles a LIKE pattern (% any sequence, _ one character, `escape` quotes the next char;
- *  '' = no escape) to an anchored RegExp; cached by (pattern, escape, case). */
-export function likeMatcher(pattern: string, escape: string, caseInsensitive: boolean): LikeMatcher {
-  let cache = likeDefault
-  if (caseInsensitive || escape !== '\\') {
-    const k = (caseInsensitive ? 'i' : 's') + escape
-    let c = likeOther.get(k)
-    if (c === undefined) likeOther.set(k, (c = new Map()))
-    cache = c
-  }
-  let lm = cache.get(pattern)
-  if (lm !== undefined) return lm
-  if (escape.length > 0 && [...escape].length !== 1) {
-    throw err('22025', 'invalid escape string')
-  }
-  let src = ''
-  let trailingEscape = false
-  const chars = [...pattern]
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!
-    if (escape.length > 0 && c === escape) {
-      const n = chars[++i]
-      if (n === undefined) {
-        trailingEscape = true
-        break
-      }
-      src += escapeRe(n)
-    } else if (c === '%') {
-      // collapse runs of % (avoids pathological backtracking)
-      if (!src.endsWith('.*') || src.endsWith('\\.*')) src += '.*'
-    } else if (c === '_') {
-      src += '.'
-    } else {
-      src += escapeRe(c)
-    }
-  }
-  const flags = caseInsensitive ? 'isu' : 'su'
-  lm = trailingEscape
-    ? { re: /(?!)/, prefix: new RegExp('^' + src + '.', flags) }
-    : { re: new RegExp('^' + src + '$', flags), prefix: undefined }
-  if (cache.size > 10_000) cache.clear()
-  cache.set(pattern, lm)
-  return lm
-}
-
 function likeTest(s: string, p: string, esc: string, ci: boolean): boolean {
-  const lm = likeMatcher(p, esc, ci)
-  if (lm.prefix !== undefined && lm.prefix.test(s)) throw err('22025', 'LIKE pattern must not end with escape character')
-  return lm.re.test(s)
-}
-
-/** `c` as a literal in a unicode-mode RegExp outside a character class (where `\-` is a
- *  syntax error: '-' is only special inside one). */
-function escapeRe(c: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(c) ? '\\' + c : c
+  return likeMatch(s, compileLike(p, esc, ci))
 }
 
 function like(s: string, p: string, esc = '\\'): boolean {

@@ -30,6 +30,7 @@
 // properties (PG depends on the database locale).
 
 import { RivuletError } from '../grammar/errors.js'
+import { guardedExec, matchPlan, regexFor, type MatchPlan } from './regex-guard.js'
 
 // ---------------------------------------------------------------------------------- flags
 
@@ -114,6 +115,17 @@ export interface PgRegex {
   readonly nsub: number
   /** Same source with the `d` flag (group positions), made on first use by regexp_instr. */
   indices: RegExp | undefined
+  /** How matches are bounded in time (regex-guard.ts). */
+  readonly plan: MatchPlan
+}
+
+/** `re` (the pattern's RegExp or its `d` variant) executed on `s` from UTF-16 index `from`,
+ *  on the linear engine or under the time budget when the pattern could backtrack. */
+function execAt(r: PgRegex, re: RegExp, s: string, from: number): RegExpExecArray | null {
+  const run = re === r.re ? regexFor(re, r.plan, s) : r.plan.guarded ? undefined : re
+  if (run === undefined) return guardedExec(re, s, from)
+  run.lastIndex = from
+  return run.exec(s)
 }
 
 const caches: (Map<string, PgRegex> | undefined)[] = []
@@ -134,7 +146,7 @@ export function compileRegex(pattern: string, cflags: number): PgRegex {
     // the translation only emits valid source; anything left is reported, not crashed on
     throw invalid((e as Error).message.replace(/^Invalid regular expression: /, ''))
   }
-  r = { re, nsub, indices: undefined }
+  r = { re, nsub, indices: undefined, plan: matchPlan(source, icase) }
   if (cache.size >= 1000) cache.clear()
   cache.set(pattern, r)
   return r
@@ -701,9 +713,7 @@ function regex(p: string | PgRegex, cflags: number): PgRegex {
 }
 
 function test(r: PgRegex, s: string): boolean {
-  const re = r.re
-  re.lastIndex = 0
-  return re.test(s)
+  return execAt(r, r.re, s, 0) !== null
 }
 
 function checkPositive(name: string, v: number, allowZero = false): void {
@@ -719,8 +729,7 @@ function matches(r: PgRegex, s: string, start: number, limit: number, withIndice
   if (withIndices) re = r.indices ??= new RegExp(r.re.source, r.re.flags + 'd')
   let from = unitOf(s, start)
   while (found.length < limit && from <= s.length) {
-    re.lastIndex = from
-    const m = re.exec(s)
+    const m = execAt(r, re, s, from)
     if (m === null) break
     found.push(m)
     const end = m.index + m[0].length
@@ -743,8 +752,7 @@ export function regexIMatch(s: string, p: string | PgRegex): boolean {
  *  has one (NULL when it did not take part), else the whole match; NULL without a match. */
 export function substringRegex(s: string, p: string | PgRegex): string | null {
   const r = regex(p, 0)
-  r.re.lastIndex = 0
-  const m = r.re.exec(s)
+  const m = execAt(r, r.re, s, 0)
   if (m === null) return null
   return r.nsub > 0 ? (m[1] ?? null) : m[0]
 }
@@ -778,8 +786,7 @@ function replace(s: string, r: PgRegex, repl: string, start: number, n: number):
   let from = unitOf(s, start)
   let count = 0
   while (from <= s.length) {
-    re.lastIndex = from
-    const m = re.exec(s)
+    const m = execAt(r, re, s, from)
     if (m === null) break
     const so = m.index
     const eo = so + m[0].length
@@ -842,8 +849,7 @@ export function regexpCount(s: string, p: string | PgRegex, start = 1, flags?: s
   let from = unitOf(s, start - 1)
   let count = 0
   while (from <= s.length) {
-    re.lastIndex = from
-    const m = re.exec(s)
+    const m = execAt(r, re, s, from)
     if (m === null) break
     count++
     const end = m.index + m[0].length

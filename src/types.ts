@@ -4,6 +4,8 @@
 // returns it; strings for text, booleans, null; DATE, TIMESTAMP and INTERVAL values in their
 // Postgres text form ('2024-01-01 10:00:00'), so results print and compare the same everywhere.
 
+import type { StatementLimits } from './statement-limits.js'
+
 /** SQL type names as the engine reports them (Postgres spelling). */
 export type SqlTypeName =
   | 'boolean'
@@ -101,6 +103,18 @@ export interface EngineOptions {
    *  turn of the event loop between statements; 'manual' only when `stepSource()` or FLUSH
    *  runs them (benchmarks, deterministic tests). */
   readonly sources?: 'background' | 'manual'
+}
+
+/** Per-call options of `Engine.execute`. */
+export interface ExecuteOptions {
+  /** Whether `COPY t FROM 'file'` may read files of this machine (default true; a server
+   *  passes false for its clients unless started with --allow-server-files: 42501). */
+  readonly serverFiles?: boolean
+  /** The data of `COPY t FROM STDIN`, as a client sent it. */
+  readonly stdin?: Buffer
+  /** A deadline, a cancel request and a memory limit, checked at batch boundaries
+   *  (57014, 53200); an interrupted statement changes nothing. */
+  readonly limits?: StatementLimits
 }
 
 /** Where a source stands (`Engine.sourceStatus`). */

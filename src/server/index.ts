@@ -5,11 +5,15 @@
 //   // psql -h 127.0.0.1 -p ${srv.port}
 //   await srv.close()
 
-import { createServer, type Server, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
+import { createSecureContext } from 'node:tls'
 import type { Engine } from '../engine.js'
 import type { AuthMethod } from './auth.js'
 import { EngineGate } from './gate.js'
 import { Session, type ServerContext } from './session.js'
+import { defaultMemoryLimit } from '../statement-limits.js'
+import { startRelay, type Relay } from './relay.js'
+import { AuthThrottle } from './throttle.js'
 
 export interface ServerOptions {
   readonly engine: Engine
@@ -27,6 +31,23 @@ export interface ServerOptions {
   /** Most bytes of changes a subscription may hold for a client that does not read them
    *  (default 16 MiB); past that the subscription ends with an error (54000). */
   readonly subscriptionBufferBytes?: number
+  /** Most client connections at once (default 100); one more is refused with 53300 after
+   *  its startup packet (a CancelRequest still gets through). */
+  readonly maxConnections?: number
+  /** First delay (ms) after a failed password from an address, doubling with each further
+   *  failure up to 5 s (default 250; 0 turns throttling off). */
+  readonly authFailureDelayMs?: number
+  /** Default statement_timeout in ms (default 0: none); sessions may SET their own. */
+  readonly statementTimeoutMs?: number
+  /** Memory limit in bytes: a statement fails with 53200 once the process's heap in use
+   *  passes it (checked at batch boundaries; default 80% of V8's heap limit). */
+  readonly maxMemoryBytes?: number
+  /** Largest result one statement may send, in bytes of DataRow messages (default 1 GiB;
+   *  54000 past it). */
+  readonly maxResultBytes?: number
+  /** TLS: the server's certificate chain and private key (PEM). A client's SSLRequest is then
+   *  answered 'S' and the session goes on encrypted (else 'N', in the clear). */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer }
   /** Let `COPY t FROM 'file'` read files on the server's machine (default false: 42501). */
   readonly allowServerFiles?: boolean
   /** How long a statement waits for another session's transaction to end (default 10 s). */
@@ -49,21 +70,28 @@ export interface RunningServer {
 /** The version the server reports (server_version); psql reads the major version from it. */
 export const SERVER_VERSION = '15.0 (rivulet)'
 
-export function startServer(options: ServerOptions): Promise<RunningServer> {
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const auth: AuthMethod = options.password === undefined ? 'trust' : options.auth === 'md5' ? 'md5' : options.auth === 'password' ? 'password' : 'scram-sha-256'
   const gate = new EngineGate(options.engine, options.lockTimeoutMs ?? 10_000)
   const sessions = new Map<number, Session>() // by pid, once started (for CancelRequest)
   const connections = new Map<Socket, Session>()
   const oids = new Map<string, number>()
+  const maxConnections = options.maxConnections ?? 100
   let pid = 0
-  const ctx: ServerContext = {
+  const ctx: ServerContext & { drainCancels: () => void } = {
     gate,
     auth,
     password: options.password,
     maxMessageBytes: options.maxMessageBytes ?? 64 * 1024 * 1024,
     subscriptionBufferBytes: options.subscriptionBufferBytes ?? 16 * 1024 * 1024,
     allowServerFiles: options.allowServerFiles === true,
+    throttle: new AuthThrottle(options.authFailureDelayMs ?? 250, 5000),
+    statementTimeoutMs: options.statementTimeoutMs ?? 0,
+    tls: options.tls === undefined ? undefined : createSecureContext({ cert: options.tls.cert, key: options.tls.key }),
+    maxMemoryBytes: options.maxMemoryBytes ?? defaultMemoryLimit(),
+    maxResultBytes: options.maxResultBytes ?? 1 << 30,
+    drainCancels: () => undefined,
     serverVersion: SERVER_VERSION,
     oidOf(name) {
       let oid = oids.get(name)
@@ -81,16 +109,20 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
     },
   }
 
-  const server: Server = createServer((socket) => {
+  const accept = (socket: Socket, address: string): void => {
     try {
-      connections.set(socket, new Session(socket, ctx))
+      // past the cap a connection is still read (to say why it is refused); past twice the
+      // cap (plus some) it is cut at once
+      if (connections.size >= maxConnections * 2 + 16) {
+        socket.destroy()
+        return
+      }
+      connections.set(socket, new Session(socket, ctx, address, connections.size >= maxConnections))
       socket.on('close', () => connections.delete(socket))
     } catch {
       socket.destroy()
     }
-  })
-  // a failing accept or client socket must never take the process down
-  server.on('error', () => undefined)
+  }
 
   const refreshMs = options.refreshIntervalMs ?? 1000
   const timer =
@@ -106,36 +138,34 @@ export function startServer(options: ServerOptions): Promise<RunningServer> {
       : undefined
   timer?.unref()
 
-  return new Promise((resolve, reject) => {
-    const onError = (e: Error): void => reject(e)
-    server.once('error', onError)
-    server.listen(options.port ?? 6875, host, () => {
-      server.off('error', onError)
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : (options.port ?? 6875)
-      let closing: Promise<void> | undefined
-      resolve({
-        host,
-        port,
-        get sessions() {
-          return connections.size
-        },
-        close() {
-          closing ??= new Promise<void>((done) => {
-            if (timer) clearInterval(timer)
-            // connections that do not close after their FATAL message are cut
-            const cut = setTimeout(() => {
-              for (const socket of connections.keys()) socket.destroy()
-            }, 1000)
-            server.close(() => {
-              clearTimeout(cut)
-              done()
-            })
-            for (const s of [...connections.values()]) s.terminate('terminating connection due to administrator command')
-          })
-          return closing
-        },
-      })
-    })
-  })
+  let relay: Relay
+  try {
+    relay = await startRelay(host, options.port ?? 6875, accept, (p, key) => ctx.cancel(p, key))
+  } catch (e) {
+    if (timer) clearInterval(timer)
+    throw e
+  }
+  ctx.drainCancels = () => relay.drain()
+  let closing: Promise<void> | undefined
+  return {
+    host,
+    port: relay.port,
+    get sessions() {
+      return connections.size
+    },
+    close() {
+      closing ??= (async () => {
+        if (timer) clearInterval(timer)
+        for (const s of [...connections.values()]) s.terminate('terminating connection due to administrator command')
+        // connections that do not close after their FATAL message are cut
+        const cut = setTimeout(() => {
+          for (const socket of connections.keys()) socket.destroy()
+        }, 1000)
+        while (connections.size > 0) await new Promise((r) => setTimeout(r, 10))
+        clearTimeout(cut)
+        await relay.close()
+      })()
+      return closing
+    },
+  }
 }

@@ -47,7 +47,9 @@ export class Framer {
   #total = 0
   #startup = true
 
-  constructor(readonly maxMessage: number) {}
+  /** `maxMessage`: the largest message body accepted (the session lowers it before
+   *  authentication and raises it after). */
+  constructor(public maxMessage: number) {}
 
   /** Whether the next frame is an untyped startup packet. */
   set startup(on: boolean) {
@@ -78,7 +80,7 @@ export class Framer {
     const type = head[0]!
     const len = head.readInt32BE(1)
     if (len < 4) throw new ProtocolError(`invalid message length ${len}`)
-    if (len - 4 > this.maxMessage) throw new ProtocolError(`message of ${len - 4} bytes exceeds the limit of ${this.maxMessage} bytes`, '54000')
+    if (len - 4 > this.maxMessage) throw new ProtocolError(`message of ${len - 4} bytes exceeds the limit of ${this.maxMessage} bytes`, this.maxMessage < MAX_STARTUP_PACKET * 2 ? '08P01' : '54000')
     if (this.#total < len + 1) return undefined
     return { type, body: this.#take(len + 1).subarray(5) }
   }
@@ -320,6 +322,13 @@ export function dataRow(values: readonly (Buffer | null)[]): Buffer {
 /** CopyOutResponse: text format for the whole copy and for each of `columns` columns. */
 export const copyOutResponse = (columns: number): Buffer => {
   const b = new Builder('H').byte(0).int16(columns)
+  for (let i = 0; i < columns; i++) b.int16(0)
+  return b.finish()
+}
+
+/** CopyInResponse: text format for the whole copy and for each of `columns` columns. */
+export const copyInResponse = (columns: number): Buffer => {
+  const b = new Builder('G').byte(0).int16(columns)
   for (let i = 0; i < columns; i++) b.int16(0)
   return b.finish()
 }

@@ -9,10 +9,11 @@
 
 import { randomInt } from 'node:crypto'
 import type { Socket } from 'node:net'
-import { RivuletError } from '../../grammar/index.js'
-import { splitStatements } from '../split.js'
+import { TLSSocket, type SecureContext } from 'node:tls'
+import { parse, RivuletError, type ParsedStatement } from '../../grammar/index.js'
 import type { ResultValue } from '../types.js'
 import { createAuthenticator, type AuthMethod, type Authenticator } from './auth.js'
+import type { AuthThrottle } from './throttle.js'
 import { answerCatalogQuery, answerProbe, SETTINGS, type CatalogContext, type ResultSet } from './catalog.js'
 import { Cancellation, cancelledError, type EngineGate } from './gate.js'
 import { castNameForOid, decodeBinaryParameter, describeFields, encodeValue, OID, resultFormats, type Field } from './pg-types.js'
@@ -24,6 +25,7 @@ import {
   commandComplete,
   copyData,
   copyDone,
+  copyInResponse,
   copyOutResponse,
   dataRow,
   decodeUtf8,
@@ -31,6 +33,7 @@ import {
   errorResponse,
   Framer,
   GSSENC_REQUEST,
+  MAX_STARTUP_PACKET,
   negotiateProtocolVersion,
   noData,
   parameterDescription,
@@ -45,8 +48,9 @@ import {
   type ErrorFields,
   type Frame,
 } from './protocol.js'
-import { isEmptyStatement, leadingWords, mapOffsetBack, maxParameter, quoteLiteral, substituteParameters, codePointOffset, type Substitution } from './sql-text.js'
-import { isReadOnly, parseServerCommand, returnsRows, type ServerCommand } from './statements.js'
+import { timeoutError, type StatementLimits } from '../statement-limits.js'
+import { parseMilliseconds, sessionAction, type SessionAction } from './commands.js'
+import { bindParameters, codePointOffset, mapOffsetBack, parameterSites, quoteLiteral, type ParameterSite, type Substitution } from './parameters.js'
 import { copyCsvLine, copyTextLine, CopySubscription, CursorSubscription, type CopyTarget } from './subscriptions.js'
 
 /** What a session needs from its server. */
@@ -66,6 +70,19 @@ export interface ServerContext {
   unregister(s: Session): void
   /** Routes a CancelRequest to the session it names. */
   cancel(pid: number, key: number): void
+  /** Spaces password checks of client addresses that failed before. */
+  readonly throttle: AuthThrottle
+  /** The default statement_timeout (ms, 0 = none). */
+  readonly statementTimeoutMs: number
+  /** The certificate and key for TLS (--tls-cert / --tls-key), if configured. */
+  readonly tls: SecureContext | undefined
+  /** --max-memory in bytes (undefined: none). */
+  readonly maxMemoryBytes: number | undefined
+  /** Largest result (bytes of DataRows) one statement may send (54000 past it). */
+  readonly maxResultBytes: number
+  /** Handles the CancelRequests that arrived while the event loop was busy (the relay sees
+   *  them even while the engine runs a long statement): polled at batch boundaries. */
+  drainCancels(): void
 }
 
 /** The result of running one statement. */
@@ -80,6 +97,7 @@ type Outcome =
 interface Prepared {
   readonly text: string
   readonly paramTypes: readonly number[]
+  readonly sites: readonly ParameterSite[]
 }
 
 interface Portal {
@@ -118,13 +136,29 @@ class InStatement extends Error {
   }
 }
 
+/** An error whose position is in a text that starts at `at` in the query string (undefined:
+ *  a text the server made, whose positions mean nothing to the client). */
+class InText extends Error {
+  constructor(
+    readonly error: RivuletError,
+    readonly at: number | undefined,
+  ) {
+    super(error.message)
+  }
+}
+
 const MAX_QUEUED_MESSAGES = 256
 const STARTUP_TIMEOUT_MS = 60_000
+/** Before authentication: the largest message accepted (a password or SASL message is small;
+ *  Postgres caps the startup packet at 10 000 bytes) and how many may queue. */
+const PRE_AUTH_MAX_MESSAGE = MAX_STARTUP_PACKET
+const PRE_AUTH_MAX_QUEUED = 4
 
 export class Session {
   readonly pid: number
   readonly secret = randomInt(1, 2 ** 31 - 1)
-  readonly #socket: Socket
+  /** The client's socket; a TLSSocket over it after an SSLRequest when TLS is configured. */
+  #socket: Socket
   readonly #ctx: ServerContext
   readonly #framer: Framer
   readonly #inbox: Frame[] = []
@@ -150,18 +184,24 @@ export class Session {
   #outBytes = 0
   #flushQueued = false
 
-  constructor(socket: Socket, ctx: ServerContext) {
+  /** `refuse`: the server is full; the session answers an SSLRequest or a CancelRequest but
+   *  refuses a startup with 53300. */
+  constructor(
+    socket: Socket,
+    ctx: ServerContext,
+    /** The client's address (for the password throttle). */
+    readonly address: string,
+    readonly refuse = false,
+  ) {
     this.#socket = socket
     this.#ctx = ctx
     this.pid = ctx.nextPid()
-    this.#framer = new Framer(ctx.maxMessageBytes)
+    this.#framer = new Framer(PRE_AUTH_MAX_MESSAGE)
     for (const s of SETTINGS) this.#settings.set(s.name.toLowerCase(), s.value)
     this.#settings.set('server_version', ctx.serverVersion)
-    socket.setNoDelay(true)
-    socket.on('data', (chunk: Buffer) => this.#onData(chunk))
-    socket.on('error', () => this.#destroy())
-    socket.on('close', () => this.#destroy())
-    socket.on('end', () => this.#destroy())
+    this.#settings.set('statement_timeout', String(ctx.statementTimeoutMs))
+    if (typeof socket.setNoDelay === 'function') socket.setNoDelay(true)
+    this.#listen(socket)
     // a connection that does not complete startup and authentication in time is closed (as
     // Postgres's authentication_timeout does)
     this.#startupTimer = setTimeout(() => this.#fatal('08006', 'startup and authentication did not complete within 60 s'), STARTUP_TIMEOUT_MS)
@@ -169,6 +209,28 @@ export class Session {
   }
 
   readonly #startupTimer: NodeJS.Timeout
+
+  #listen(socket: Socket): void {
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk))
+    socket.on('error', () => this.#destroy())
+    socket.on('close', () => this.#destroy())
+    socket.on('end', () => this.#destroy())
+  }
+
+  /** Answers an SSLRequest with 'S' and goes on over TLS. Bytes the client sent after its
+   *  SSLRequest in the clear would be read as if encrypted (CVE-2021-23214): refused. */
+  #startTls(context: SecureContext): void {
+    if (this.#framer.buffered > 0 || this.#inbox.length > 0) throw new FatalError('08P01', 'received unencrypted data after SSL request')
+    const raw = this.#socket
+    raw.removeAllListeners('data')
+    raw.write(Buffer.from('S'))
+    const secure = new TLSSocket(raw, { isServer: true, secureContext: context })
+    this.#socket = secure
+    this.#tls = true
+    this.#listen(secure)
+  }
+
+  #tls = false
 
   get closed(): boolean {
     return this.#closed
@@ -197,6 +259,10 @@ export class Session {
 
   #onData(chunk: Buffer): void {
     if (this.#closed) return
+    if (this.#idleTimer !== undefined) {
+      clearTimeout(this.#idleTimer)
+      this.#idleTimer = undefined
+    }
     this.#framer.push(chunk)
     try {
       for (let f = this.#framer.next(); f; f = this.#framer.next()) {
@@ -205,6 +271,10 @@ export class Session {
           // typed messages
           const code = f.body.readInt32BE(0)
           if (code !== SSL_REQUEST && code !== GSSENC_REQUEST) this.#framer.startup = false
+        } else if (this.#copyIn !== undefined && (f.type === 0x64 || f.type === 0x63 || f.type === 0x66)) {
+          // CopyData / CopyDone / CopyFail of a COPY FROM STDIN: the statement waits for them
+          this.#copyIn.take(f)
+          continue
         } else if (f.type === 0x58 && this.#pumping) {
           // Terminate while a statement runs (a COPY stream, a FETCH wait): end now
           this.#socket.end()
@@ -215,6 +285,10 @@ export class Session {
       }
     } catch (e) {
       this.#fatal(e instanceof ProtocolError ? e.code : '08P01', errorMessage(e))
+      return
+    }
+    if (this.#phase !== 'ready' && this.#inbox.length > PRE_AUTH_MAX_QUEUED) {
+      this.#fatal('08P01', 'too many messages before authentication')
       return
     }
     if (this.#inbox.length > MAX_QUEUED_MESSAGES) this.#socket.pause()
@@ -285,8 +359,9 @@ export class Session {
   #startupPacket(f: Frame): void {
     const r = new Reader(f.body)
     const code = r.int32()
+    if (code === SSL_REQUEST && this.#ctx.tls !== undefined && !this.#tls) return this.#startTls(this.#ctx.tls)
     if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
-      // no TLS / GSSAPI encryption here: 'N', and the client goes on in the clear
+      // no TLS configured (or GSSAPI encryption asked): 'N', and the client goes on in the clear
       this.#send(Buffer.from('N'))
       return
     }
@@ -299,6 +374,7 @@ export class Session {
     const major = code >>> 16
     const minor = code & 0xffff
     if (major !== 3) throw new FatalError('0A000', `unsupported frontend protocol ${major}.${minor}: server supports 3.0 to 3.0`)
+    if (this.refuse) throw new FatalError('53300', 'sorry, too many clients already')
     const params = new Map<string, string>()
     for (;;) {
       const name = r.cstring()
@@ -326,17 +402,29 @@ export class Session {
     if (this.#auth.done) this.#startSession()
   }
 
-  #password(f: Frame): void {
+  async #password(f: Frame): Promise<void> {
     if (f.type !== 0x70) throw new FatalError('08P01', `expected password response, got message type ${f.type}`)
+    const address = this.address
+    if (!this.#throttled) {
+      // an address that failed before waits for its turn (see throttle.ts)
+      this.#throttled = true
+      const wait = this.#ctx.throttle.reserve(address)
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      if (this.#closed) return
+    }
     const step = this.#auth!.step(f.body)
     if (step.kind === 'continue') return void this.#send(step.send)
+    this.#ctx.throttle.record(address, step.kind === 'ok')
     if (step.kind === 'fail') throw new FatalError('28P01', `password authentication failed for user "${this.user}"`)
     for (const b of step.send) this.#send(b)
     this.#startSession()
   }
 
+  #throttled = false
+
   #startSession(): void {
     this.#phase = 'ready'
+    this.#framer.maxMessage = this.#ctx.maxMessageBytes
     clearTimeout(this.#startupTimer)
     for (const s of SETTINGS) if (s.report) this.#send(parameterStatus(s.name, this.#settings.get(s.name.toLowerCase()) ?? ''))
     this.#send(backendKeyData(this.pid, this.secret))
@@ -355,7 +443,28 @@ export class Session {
       this.#sendError(this.#errorFields(e))
       return this.#readyForQuery()
     }
-    const statements = splitStatements(sql)
+    // the whole query string is parsed first (a syntax error anywhere runs nothing, as in
+    // Postgres); each statement then runs by what the parser made of it
+    let statements: ParsedStatement[]
+    try {
+      statements = parse(sql)
+    } catch (e) {
+      // psql's describe queries use syntax the engine does not have (OPERATOR(pg_catalog.~),
+      // ::regclass, …): a query that does not parse may still be one of them, answered from
+      // the catalog (it reads, and runs nothing)
+      const described = this.#tx === 'E' ? undefined : answerCatalogQuery(sql, this.#catalogContext())
+      if (described) {
+        const op = this.#begin()
+        try {
+          await this.#sendOutcome({ kind: 'rows', ...described }, op, { describe: true, codes: [], limit: 0 })
+        } catch (x) {
+          this.#failed(x, sql, 0, [])
+        } finally {
+          this.#end(op)
+        }
+      } else this.#failed(e, sql, 0, [])
+      return this.#readyForQuery()
+    }
     if (statements.length === 0) {
       this.#send(emptyQueryResponse())
       return this.#readyForQuery()
@@ -364,11 +473,12 @@ export class Session {
     try {
       for (const st of statements) {
         try {
-          const outcome = await this.#run(st.text, op)
+          const outcome = await this.#run(st, sql, op)
           await this.#sendOutcome(outcome, op, { describe: true, codes: [], limit: 0 })
         } catch (e) {
           if (e instanceof ConnectionClosed || this.#closed) return
-          this.#failed(e, sql, st.offset, [])
+          if (e instanceof InText) this.#failed(e.error, sql, e.at, [])
+          else this.#failed(e, sql, 0, [])
           break
         }
       }
@@ -386,7 +496,8 @@ export class Session {
       await step()
     } catch (e) {
       if (e instanceof FatalError || e instanceof ConnectionClosed || this.#closed) throw e
-      if (e instanceof InStatement) this.#failed(e.error, e.sql, 0, e.edits)
+      if (e instanceof InStatement && e.error instanceof InText) this.#failed(e.error.error, e.sql, e.error.at, e.edits)
+      else if (e instanceof InStatement) this.#failed(e.error, e.sql, 0, e.edits)
       else this.#failed(e, undefined, 0, [])
       this.#skipTillSync = true
     }
@@ -402,11 +513,13 @@ export class Session {
     for (let i = 0; i < n; i++) types.push(r.int32() >>> 0)
     r.end()
     if (name !== '' && this.#statements.has(name)) throw new RivuletError('42P05', `prepared statement "${name}" already exists`)
-    if (splitStatements(text).length > 1) throw new RivuletError('42601', 'cannot insert multiple commands into a prepared statement')
-    const count = Math.max(types.length, maxParameter(text))
+    const parsed = parse(text)
+    if (parsed.length > 1) throw new RivuletError('42601', 'cannot insert multiple commands into a prepared statement')
+    const sites = parameterSites(parsed)
+    const count = Math.max(types.length, ...sites.map((p) => p.index))
     if (count > 65535) throw new RivuletError('54000', 'too many parameters')
     const paramTypes = Array.from({ length: count }, (_, i) => types[i] ?? 0)
-    this.#statements.set(name, { text, paramTypes })
+    this.#statements.set(name, { text, paramTypes, sites })
     this.#send(parseComplete())
   }
 
@@ -447,12 +560,12 @@ export class Session {
       if (v.includes('\0')) throw new RivuletError('22021', 'invalid byte sequence for encoding "UTF8": 0x00')
       return v
     })
-    const { text, edits } = substituteParameters(statement.text, (n, context) => {
+    const { text, edits } = bindParameters(statement.text, statement.sites, (n, count) => {
       if (n < 1 || n > values.length) throw new RivuletError('42P02', `there is no parameter $${n}`)
       const v = values[n - 1]!
       const cast = castNameForOid(statement.paramTypes[n - 1]!)
       if (v === null) return cast ? `NULL::${cast}` : 'NULL'
-      if (context === 'count' && /^\s*\d+\s*$/.test(v)) return v.trim()
+      if (count && /^\s*\d+\s*$/.test(v)) return v.trim()
       return cast ? `${quoteLiteral(v)}::${cast}` : quoteLiteral(v)
     })
     this.#portals.set(portalName, { statement, text, edits, resultCodes, outcome: undefined, position: 0 })
@@ -469,7 +582,7 @@ export class Session {
       if (!st) throw new RivuletError('26000', name === '' ? 'unnamed prepared statement does not exist' : `prepared statement "${name}" does not exist`)
       this.#send(parameterDescription(st.paramTypes.map((t) => (t === 0 ? OID.text : t))))
       // columns without parameter values: run a read with NULLs in their place
-      const { text, edits } = substituteParameters(st.text, () => 'NULL')
+      const { text, edits } = bindParameters(st.text, st.sites, () => 'NULL')
       const fields = await this.#fieldsOf(text, undefined).catch((e: unknown) => {
         throw new InStatement(e, st.text, edits)
       })
@@ -488,21 +601,18 @@ export class Session {
    *  for a portal the outcome is kept for its Execute (a read never runs twice). */
   async #fieldsOf(text: string, portal: Portal | undefined): Promise<readonly Field[] | undefined> {
     if (portal?.outcome) return portal.outcome.kind === 'rows' ? portal.outcome.fields : undefined
-    if (isEmptyStatement(text)) return undefined
-    const cmd = parseServerCommand(text)
-    if (cmd) {
-      if (cmd.kind === 'fetch') {
-        const c = this.#cursor(cmd.name)
-        return c.kind === 'rows' ? c.fields : c.sub.fields
-      }
-      if (cmd.kind === 'show') return [{ name: cmd.name === 'all' ? 'name' : this.#settingDisplayName(cmd.name), type: 'text' }, ...(cmd.name === 'all' ? [{ name: 'setting', type: 'text' as const }, { name: 'description', type: 'text' as const }] : [])]
-      return undefined
+    const st = parse(text)[0]
+    if (st === undefined) return undefined
+    const action = sessionAction(st, text)
+    if (action.kind === 'fetch') {
+      const c = this.#cursor(action.name)
+      return c.kind === 'rows' ? c.fields : c.sub.fields
     }
-    const ctx = this.#catalogContext()
-    if (!returnsRows(leadingWords(text, 1)) && !answerProbe(text, ctx) && !answerCatalogQuery(text, ctx)) return undefined
+    if (action.kind === 'show') return [{ name: action.name === 'all' ? 'name' : this.#settingDisplayName(action.name), type: 'text' }, ...(action.name === 'all' ? [{ name: 'setting', type: 'text' as const }, { name: 'description', type: 'text' as const }] : [])]
+    if (action.kind !== 'engine' || !action.read) return undefined
     const op = this.#begin()
     try {
-      const outcome = await this.#run(text, op)
+      const outcome = await this.#run(st, text, op)
       if (portal) portal.outcome = outcome
       return outcome.kind === 'rows' ? outcome.fields : undefined
     } finally {
@@ -521,7 +631,8 @@ export class Session {
     try {
       if (!portal.outcome) {
         try {
-          portal.outcome = await this.#run(portal.text, op)
+          const st = parse(portal.text)[0]
+          portal.outcome = st === undefined ? { kind: 'empty' } : await this.#run(st, portal.text, op)
         } catch (e) {
           throw new InStatement(e, portal.statement.text, portal.edits)
         }
@@ -555,48 +666,81 @@ export class Session {
     if (this.#op === op) this.#op = undefined
   }
 
-  /** Runs one statement; an error inside a transaction block aborts the block. */
-  async #run(text: string, op: Cancellation): Promise<Outcome> {
+  /** Runs one parsed statement of `sql`; an error inside a transaction block aborts the
+   *  block. */
+  async #run(st: ParsedStatement, sql: string, op: Cancellation): Promise<Outcome> {
+    let action: SessionAction | undefined
+    // statement_timeout applies to each statement (of a multi-statement query too): its
+    // waits are cut by a timer, its work in the engine by the deadline
+    const timeoutMs = this.#statementTimeoutMs()
+    const stmt = new Cancellation()
+    const unlink = op.on((e) => stmt.cancel(e))
+    const timer = timeoutMs > 0 ? setTimeout(() => stmt.cancel(timeoutError()), timeoutMs) : undefined
+    const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : undefined
     try {
-      return await this.#runStatement(text, op)
+      action = sessionAction(st, sql)
+      return await this.#runAction(action, stmt, deadline)
     } catch (e) {
       if (this.#tx === 'T') this.#abortTransaction()
+      const at = action !== undefined && 'at' in action ? action.at : undefined
+      if (e instanceof RivuletError && e.position !== undefined) throw new InText(e, at)
       throw e
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
+      unlink()
     }
   }
 
-  async #runStatement(text: string, op: Cancellation): Promise<Outcome> {
-    if (isEmptyStatement(text)) return { kind: 'empty' }
-    let cmd = parseServerCommand(text)
-    if (cmd?.kind === 'begin' || cmd?.kind === 'commit' || cmd?.kind === 'rollback') return this.#transactionCommand(cmd.kind)
+  async #runAction(action: SessionAction, op: Cancellation, deadline: number | undefined): Promise<Outcome> {
+    if (action.kind === 'begin' || action.kind === 'commit' || action.kind === 'rollback') return this.#transactionCommand(action.kind)
     if (this.#tx === 'E') throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
-    if (cmd?.kind === 'copyFromFile') {
-      if (!this.#ctx.allowServerFiles) throw new RivuletError('42501', 'permission denied to COPY from a file: it reads the server\'s files', undefined, 'Start the server with --allow-server-files to allow it.')
-      cmd = undefined
+    this.#deadline = deadline
+    if (action.kind === 'engine') {
+      const result = action.read ? this.#answerLocally(action.text, action.catalog === true) : undefined
+      if (result) return { kind: 'rows', ...result }
+      return this.#engineStatement(action.text, action.read, op)
     }
-    if (cmd) return this.#serverCommand(cmd, op)
-    const result = this.#answerLocally(text)
-    if (result) return { kind: 'rows', ...result }
-    return this.#engineStatement(text, op)
+    return this.#serverCommand(action, op)
   }
 
-  #answerLocally(text: string): ResultSet | undefined {
+  /** The running statement's deadline (statement_timeout), for the engine's checks. */
+  #deadline: number | undefined
+
+  /** statement_timeout of this session, in ms. */
+  #statementTimeoutMs(): number {
+    const v = this.#settings.get('statement_timeout')
+    return v === undefined ? this.#ctx.statementTimeoutMs : parseMilliseconds(v, 'statement_timeout')
+  }
+
+  /** A parsed read that asks the server about itself (version(), current_schema(), …) or
+   *  reads the catalog (psql's describe queries). */
+  #answerLocally(text: string, readsCatalog: boolean): ResultSet | undefined {
     const ctx = this.#catalogContext()
-    return answerProbe(text, ctx) ?? answerCatalogQuery(text, ctx)
+    return answerProbe(text, ctx) ?? (readsCatalog ? answerCatalogQuery(text, ctx) : undefined)
   }
 
   /** A statement for the engine. In a transaction block, the first one that is not a read
    *  begins the engine's transaction (see gate.ts). */
-  async #engineStatement(text: string, op: Cancellation): Promise<Outcome> {
+  async #engineStatement(text: string, read: boolean, op: Cancellation, stdin?: Buffer): Promise<Outcome> {
     const gate = this.#ctx.gate
     await gate.ready(this, op)
     if (this.#closed) throw new ConnectionClosed()
-    if (this.#tx === 'T' && !this.#holdsEngineTx && !isReadOnly(leadingWords(text, 1))) {
+    if (this.#tx === 'T' && !this.#holdsEngineTx && !read) {
       gate.engine.execute('BEGIN')
       gate.take(this)
       this.#holdsEngineTx = true
     }
-    const results = gate.engine.execute(text)
+    const deadline = this.#deadline
+    const maxMemoryBytes = this.#ctx.maxMemoryBytes
+    const limits: StatementLimits = {
+      ...(deadline !== undefined ? { deadline } : {}),
+      ...(maxMemoryBytes !== undefined ? { maxMemoryBytes } : {}),
+      cancelled: () => {
+        this.#ctx.drainCancels()
+        return op.reason !== undefined
+      },
+    }
+    const results = gate.engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, limits, ...(stdin ? { stdin } : {}) })
     const r = results[results.length - 1]
     if (!r) return { kind: 'empty' }
     // a notice (COPY's rejected records) goes to the client as psql shows it: NOTICE:  …
@@ -666,7 +810,7 @@ export class Session {
     return c
   }
 
-  async #serverCommand(cmd: Exclude<ServerCommand, { kind: 'begin' | 'commit' | 'rollback' | 'copyFromFile' }>, op: Cancellation): Promise<Outcome> {
+  async #serverCommand(cmd: Exclude<SessionAction, { kind: 'begin' | 'commit' | 'rollback' | 'engine' }>, op: Cancellation): Promise<Outcome> {
     switch (cmd.kind) {
       case 'set':
         return this.#set(cmd.name, cmd.value)
@@ -693,7 +837,9 @@ export class Session {
           return { kind: 'command', tag: 'CLOSE CURSOR' }
         }
       case 'copyOut':
-        return cmd.subscribe ? this.#subscribeCopy(cmd.query, cmd.csv, cmd.header) : this.#copyQuery(cmd.query, cmd.csv, cmd.header, op)
+        return cmd.subscribe ? this.#subscribeCopy(cmd.query, cmd.format.csv, cmd.format.header) : this.#copyQuery(cmd.query, cmd.format.csv, cmd.format.header, op)
+      case 'copyIn':
+        return this.#copyFromStdin(cmd.text, cmd.table, cmd.columns, op)
       case 'subscribe':
         return this.#subscribeCopy(cmd.query, false, false)
       case 'deallocate':
@@ -717,8 +863,9 @@ export class Session {
 
   #set(name: string, value: string | undefined): Outcome {
     const def = SETTINGS.find((s) => s.name.toLowerCase() === name)
-    let v = value ?? (name === 'server_version' ? this.#ctx.serverVersion : name === 'session_authorization' ? this.user : (def?.value ?? ''))
+    let v = value ?? (name === 'server_version' ? this.#ctx.serverVersion : name === 'session_authorization' ? this.user : name === 'statement_timeout' ? String(this.#ctx.statementTimeoutMs) : (def?.value ?? ''))
     if (name === 'client_encoding') v = clientEncoding(v, true)
+    if (name === 'statement_timeout' || name === 'idle_in_transaction_session_timeout') parseMilliseconds(v, name)
     if (['server_version', 'server_encoding', 'integer_datetimes', 'server_version_num', 'lc_collate', 'lc_ctype', 'max_identifier_length', 'is_superuser', 'in_hot_standby'].includes(name) && value !== undefined) {
       throw new RivuletError('55P02', `parameter "${name}" cannot be changed`)
     }
@@ -746,9 +893,9 @@ export class Session {
 
   /** A read's rows: answered locally or by the engine. */
   async #queryRows(text: string, op: Cancellation): Promise<{ fields: readonly Field[]; rows: ResultValue[][] }> {
-    const local = this.#answerLocally(text)
+    const local = this.#answerLocally(text, false)
     if (local) return local
-    const o = await this.#engineStatement(text, op)
+    const o = await this.#engineStatement(text, true, op)
     if (o.kind !== 'rows') throw new RivuletError('42601', 'expected a query that returns rows')
     return o
   }
@@ -777,6 +924,43 @@ export class Session {
     if (this.#closed) throw new ConnectionClosed()
     return { kind: 'rows', fields: c.sub.fields, rows, command: `FETCH ${rows.length}` }
   }
+
+  /** COPY t FROM STDIN: CopyInResponse, then the client's CopyData until CopyDone (at most
+   *  maxCopyInBytes; CopyFail or a cancel ends it with an error), then the engine loads it
+   *  as it loads a file: one tick, rejected records into rivulet_rejected and a NOTICE. */
+  async #copyFromStdin(text: string, table: string, columns: number | undefined, op: Cancellation): Promise<Outcome> {
+    const rel = this.#ctx.gate.engine.relations().find((r) => r.name === table)
+    if (rel === undefined) throw new RivuletError('42P01', `relation "${table}" does not exist`)
+    const limit = this.#ctx.maxResultBytes
+    const data = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = []
+      let bytes = 0
+      let failed: RivuletError | undefined
+      const unCancel = op.on((e) => finish(e))
+      const finish = (e?: Error): void => {
+        this.#copyIn = undefined
+        unCancel()
+        if (e) reject(e)
+        else resolve(Buffer.concat(chunks, bytes))
+      }
+      this.#copyIn = {
+        take: (f) => {
+          if (f.type === 0x64) {
+            bytes += f.body.length
+            if (bytes > limit) failed ??= new RivuletError('54000', `COPY data too large: more than ${limit} bytes`)
+            else if (failed === undefined) chunks.push(f.body)
+          } else if (f.type === 0x63) finish(failed)
+          else finish(new RivuletError('57014', `COPY from stdin failed: ${new Reader(f.body).cstring()}`))
+        },
+      }
+      this.#send(copyInResponse(columns ?? rel.columns.length))
+      this.#flush()
+    })
+    return this.#engineStatement(text, false, op, data)
+  }
+
+  /** The COPY FROM STDIN waiting for its data. */
+  #copyIn: { take(f: Frame): void } | undefined
 
   /** COPY (query) TO STDOUT: the rows as COPY data. */
   async #copyQuery(query: string, csv: boolean, header: boolean, op: Cancellation): Promise<Outcome> {
@@ -856,9 +1040,13 @@ export class Session {
         if (how.describe) this.#send(rowDescription(describeFields(outcome.fields, formats)))
         const start = how.portal?.position ?? 0
         const end = how.limit > 0 ? Math.min(outcome.rows.length, start + how.limit) : outcome.rows.length
+        let bytes = 0
         for (let i = start; i < end; i++) {
           const row = outcome.rows[i]!
-          this.#send(dataRow(row.map((v, j) => encodeValue(v, outcome.fields[j]!, formats[j]!))))
+          const message = dataRow(row.map((v, j) => encodeValue(v, outcome.fields[j]!, formats[j]!)))
+          bytes += message.length
+          if (bytes > this.#ctx.maxResultBytes) throw new RivuletError('54000', `result too large: more than ${this.#ctx.maxResultBytes} bytes`, undefined, 'Fetch it in parts (LIMIT / OFFSET, a cursor, or a row limit on Execute).')
+          this.#send(message)
         }
         if (how.portal) how.portal.position = end
         if (end < outcome.rows.length) {
@@ -878,7 +1066,29 @@ export class Session {
     this.#reportedChanges.clear()
     this.#send(readyForQuery(this.#tx))
     this.#flush()
+    this.#armIdleTimer()
   }
+
+  /** idle_in_transaction_session_timeout: a session idle inside a transaction block for that
+   *  long is closed (FATAL 25P03), which rolls its transaction back and frees the engine. */
+  #armIdleTimer(): void {
+    clearTimeout(this.#idleTimer)
+    this.#idleTimer = undefined
+    if (this.#tx === 'I' || this.#closed) return
+    let ms = 0
+    try {
+      ms = parseMilliseconds(this.#settings.get('idle_in_transaction_session_timeout') ?? '0', 'idle_in_transaction_session_timeout')
+    } catch {
+      return
+    }
+    if (ms <= 0) return
+    this.#idleTimer = setTimeout(() => {
+      if (!this.#pumping && this.#inbox.length === 0) this.#fatal('25P03', 'terminating connection due to idle-in-transaction timeout')
+    }, ms)
+    this.#idleTimer.unref()
+  }
+
+  #idleTimer: NodeJS.Timeout | undefined
 
   #notice(code: string, message: string): void {
     this.#send(errorResponse({ severity: 'WARNING', code, message }, 'N'))
@@ -890,16 +1100,16 @@ export class Session {
 
   /** Reports a statement's error; `sql` is the whole query string (position counted in it),
    *  `offset` where the statement starts in it. */
-  #failed(e: unknown, sql: string | undefined, offset: number, edits: readonly Substitution[]): void {
+  #failed(e: unknown, sql: string | undefined, offset: number | undefined, edits: readonly Substitution[]): void {
     if (this.#tx === 'T') this.#abortTransaction()
     this.#sendError(this.#errorFields(e, sql, offset, edits))
   }
 
-  #errorFields(e: unknown, sql?: string, offset = 0, edits: readonly Substitution[] = []): ErrorFields {
+  #errorFields(e: unknown, sql?: string, offset: number | undefined = 0, edits: readonly Substitution[] = []): ErrorFields {
     if (e instanceof RivuletError) {
       let position: number | undefined
-      if (e.position && sql !== undefined && e.position.offset >= 0) {
-        const at = offset + mapOffsetBack(e.position.offset, edits)
+      if (e.position && sql !== undefined && offset !== undefined && e.position.offset >= 0) {
+        const at = mapOffsetBack(offset + e.position.offset, edits)
         if (at <= sql.length) position = codePointOffset(sql, at) + 1
       }
       return { severity: 'ERROR', code: e.code, message: e.message, detail: e.detail, position }
@@ -945,6 +1155,7 @@ export class Session {
     this.#flush()
     this.#closed = true
     clearTimeout(this.#startupTimer)
+    clearTimeout(this.#idleTimer)
     this.#op?.cancel(new ConnectionClosed('connection closed'))
     for (const sub of [...this.#copies]) sub.finish({ kind: 'closed' })
     this.#copies.clear()

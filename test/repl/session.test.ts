@@ -91,8 +91,8 @@ describe('query buffer and prompts', () => {
     expect(h.screen()).toBe('')
     await h.feed('$x$;')
     expect(s.prompt()).toBe('rivulet=> ')
-    // the statement ran (rivulet's SQL has no dollar quotes: a syntax error on line 6)
-    expect(h.err()).toMatch(/^ERROR: {2}.*\nLINE 6: umn", \$x\$ body\n {14}\^\n$/)
+    // the statement ran (the `(1 + )` on line 5 is its syntax error; the dollar quote is fine)
+    expect(h.err()).toMatch(/^ERROR: {2}Expected an expression, found "\)"\nLINE 5: \*\/ \), "col\n {11}\^\n$/)
   })
 
   it('blank and comment-only lines do nothing; several statements on one line run in order', async () => {

@@ -219,3 +219,15 @@ describe("COPY t FROM 'file' over the server", () => {
     }
   })
 })
+
+describe('catalog names in data', () => {
+  it('a catalog name in a string literal or a parameter does not change the result', async () => {
+    const c = await client()
+    await c.query('CREATE TABLE notes (note TEXT)')
+    await c.query("INSERT INTO notes VALUES ('pg_catalog.pg_proc'), ('plain')")
+    expect((await c.query("SELECT note FROM notes WHERE note <> 'pg_catalog.pg_proc'")).rows).toEqual([{ note: 'plain' }])
+    expect((await c.query("SELECT count(*)::int AS n FROM notes WHERE note LIKE '%pg_roles%' OR note = 'information_schema.tables'")).rows).toEqual([{ n: 0 }])
+    expect((await c.query({ text: 'SELECT note FROM notes WHERE note = $1', values: ['pg_catalog.pg_proc'] })).rows).toEqual([{ note: 'pg_catalog.pg_proc' }])
+    await c.query('DROP TABLE notes')
+  })
+})

@@ -285,13 +285,13 @@ describe('rivulet serve', () => {
     }
   })
 
-  it('refuses --auth without --password', async () => {
+  it('refuses --auth without a password', async () => {
     const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
     const r = await new Promise<Run>((resolve) =>
       execFile(process.execPath, [cli, 'serve', '--port', '0', '--auth', 'md5'], (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr })),
     )
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain('--auth needs --password')
+    expect(r.stderr).toContain('--auth needs a password')
   })
 })
 

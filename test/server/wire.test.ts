@@ -8,8 +8,9 @@ import { connect, type Socket } from 'node:net'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Engine } from '../../src/engine.js'
 import { startServer, type RunningServer } from '../../src/server/index.js'
-import { mapOffsetBack, substituteParameters, tokenize } from '../../src/server/sql-text.js'
-import { parseServerCommand, parseTimeout } from '../../src/server/statements.js'
+import { parse } from '../../grammar/index.js'
+import { parseTimeout, sessionAction } from '../../src/server/commands.js'
+import { bindParameters, mapOffsetBack, parameterSites } from '../../src/server/parameters.js'
 
 // ------------------------------------------------------------------ a raw protocol client
 
@@ -677,25 +678,30 @@ describe('robustness', () => {
   })
 })
 
-describe('sql-text helpers', () => {
-  it('finds parameters only outside literals, identifiers and comments', () => {
-    const sql = `SELECT $1, '$2', "$3", $$ $4 $$, E'\\' $5', /* $6 */ a$7, $8 -- $9`
-    expect(tokenize(sql).filter((t) => t.kind === 'param').map((t) => t.value)).toEqual(['1', '8'])
-    const { text, edits } = substituteParameters('SELECT $1 + nosuch LIMIT $2', (n, ctx) => (ctx === 'count' ? '5' : `'long value ${n}'`))
+describe('statements as the parser reads them', () => {
+  const action = (sql: string) => sessionAction(parse(sql)[0]!, sql)
+  it('finds parameters only where the parser makes them: not in literals, identifiers or comments', () => {
+    const sql = `SELECT $1, '$2', "$3", E'\\' $5', /* $6 */ a$7, $8 -- $9`
+    expect(parameterSites(parse(sql)).map((p) => p.index)).toEqual([1, 8])
+    const src = 'SELECT $1 + nosuch LIMIT $2'
+    const { text, edits } = bindParameters(src, parameterSites(parse(src)), (n, count) => (count ? '5' : `'long value ${n}'`))
     expect(text).toBe("SELECT 'long value 1' + nosuch LIMIT 5")
-    expect(mapOffsetBack(text.indexOf('nosuch'), edits)).toBe('SELECT $1 + nosuch'.indexOf('nosuch'))
+    expect(mapOffsetBack(text.indexOf('nosuch'), edits)).toBe(src.indexOf('nosuch'))
   })
 
-  it('parses the statements the server handles itself', () => {
-    expect(parseServerCommand("FETCH 10 FROM c WITH (timeout = '1s')")).toEqual({ kind: 'fetch', name: 'c', count: 10, timeoutMs: 1000 })
-    expect(parseServerCommand('FETCH ALL c')).toEqual({ kind: 'fetch', name: 'c', count: Infinity, timeoutMs: undefined })
-    expect(parseServerCommand('declare "C" no scroll cursor for subscribe v')).toEqual({ kind: 'declare', name: 'C', query: 'subscribe v', subscribe: true })
-    expect(parseServerCommand('COPY (SUBSCRIBE (SELECT 1)) TO STDOUT WITH (FORMAT csv, HEADER)')).toEqual({ kind: 'copyOut', query: 'SUBSCRIBE (SELECT 1)', subscribe: true, csv: true, header: true })
-    expect(parseServerCommand('copy t (a, b) to stdout')).toMatchObject({ kind: 'copyOut', query: 'SELECT a, b FROM t', subscribe: false })
-    expect(parseServerCommand("SET search_path TO 'public', other")).toEqual({ kind: 'set', name: 'search_path', value: 'public, other' })
-    expect(parseServerCommand('START TRANSACTION ISOLATION LEVEL SERIALIZABLE')).toEqual({ kind: 'begin' })
-    expect(parseServerCommand('SELECT 1')).toBeUndefined()
-    expect(() => parseServerCommand('ROLLBACK TO SAVEPOINT a')).toThrow(/savepoints/)
+  it('decides what the session does from the parsed statement', () => {
+    expect(action("FETCH 10 FROM c WITH (timeout = '1s')")).toEqual({ kind: 'fetch', name: 'c', count: 10, timeoutMs: 1000 })
+    expect(action('FETCH ALL c')).toEqual({ kind: 'fetch', name: 'c', count: Infinity, timeoutMs: undefined })
+    expect(action('declare "C" no scroll cursor for subscribe v')).toMatchObject({ kind: 'declare', name: 'C', query: 'subscribe v', subscribe: true })
+    expect(action('COPY (SUBSCRIBE (SELECT 1)) TO STDOUT WITH (FORMAT csv, HEADER)')).toMatchObject({ kind: 'copyOut', query: 'SUBSCRIBE (SELECT 1)', subscribe: true, format: { csv: true, header: true } })
+    expect(action('copy t (a, b) to stdout')).toMatchObject({ kind: 'copyOut', query: 'SELECT "a", "b" FROM "t"', subscribe: false })
+    expect(action("SET search_path TO 'public', other")).toEqual({ kind: 'set', name: 'search_path', value: 'public, other' })
+    expect(action('START TRANSACTION ISOLATION LEVEL SERIALIZABLE')).toEqual({ kind: 'begin' })
+    expect(action('SELECT 1')).toEqual({ kind: 'engine', text: 'SELECT 1', at: 0, read: true, catalog: false })
+    expect(action("SELECT * FROM notes WHERE n <> 'pg_catalog.pg_proc'")).toMatchObject({ catalog: false })
+    expect(action('SELECT * FROM pg_catalog.pg_class c JOIN t ON true')).toMatchObject({ catalog: true })
+    expect(action("COPY t FROM '/etc/passwd'")).toMatchObject({ kind: 'engine', read: false })
+    expect(() => action('ROLLBACK TO SAVEPOINT a')).toThrow(/savepoints/)
     expect(parseTimeout('250ms')).toBe(250)
     expect(parseTimeout('1 minute')).toBe(60_000)
   })
