@@ -50,6 +50,7 @@ import { AppendLog, EngineCatalog, NoHistory, TableStore, VersionStore, isView, 
 import { compileProjection, compileScalar, evaluateConstant, isRowConstant, neverRaises, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
+import { EffectRecorder, EngineSession, sameEffect, type SessionHost } from './transactions.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
 import { withLimits } from './statement-limits.js'
 import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type SinkStats, type SourceConnector } from './sources.js'
@@ -125,9 +126,22 @@ export class Engine {
   /** Tables written in the open tick (their stores journal until commit). */
   readonly #touched = new Set<TableStore | VersionStore>()
   #tick = 0
-  #inTransaction = false
-  #aborted = false
   #closed = false
+  /** Sessions (see transactions.ts): the one whose call runs now, the one whose block's writes
+   *  are the open tick, the default one (db.execute and friends), and the engine's own (source
+   *  batches, SUBSCRIBE's hidden views), which never opens a block. */
+  readonly #host: SessionHost = {
+    executeAs: (session, sql, options) => this.#as(session, () => this.execute(sql, options)),
+    insertAs: (session, table, rows) => this.#as(session, () => this.insert(table, rows)),
+    deleteAs: (session, table, rows) => this.#as(session, () => this.delete(table, rows)),
+    closeSession: (session) => this.#closeSession(session),
+  }
+  readonly #defaultSession = new EngineSession(this.#host)
+  readonly #internal = new EngineSession(this.#host)
+  #current: EngineSession = this.#defaultSession
+  #open: EngineSession | undefined
+  /** Collects what a block's write stages (undefined outside one). */
+  #recorder: EffectRecorder | undefined
   readonly #statements = new StatementCache()
   /** Index name → table (indexes never change results; kept for DROP INDEX). */
   readonly #indexes = new Map<string, string>()
@@ -222,7 +236,8 @@ export class Engine {
   refresh(): boolean {
     this.#checkOpen()
     this.#checkNotAborted()
-    if (this.#inTransaction) return false
+    if (this.#current.block !== 'none') return false
+    this.#park()
     const before = this.#tick
     this.#onClock(() => this.#inTick(() => undefined))
     return this.#tick !== before
@@ -274,7 +289,87 @@ export class Engine {
   }
 
   get inTransaction(): boolean {
-    return this.#inTransaction
+    return this.#current.block !== 'none'
+  }
+
+  /** A new session on this engine: its own BEGIN … COMMIT, which never waits for another
+   *  session's and never sees its uncommitted writes (see transactions.ts). */
+  session(): EngineSession {
+    this.#checkOpen()
+    return new EngineSession(this.#host)
+  }
+
+  /** Runs `f` as `session` (the engine's entry points act for the current session). */
+  #as<T>(session: EngineSession, f: () => T): T {
+    if (session.closed) throw new RivuletError(SqlState.objectNotInPrerequisiteState, 'session is closed')
+    const saved = this.#current
+    this.#current = session
+    try {
+      return f()
+    } finally {
+      this.#current = saved
+    }
+  }
+
+  /** Makes the engine's open tick the current session's: another session's open block is
+   *  parked (rolled back, its writes kept), and the current session's own block, if parked
+   *  and it has writes, is resumed (its writes redone; 40001 when one no longer does what it
+   *  did). Called before anything reads or writes tables. */
+  #prepare(): void {
+    const me = this.#current
+    if (this.#open !== undefined && this.#open !== me) this.#park()
+    if (me.block === 'open' && me.writes.length > 0 && this.#open !== me) this.#resume(me)
+  }
+
+  /** Rolls back the open block's tick; its session keeps its writes to redo. */
+  #park(): void {
+    if (this.#open === undefined) return
+    this.#rollbackTick()
+    this.#open = undefined
+  }
+
+  #resume(me: EngineSession): void {
+    this.#open = me
+    for (const w of me.writes) {
+      const recorder = new EffectRecorder()
+      this.#recorder = recorder
+      this.#tickNow = me.now
+      let same: boolean
+      try {
+        w.redo()
+        same = sameEffect(recorder.finish(), w.effect)
+      } catch (e) {
+        if (!(e instanceof RivuletError)) throw e
+        same = false
+      } finally {
+        this.#recorder = undefined
+      }
+      if (!same) {
+        this.#rollbackTick()
+        this.#open = undefined
+        me.reset('aborted')
+        throw new RivuletError('40001', 'could not serialize access due to concurrent update', undefined, 'Another session committed a change to rows this transaction wrote; the transaction was rolled back. Retry it.')
+      }
+    }
+  }
+
+  /** An error inside the current session's block aborts it: what it wrote is undone now. */
+  #abortBlock(): void {
+    const me = this.#current
+    if (me.block !== 'open') return
+    if (this.#open === me) {
+      this.#rollbackTick()
+      this.#open = undefined
+    }
+    me.reset('aborted')
+  }
+
+  #closeSession(session: EngineSession): void {
+    if (this.#open === session) {
+      this.#rollbackTick()
+      this.#open = undefined
+    }
+    session.reset('none')
   }
 
   /** Number of committed ticks so far. */
@@ -327,10 +422,7 @@ export class Engine {
     } catch (e) {
       // any error inside a transaction block aborts it, as in Postgres (syntax errors and
       // failed reads too): its changes are undone now, COMMIT will report ROLLBACK
-      if (this.#inTransaction && !this.#aborted) {
-        this.#rollbackTick()
-        this.#aborted = true
-      }
+      this.#abortBlock()
       // a statement nested or chained deeper than the planner's recursion can take
       if (e instanceof RangeError) throw new RivuletError('54001', 'statement is too complex (nested or chained too deeply)')
       throw e
@@ -347,6 +439,8 @@ export class Engine {
     this.#checkOpen()
     const v = this.#catalog.entries.get(foldName(view))
     if (!v || (v.kind !== 'view' && v.kind !== 'materialized view')) throw new RivuletError(SqlState.undefinedTable, `view "${view}" does not exist`)
+    // the snapshot is the last committed tick (or the current session's own block)
+    this.#prepare()
     this.#checkReadable(v)
     const sub = { callback }
     if (options.snapshot !== false) {
@@ -387,7 +481,8 @@ export class Engine {
     else {
       const query = s.query ? sql.slice(s.query.span.start, s.query.span.end) : `SELECT * FROM ${quoteIdentifier(target!.name)}`
       hidden = `${HIDDEN_PREFIX}${++this.#hiddenViews}`
-      this.execute(`CREATE MATERIALIZED VIEW ${hidden} AS ${query}`)
+      // the hidden view is the engine's, outside any block of the caller's
+      this.#as(this.#internal, () => this.execute(`CREATE MATERIALIZED VIEW ${hidden} AS ${query}`))
       name = hidden
     }
     const columns = columnInfo(this.#catalog.entries.get(name)!.columns)
@@ -395,7 +490,7 @@ export class Engine {
     try {
       stop = this.subscribe(name, callback, { snapshot })
     } catch (e) {
-      if (hidden) this.execute(`DROP MATERIALIZED VIEW ${hidden}`)
+      if (hidden) this.#as(this.#internal, () => this.execute(`DROP MATERIALIZED VIEW ${hidden}`))
       throw e
     }
     let stopped = false
@@ -405,7 +500,7 @@ export class Engine {
         if (stopped) return
         stopped = true
         stop()
-        if (hidden && !this.#closed && this.#catalog.entries.has(hidden)) this.execute(`DROP MATERIALIZED VIEW ${hidden}`)
+        if (hidden && !this.#closed && this.#catalog.entries.has(hidden)) this.#as(this.#internal, () => this.execute(`DROP MATERIALIZED VIEW ${hidden}`))
       },
     }
   }
@@ -445,6 +540,7 @@ export class Engine {
   insert(table: string, rows: readonly InputRow[]): number {
     this.#checkOpen()
     this.#checkNotAborted()
+    this.#prepare()
     const t = this.#table(foldName(table))
     return this.#onClock(() => {
       const converted = rows.map((r) => this.#convertInput(t, r))
@@ -455,6 +551,7 @@ export class Engine {
   delete(table: string, rows: readonly InputRow[]): number {
     this.#checkOpen()
     this.#checkNotAborted()
+    this.#prepare()
     const t = this.#table(foldName(table))
     this.#refuseStream(t, 'DELETE')
     const converted = rows.map((r) => this.#convertInput(t, r))
@@ -499,6 +596,7 @@ export class Engine {
   }
 
   close(): void {
+    this.#park()
     this.#closed = true
     this.#clearSourceTimer()
     for (const src of this.#sources.values()) this.#settleWaiters(src, new RivuletError(SqlState.objectNotInPrerequisiteState, 'the engine was closed'))
@@ -512,7 +610,7 @@ export class Engine {
     this.#checkOpen()
     this.#checkNotAborted()
     const src = this.#source(foldName(name))
-    if (this.#inTransaction) throw new RivuletError(SqlState.activeSqlTransaction, 'a source cannot run inside a transaction block: each of its micro-batches is a tick of its own')
+    if (this.#current.block !== 'none') throw new RivuletError(SqlState.activeSqlTransaction, 'a source cannot run inside a transaction block: each of its micro-batches is a tick of its own')
     if (maxEvents === Infinity && !Number.isFinite(src.connector.total)) throw new RivuletError(SqlState.invalidParameterValue, `source "${src.name}" is unbounded: give stepSource() a number of events`)
     let n = 0
     while (n < maxEvents && !src.connector.done && src.error === undefined) {
@@ -564,13 +662,15 @@ export class Engine {
   #sourceBatch(src: SourceEntry, max: number): number {
     const out: Row[][] = src.streams.map(() => [])
     try {
-      return this.#onClock(() =>
+      // a micro-batch is a tick of its own: never part of a session's block
+      this.#park()
+      return this.#as(this.#internal, () => this.#onClock(() =>
         this.#inTick(() => {
           const n = src.connector.next(max, this.#now(), out)
           this.#insertSourceRows(src.streams, out)
           return n
         }),
-      )
+      ))
     } catch (e) {
       src.error = e instanceof RivuletError ? e : new RivuletError(SqlState.internalError, String(e instanceof Error ? e.message : e))
       this.#settleWaiters(src, src.error)
@@ -618,12 +718,6 @@ export class Engine {
   #runSources(): void {
     this.#sourceTimer = undefined
     if (this.#closed) return
-    // a source's tick cannot join a transaction a session has open: wait for it to end
-    if (this.#inTransaction) {
-      this.#sourceTimer = setTimeout(() => this.#runSources(), 10)
-      this.#sourceTimer.unref()
-      return
-    }
     for (const src of this.#sources.values()) {
       if (src.connector.done || src.error) continue
       let allowed = src.connector.batchSize
@@ -763,6 +857,8 @@ export class Engine {
 
   #run(s: ast.Statement, ctx: StatementContext): StatementResult {
     if (!(s.kind === 'transaction' && s.action !== 'begin')) this.#checkNotAborted()
+    // the tables as this session sees them (COMMIT and ROLLBACK see to it themselves)
+    if (s.kind !== 'transaction' && s.kind !== 'set') this.#prepare()
     switch (s.kind) {
       case 'transaction':
         return this.#transaction(s)
@@ -829,48 +925,86 @@ export class Engine {
   /** DDL runs outside transaction blocks (as in Materialize): a view created from
    *  uncommitted rows, or a table dropped under them, could not be rolled back. */
   #refuseInTransaction(what: string, ctx: StatementContext, at: number): void {
-    if (this.#inTransaction) throw new RivuletError(SqlState.activeSqlTransaction, `${what} cannot run inside a transaction block`, positionAt(ctx.text, at))
+    if (this.#current.block !== 'none') throw new RivuletError(SqlState.activeSqlTransaction, `${what} cannot run inside a transaction block`, positionAt(ctx.text, at))
   }
 
   #transaction(s: ast.TransactionStmt): StatementResult {
+    const me = this.#current
     switch (s.action) {
       case 'begin':
-        if (this.#inTransaction) return { command: 'BEGIN', rowCount: 0 } // Postgres warns and goes on
-        this.#inTransaction = true
+        if (me.block === 'none') me.block = 'open' // else Postgres warns and goes on
         return { command: 'BEGIN', rowCount: 0 }
       case 'commit': {
-        if (!this.#inTransaction) return { command: 'COMMIT', rowCount: 0 }
-        this.#inTransaction = false
-        if (this.#aborted) {
-          this.#aborted = false
+        if (me.block === 'none') return { command: 'COMMIT', rowCount: 0 }
+        if (me.block === 'aborted') {
+          me.reset('none')
           return { command: 'ROLLBACK', rowCount: 0 }
         }
-        this.#commitTick()
+        if (me.writes.length > 0) {
+          // a failed resume (40001) has aborted the block; the error ends it as a ROLLBACK
+          try {
+            this.#prepare()
+          } catch (e) {
+            me.reset('none')
+            throw e
+          }
+          try {
+            this.#commitTick()
+          } catch (e) {
+            // the tick rolled back: the block is over, as a failed COMMIT ends it in Postgres
+            me.reset('none')
+            throw e
+          } finally {
+            this.#open = undefined
+          }
+        }
+        me.reset('none')
         return { command: 'COMMIT', rowCount: 0 }
       }
       case 'rollback':
-        if (this.#inTransaction && !this.#aborted) this.#rollbackTick()
-        this.#inTransaction = false
-        this.#aborted = false
+        if (this.#open === me) {
+          this.#rollbackTick()
+          this.#open = undefined
+        }
+        me.reset('none')
         return { command: 'ROLLBACK', rowCount: 0 }
     }
   }
 
-  /** Runs `f` as (part of) a tick: commits when auto-committing; on error rolls back the
-   *  tick (or aborts the open transaction). DDL (`dml = false`) inside a transaction is
-   *  allowed but not undone by ROLLBACK of data — it is applied immediately. */
+  /** Runs `f` as a tick (committed at once), or, inside the current session's block, as one of
+   *  the block's writes (recorded with its effect, so it can be redone; see transactions.ts).
+   *  On error the tick rolls back, or the block aborts. DDL (`dml = false`) is refused inside
+   *  blocks before it gets here. */
   #inTick<T>(f: () => T, dml = true): T {
+    const me = this.#current
+    if (me.block === 'open' && dml) return this.#blockWrite(me, f)
     try {
       const r = f()
-      if (!this.#inTransaction) {
-        if (dml) this.#commitTick()
-        else this.#commitSilently()
-      }
+      if (dml) this.#commitTick()
+      else this.#commitSilently()
       return r
     } catch (e) {
       this.#rollbackTick()
-      if (this.#inTransaction) this.#aborted = true
       throw e
+    }
+  }
+
+  #blockWrite<T>(me: EngineSession, f: () => T): T {
+    this.#open = me
+    // NOW() in a block is the block's start, also when its writes are redone
+    if (me.now === undefined) me.now = this.#now()
+    else this.#tickNow = me.now
+    const recorder = new EffectRecorder()
+    this.#recorder = recorder
+    try {
+      const r = f()
+      me.writes.push({ redo: f, effect: recorder.finish() })
+      return r
+    } catch (e) {
+      this.#abortBlock()
+      throw e
+    } finally {
+      this.#recorder = undefined
     }
   }
 
@@ -979,7 +1113,6 @@ export class Engine {
       return emitted
     } catch (e) {
       this.#rollbackTick()
-      if (this.#inTransaction) this.#aborted = true
       throw e
     } finally {
       this.#watermarkPreview = false
@@ -1061,6 +1194,7 @@ export class Engine {
 
   /** Stores a delta and hands it to the table's input, without running the circuit yet. */
   #stage(t: TableEntry, delta: ivm.ZSet): void {
+    this.#recorder?.record(t.name, delta)
     this.#touched.add(t.store)
     this.#changed.add(t.name)
     t.store.apply(delta)
@@ -1157,6 +1291,8 @@ export class Engine {
       if (now && now[width] === true) visible.push(now.slice(0, width), 1)
     }
     if (history.length === 0) return
+    this.#recorder?.record(t.name, visible)
+    this.#recorder?.record(`${t.name} versions`, history)
     this.#touched.add(t.store)
     this.#changed.add(t.name)
     t.store.apply(visible)
@@ -2447,7 +2583,7 @@ export class Engine {
   }
 
   #checkNotAborted(): void {
-    if (this.#aborted) throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
+    if (this.#current.block === 'aborted') throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
   }
 
   #checkOpen(): void {

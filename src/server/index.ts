@@ -50,8 +50,6 @@ export interface ServerOptions {
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer }
   /** Let `COPY t FROM 'file'` read files on the server's machine (default false: 42501). */
   readonly allowServerFiles?: boolean
-  /** How long a statement waits for another session's transaction to end (default 10 s). */
-  readonly lockTimeoutMs?: number
   /** How often processing time is advanced for views with temporal filters (default 1000 ms;
    *  0 = never). */
   readonly refreshIntervalMs?: number
@@ -73,7 +71,7 @@ export const SERVER_VERSION = '15.0 (rivulet)'
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1'
   const auth: AuthMethod = options.password === undefined ? 'trust' : options.auth === 'md5' ? 'md5' : options.auth === 'password' ? 'password' : 'scram-sha-256'
-  const gate = new EngineGate(options.engine, options.lockTimeoutMs ?? 10_000)
+  const gate = new EngineGate(options.engine)
   const sessions = new Map<number, Session>() // by pid, once started (for CancelRequest)
   const connections = new Map<Socket, Session>()
   const oids = new Map<string, number>()
@@ -128,7 +126,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const timer =
     refreshMs > 0
       ? setInterval(() => {
-          if (gate.owner !== undefined) return
           try {
             options.engine.refresh()
           } catch {

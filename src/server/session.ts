@@ -16,6 +16,7 @@ import { createAuthenticator, type AuthMethod, type Authenticator } from './auth
 import type { AuthThrottle } from './throttle.js'
 import { answerCatalogQuery, answerProbe, SETTINGS, type CatalogContext, type ResultSet } from './catalog.js'
 import { Cancellation, cancelledError, type EngineGate } from './gate.js'
+import type { EngineSession } from '../transactions.js'
 import { castNameForOid, decodeBinaryParameter, describeFields, encodeValue, OID, resultFormats, type Field } from './pg-types.js'
 import {
   backendKeyData,
@@ -171,7 +172,9 @@ export class Session {
   readonly #settings = new Map<string, string>()
   readonly #reportedChanges = new Set<string>()
   #tx: 'I' | 'T' | 'E' = 'I'
-  #holdsEngineTx = false
+  /** This connection's session of the engine: its transaction block is its own, and never
+   *  waits for another connection's (src/transactions.ts). */
+  readonly #engine: EngineSession
   readonly #statements = new Map<string, Prepared>()
   readonly #portals = new Map<string, Portal>()
   readonly #cursors = new Map<string, Cursor>()
@@ -195,6 +198,7 @@ export class Session {
   ) {
     this.#socket = socket
     this.#ctx = ctx
+    this.#engine = ctx.gate.engine.session()
     this.pid = ctx.nextPid()
     this.#framer = new Framer(PRE_AUTH_MAX_MESSAGE)
     for (const s of SETTINGS) this.#settings.set(s.name.toLowerCase(), s.value)
@@ -719,17 +723,10 @@ export class Session {
     return answerProbe(text, ctx) ?? (readsCatalog ? answerCatalogQuery(text, ctx) : undefined)
   }
 
-  /** A statement for the engine. In a transaction block, the first one that is not a read
-   *  begins the engine's transaction (see gate.ts). */
-  async #engineStatement(text: string, read: boolean, op: Cancellation, stdin?: Buffer): Promise<Outcome> {
-    const gate = this.#ctx.gate
-    await gate.ready(this, op)
+  /** A statement for the engine, run as this connection's engine session. */
+  async #engineStatement(text: string, _read: boolean, op: Cancellation, stdin?: Buffer): Promise<Outcome> {
+    this.#ctx.gate.ready(op)
     if (this.#closed) throw new ConnectionClosed()
-    if (this.#tx === 'T' && !this.#holdsEngineTx && !read) {
-      gate.engine.execute('BEGIN')
-      gate.take(this)
-      this.#holdsEngineTx = true
-    }
     const deadline = this.#deadline
     const maxMemoryBytes = this.#ctx.maxMemoryBytes
     const limits: StatementLimits = {
@@ -740,7 +737,7 @@ export class Session {
         return op.reason !== undefined
       },
     }
-    const results = gate.engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, limits, ...(stdin ? { stdin } : {}) })
+    const results = this.#engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, limits, ...(stdin ? { stdin } : {}) })
     const r = results[results.length - 1]
     if (!r) return { kind: 'empty' }
     // a notice (COPY's rejected records) goes to the client as psql shows it: NOTICE:  …
@@ -752,51 +749,43 @@ export class Session {
   #transactionCommand(kind: 'begin' | 'commit' | 'rollback'): Outcome {
     if (kind === 'begin') {
       if (this.#tx !== 'I') this.#notice('25001', 'there is already a transaction in progress')
-      else this.#tx = 'T'
+      else {
+        this.#engine.execute('BEGIN')
+        this.#tx = 'T'
+      }
       return { kind: 'command', tag: 'BEGIN' }
     }
     if (this.#tx === 'I') {
       this.#notice('25P01', 'there is no transaction in progress')
       return { kind: 'command', tag: kind === 'commit' ? 'COMMIT' : 'ROLLBACK' }
     }
-    let tag = kind === 'commit' && this.#tx === 'T' ? 'COMMIT' : 'ROLLBACK'
     try {
-      if (this.#holdsEngineTx) {
-        const r = this.#ctx.gate.engine.execute(kind === 'commit' && this.#tx === 'T' ? 'COMMIT' : 'ROLLBACK')
-        tag = r[0]?.command ?? tag
-      }
+      // COMMIT of an aborted block answers ROLLBACK; a conflicting one fails with 40001
+      const r = this.#engine.execute(kind === 'commit' ? 'COMMIT' : 'ROLLBACK')
+      return { kind: 'command', tag: r[0]?.command ?? 'ROLLBACK' }
     } finally {
       this.#endTransaction()
     }
-    return { kind: 'command', tag }
   }
 
-  /** An error inside a transaction block: its changes are undone now (the engine's
-   *  transaction is rolled back and the gate released), and the block is aborted until the
-   *  client ends it (25P02 for anything else, COMMIT reports ROLLBACK), as in Postgres. */
+  /** An error inside a transaction block: the engine has aborted the block (its writes are
+   *  undone), and it stays aborted until the client ends it (25P02 for anything else, COMMIT
+   *  reports ROLLBACK), as in Postgres. */
   #abortTransaction(): void {
     this.#tx = 'E'
-    this.#releaseEngineTransaction()
     this.#closeCursors()
   }
 
   #endTransaction(): void {
     this.#tx = 'I'
-    this.#releaseEngineTransaction()
-    this.#closeCursors()
-  }
-
-  #releaseEngineTransaction(): void {
-    if (!this.#holdsEngineTx) return
-    this.#holdsEngineTx = false
-    const gate = this.#ctx.gate
-    try {
-      if (gate.engine.inTransaction) gate.engine.execute('ROLLBACK')
-    } catch {
-      // engine closed: nothing to roll back
-    } finally {
-      gate.release(this)
+    if (this.#engine.inTransaction) {
+      try {
+        this.#engine.execute('ROLLBACK')
+      } catch {
+        // engine closed: nothing to roll back
+      }
     }
+    this.#closeCursors()
   }
 
   #closeCursors(): void {
@@ -904,7 +893,7 @@ export class Session {
     if (this.#tx === 'I') throw new RivuletError('25P01', 'DECLARE CURSOR can only be used in transaction blocks')
     if (this.#cursors.has(name)) throw new RivuletError('42P03', `cursor "${name}" already exists`)
     if (subscribe) {
-      await this.#ctx.gate.ready(this, op)
+      this.#ctx.gate.ready(op)
       if (this.#closed) throw new ConnectionClosed()
       this.#cursors.set(name, { kind: 'subscription', sub: new CursorSubscription(this.#ctx.gate, query, this.#ctx.subscriptionBufferBytes) })
     } else {
@@ -984,7 +973,7 @@ export class Session {
     return {
       kind: 'copy',
       run: async (op) => {
-        await this.#ctx.gate.ready(this, op)
+        this.#ctx.gate.ready(op)
         if (this.#closed) throw new ConnectionClosed()
         const session = this
         const target: CopyTarget = {
@@ -1160,7 +1149,8 @@ export class Session {
     for (const sub of [...this.#copies]) sub.finish({ kind: 'closed' })
     this.#copies.clear()
     this.#closeCursors()
-    this.#releaseEngineTransaction()
+    // an open block is rolled back with the session
+    this.#engine.close()
     this.#statements.clear()
     this.#portals.clear()
     this.#inbox.length = 0

@@ -40,7 +40,7 @@ function cancel(c: pg.Client): Promise<void> {
 
 beforeAll(async () => {
   engine = Engine.open()
-  server = await startServer({ engine, port: 0, lockTimeoutMs: 5000 })
+  server = await startServer({ engine, port: 0 })
 })
 
 afterAll(async () => {
