@@ -199,13 +199,17 @@ export function parseNumericText(text: string): NumericValue | undefined {
   const fraction = m[3] ?? m[4] ?? ''
   let exponent = 0
   if (m[5] !== undefined) {
-    // PostgreSQL refuses exponents beyond ±1000 · 2 (NUMERIC_MAX_PRECISION · 2)
+    // PostgreSQL takes any exponent the result's digits fit (131072 before the point, 16383
+    // after); one this large can only overflow, and must not build its power of ten
     exponent = Number(m[5])
-    if (!(Math.abs(exponent) <= 2000)) throw overflowNumeric()
+    if (!(Math.abs(exponent) < 1073741823)) throw overflowNumeric()
   }
   const digits = (whole + fraction).replace(/^0+(?=\d)/, '')
-  let coef: Coef = digits.length <= 15 ? Number(digits === '' ? '0' : digits) : BigInt(digits)
   let scale = fraction.length - exponent
+  if (scale > NUMERIC_MAX_SCALE) throw overflowNumeric()
+  if (/^0*$/.test(digits)) return numericOf(0, Math.max(scale, 0))
+  if (digits.length - scale > MAX_INTEGER_DIGITS) throw overflowNumeric()
+  let coef: Coef = digits.length <= 15 ? Number(digits) : BigInt(digits)
   if (scale < 0) {
     coef = timesPow10(coef, -scale)
     scale = 0
@@ -455,18 +459,21 @@ function roundCoef(coef: Coef, scale: number, to: number, truncate: boolean): Co
     const t = Math.trunc(coef / d)
     const r = coef - t * d
     q = truncate || 2 * Math.abs(r) < d ? t : t + Math.sign(coef)
+  } else if (k > digitCount(coef)) {
+    // the rounding digit is left of every digit: |value| < half a unit of the result
+    q = 0
   } else {
     const d = pow10(k)
     q = truncate ? big(coef) / d : roundedQuotient(big(coef), d)
   }
-  return to < 0 ? timesPow10(q, -to) : q
+  return to < 0 && q !== 0 && q !== 0n ? timesPow10(q, -to) : q
 }
 
 /** round(v, s) / trunc(v, s): PostgreSQL keeps s decimals in the display (none when s < 0). */
 export function numericRound(v: NumericValue, s: number, truncate = false): NumericValue {
   if (isSpecial(v)) return v
-  // PostgreSQL limits the requested scale before rounding
-  s = Math.max(-2000, Math.min(2000, s))
+  // PostgreSQL limits the requested scale to the digits a numeric can have on either side
+  s = Math.max(-MAX_INTEGER_DIGITS, Math.min(NUMERIC_MAX_SCALE, s))
   return numericOf(roundCoef(coefOf(v), scaleOf(v), s, truncate), Math.max(s, 0))
 }
 
@@ -528,17 +535,19 @@ export function applyNumericTypmod(v: NumericValue, precision: number, scale: nu
 /** Integer square root (floor) of n ≥ 0. */
 function isqrt(n: bigint): bigint {
   if (n < 2n) return n
-  let x = BigInt(Math.floor(Math.sqrt(Number(n))))
-  // Newton from a double estimate (which may be off by far for huge n)
-  if (x === 0n || !Number.isFinite(Number(n))) x = 1n << BigInt((n.toString(2).length >> 1) + 1)
+  if (n < 1n << 52n) {
+    // exact in doubles: the rounded root is off by at most one
+    let r = BigInt(Math.floor(Math.sqrt(Number(n))))
+    while (r * r > n) r--
+    while ((r + 1n) * (r + 1n) <= n) r++
+    return r
+  }
+  // Newton's iteration from above converges to the floor and stops there; a power of two
+  // above √n is a start that needs no trust in a double's estimate of a huge n
+  let x = 1n << BigInt((n.toString(2).length >> 1) + 1)
   for (;;) {
     const y = (x + n / x) >> 1n
-    if (y >= x) {
-      // x may still be one above the floor from the double estimate
-      while (x * x > n) x--
-      while ((x + 1n) * (x + 1n) <= n) x++
-      return x
-    }
+    if (y >= x) return x
     x = y
   }
 }
@@ -556,30 +565,13 @@ export function numericSqrt(v: NumericValue): NumericValue {
   // PostgreSQL's estimate of the result's decimal weight (C division truncates toward zero)
   const sweight = Math.trunc(((weight + 1) * 4) / 2) - 1
   const rscale = Math.min(Math.max(NUMERIC_MIN_SIG_DIGITS - sweight, s, 0), NUMERIC_MAX_DISPLAY_SCALE)
-  // round(sqrt(c / 10^s) · 10^rscale) = round(sqrt(N)) with N = c · 10^(2·rscale − s)
-  const n = c * pow10(2 * rscale - s)
-  const k = isqrt(n)
-  return numericOf(n - k * k > k ? k + 1n : k, rscale)
-}
-
-/** v ^ n for an integer n, exactly, rounded to PostgreSQL's scale (16 decimals at least). */
-export function numericPowerInteger(v: NumericValue, n: number): NumericValue {
-  const c = big(coefOf(v))
-  const s = scaleOf(v)
-  if (c === 0n) {
-    if (n < 0) throw new RivuletError(SqlState.invalidArgumentForPowerFunction, 'zero raised to a negative power is undefined')
-    return n === 0 ? 1 : 0
-  }
-  const rscale = Math.min(Math.max(NUMERIC_MIN_SIG_DIGITS, s), NUMERIC_MAX_DISPLAY_SCALE)
-  if (n === 0) return numericOf(pow10(rscale), rscale)
-  // refuse results PostgreSQL cannot hold before building them
-  const magnitude = Math.abs(n) * (digitCount(c) - s)
-  if (n > 0 && magnitude > MAX_INTEGER_DIGITS + 1) throw overflowNumeric()
-  const e = BigInt(Math.abs(n))
-  const num = c ** e
-  const den = pow10(s * Math.abs(n))
-  // v^n = num / den, or den / num for n < 0; then to rscale decimals
-  return n > 0 ? numericOf(roundedQuotient(num * pow10(rscale), den), rscale) : numericOf(roundedQuotient(den * pow10(rscale), num), rscale)
+  // round(sqrt(c / 10^s) · 10^rscale) = round(sqrt(N)) with N = c · 10^(2·rscale − s): k is
+  // floor(sqrt(N)) (= isqrt(floor N)), and it rounds up when sqrt(N) ≥ k + ½, i.e. 4N ≥ (2k + 1)²
+  const shift = 2 * rscale - s
+  const k = isqrt(shift >= 0 ? c * pow10(shift) : c / pow10(-shift))
+  const twice = 2n * k + 1n
+  const up = shift >= 0 ? 4n * c * pow10(shift) >= twice * twice : 4n * c >= twice * twice * pow10(-shift)
+  return numericOf(up ? k + 1n : k, rscale)
 }
 
 /** True when v is an integer (of any scale). */

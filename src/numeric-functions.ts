@@ -1,13 +1,12 @@
 // The NUMERIC overloads of the function library (ids `num_*`, `*_num`; see planner/expr/
 // functions.ts): arithmetic and rounding from planner/numeric.ts, and the transcendental
-// functions — exp, ln, log, and powers with a fractional exponent — to PostgreSQL's result
-// scales. Those scales come from PostgreSQL's own estimates (16 significant digits, at least
-// the inputs' scales); the digits are computed with decimal.js, a well-kept arbitrary-precision
-// library whose exp/ln/pow are correctly rounded to the precision asked for, at ten digits more
-// than the result keeps, then rounded half away from zero to the scale. (Integer powers and
-// square roots are exact bigint arithmetic in planner/numeric.ts.)
+// functions — exp, ln, log and powers — to PostgreSQL's result scales and limits. The scales
+// come from PostgreSQL's own estimates (16 significant digits, at least the inputs' scales);
+// the digits come from binary fixed point over BigInt (src/fixed-point-math.ts) at twenty decimal
+// digits more than the result keeps, rounded as PostgreSQL rounds (toScale: to 8 digits more,
+// then to the scale). Integer
+// powers whose exact value is small enough to build are exact.
 
-import { Decimal } from 'decimal.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import {
   NUMERIC_MAX_DISPLAY_SCALE,
@@ -15,6 +14,7 @@ import {
   numericAbs,
   numericAdd,
   numericCeil,
+  numericCoef,
   numericCompare,
   numericDiv,
   numericDivInteger,
@@ -24,7 +24,7 @@ import {
   numericMod,
   numericMul,
   numericNeg,
-  numericPowerInteger,
+  numericOf,
   numericRound,
   numericScale,
   numericSign,
@@ -35,9 +35,10 @@ import {
   numericToInteger,
   numericWithScale,
   overflowNumeric,
-  parseNumericText,
+  pow10,
   type NumericValue,
 } from '../planner/index.js'
+import { bitLength, expFixed, lnFixed, powerFloat, roundedDivide, scaleBinary, toScale } from './fixed-point-math.js'
 
 function logError(message: string): RivuletError {
   return new RivuletError(SqlState.invalidArgumentForLogarithm, message)
@@ -47,21 +48,35 @@ function powerError(message: string): RivuletError {
   return new RivuletError(SqlState.invalidArgumentForPowerFunction, message)
 }
 
+/** PostgreSQL refuses exp and power results beyond e^(3 · NUMERIC_MAX_RESULT_SCALE). */
+const MAX_NATURAL_LOG = 6000
+/** Decimal digits computed beyond those a result keeps (see toScale's rounding). */
+const GUARD_DIGITS = 20
+const LOG2_10 = Math.log2(10)
+const LOG10_E = 0.434294481903252
+
 /** Clamps a chosen result scale as PostgreSQL does (at least `floor`, at most 1000). */
 function clampScale(rscale: number, ...atLeast: number[]): number {
   return Math.min(Math.max(rscale, ...atLeast, 0), NUMERIC_MAX_DISPLAY_SCALE)
 }
 
-/** decimal.js at enough precision for a result of about 10^weight with `rscale` decimals. */
-function decimalFor(weight: number, rscale: number): typeof Decimal {
-  const precision = Math.max(1, weight + 1) + Math.max(rscale, 0) + 10
-  return Decimal.clone({ precision, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -9e15, toExpPos: 9e15, maxE: 9e15, minE: -9e15 })
+/** Fraction bits that hold `digits` decimal digits and the guard digits. */
+function bitsFor(digits: number): number {
+  return Math.ceil((Math.max(digits, 1) + GUARD_DIGITS) * LOG2_10) + 8
 }
 
-/** A decimal.js value rounded half away from zero to `rscale` decimals, as a numeric. */
-function fromDecimal(d: Decimal, rscale: number): NumericValue {
-  if (!d.isFinite()) throw overflowNumeric()
-  return parseNumericText(d.toFixed(rscale, Decimal.ROUND_HALF_UP))!
+/** A finite numeric as fixed point with F fraction bits. */
+function toFixed(v: NumericValue, fractionBits: number): bigint {
+  return roundedDivide(numericCoef(v) << BigInt(fractionBits), pow10(numericScale(v)))
+}
+
+/** ln |v| as a double, for finite v ≠ 0 of any size (estimates only). */
+function approximateLn(v: NumericValue): number {
+  const c = numericCoef(v)
+  const length = bitLength(c)
+  const shift = Math.max(0, length - 60)
+  const leading = Math.abs(Number(c >> BigInt(shift)))
+  return Math.log(leading) + shift * Math.LN2 - numericScale(v) * Math.LN10
 }
 
 /** PostgreSQL's estimate of the decimal weight of ln(v) for v > 0 (estimate_ln_dweight). */
@@ -74,8 +89,7 @@ function lnWeight(v: NumericValue): number {
     const text = numericText(numericAbs(y))
     return decimalExponent(text)
   }
-  // PostgreSQL reads the first two base-10000 digits; their double is as good here
-  const ln = Math.log(x)
+  const ln = approximateLn(v)
   if (!Number.isFinite(ln) || ln === 0) return 0
   return Math.trunc(Math.log10(Math.abs(ln)))
 }
@@ -89,8 +103,11 @@ function decimalExponent(text: string): number {
   return -(fraction.search(/[1-9]/) + 1)
 }
 
-function toDecimal(D: typeof Decimal, v: NumericValue): Decimal {
-  return new D(numericText(v))
+/** round(e^(X / 2^F) · 10^rscale) as a numeric of scale rscale, negated when `negative`. */
+function expToScale(x: bigint, fractionBits: number, rscale: number, negative = false): NumericValue {
+  const { mantissa, exponent } = expFixed(x, fractionBits)
+  const coef = scaleBinary(mantissa, exponent - fractionBits, rscale)
+  return numericOf(negative ? -coef : coef, rscale)
 }
 
 function numericExp(v: NumericValue): NumericValue {
@@ -98,11 +115,14 @@ function numericExp(v: NumericValue): NumericValue {
   if (v === -Infinity) return 0
   const x = numericToDouble(v)
   // log10(e^x) = x · log10(e): about the decimal weight of the result
-  const weight = Math.max(-2000, Math.min(2000, x * 0.434294481903252))
-  if (weight > 131072) throw overflowNumeric()
-  const rscale = clampScale(NUMERIC_MIN_SIG_DIGITS - Math.trunc(weight), numericScale(v))
-  const D = decimalFor(Math.trunc(weight), rscale)
-  return fromDecimal(toDecimal(D, v).exp(), rscale)
+  const weight = x * LOG10_E
+  const rscale = clampScale(NUMERIC_MIN_SIG_DIGITS - Math.trunc(Math.max(-NUMERIC_MAX_DISPLAY_SCALE, Math.min(NUMERIC_MAX_DISPLAY_SCALE, weight))), numericScale(v))
+  if (Math.abs(x) >= MAX_NATURAL_LOG) {
+    if (x > 0) throw overflowNumeric()
+    return numericWithScale(0, rscale)
+  }
+  const fractionBits = bitsFor(Math.trunc(weight) + 1 + rscale)
+  return expToScale(toFixed(v, fractionBits), fractionBits, rscale)
 }
 
 function checkLogArgument(v: NumericValue): void {
@@ -111,13 +131,18 @@ function checkLogArgument(v: NumericValue): void {
   if (s === 0) throw logError('cannot take logarithm of zero')
 }
 
+/** ln(v) · 2^F for a finite v > 0. */
+function lnOf(v: NumericValue, fractionBits: number): bigint {
+  return lnFixed(numericCoef(v), numericScale(v), fractionBits)
+}
+
 function numericLn(v: NumericValue): NumericValue {
   if (v === -Infinity) throw logError('cannot take logarithm of a negative number')
   if (v !== v || v === Infinity) return v
   checkLogArgument(v)
   const rscale = clampScale(NUMERIC_MIN_SIG_DIGITS - lnWeight(v), numericScale(v))
-  const D = decimalFor(4, rscale)
-  return fromDecimal(toDecimal(D, v).ln(), rscale)
+  const fractionBits = bitsFor(rscale)
+  return numericOf(toScale(lnOf(v, fractionBits), 1n << BigInt(fractionBits), rscale), rscale)
 }
 
 /** log(base, v). */
@@ -134,15 +159,83 @@ function numericLog(base: NumericValue, v: NumericValue): NumericValue {
     return Infinity
   }
   checkLogArgument(v)
+  if (numericCompare(base, 1) === 0) throw divisionByZero()
   const rscale = clampScale(NUMERIC_MIN_SIG_DIGITS - (lnWeight(v) - lnWeight(base)), numericScale(base), numericScale(v))
-  const D = decimalFor(8, rscale)
-  const lnBase = toDecimal(D, base).ln()
-  if (lnBase.isZero()) throw divisionByZero()
-  return fromDecimal(toDecimal(D, v).ln().div(lnBase), rscale)
+  // ln v / ln base: an error δ in each logarithm moves the quotient by δ·(1 + |q|)/|ln base|,
+  // so a base near 1 (a small ln base) needs that many more bits: measured on a first try
+  const wanted = bitsFor(rscale)
+  let fractionBits = wanted + 16
+  let lnBase: bigint
+  let lnV: bigint
+  for (;;) {
+    lnBase = lnOf(base, fractionBits)
+    lnV = lnOf(v, fractionBits)
+    const baseBits = bitLength(lnBase) - fractionBits
+    const quotientBits = Math.max(0, bitLength(lnV) - bitLength(lnBase)) + 1
+    const needed = wanted + Math.max(0, -baseBits) + quotientBits + 8
+    if (lnBase !== 0n && needed <= fractionBits) break
+    fractionBits = lnBase === 0n ? fractionBits * 2 : needed
+  }
+  if (lnBase < 0n) {
+    lnBase = -lnBase
+    lnV = -lnV
+  }
+  return numericOf(toScale(lnV, lnBase, rscale), rscale)
 }
 
 function divisionByZero(): RivuletError {
   return new RivuletError(SqlState.divisionByZero, 'division by zero')
+}
+
+/** The largest exact integer power built as a bigint, in bits of its numerator or denominator. */
+const EXACT_POWER_BITS = 1 << 17
+
+/** a ^ n for an integer n (PostgreSQL's power_var_int): 16 decimals at least. */
+function numericPowerInteger(a: NumericValue, n: number): NumericValue {
+  const c = numericCoef(a)
+  const s = numericScale(a)
+  if (c === 0n) {
+    if (n < 0) throw powerError('zero raised to a negative power is undefined')
+    return n === 0 ? 1 : 0
+  }
+  const rscale = clampScale(Math.max(NUMERIC_MIN_SIG_DIGITS, s))
+  if (n === 0) return numericOf(pow10(rscale), rscale)
+  // the decimal weight of the result decides overflow and the digits to compute
+  const weight = n * (approximateLn(a) / Math.LN10)
+  if (weight > 131072) throw overflowNumeric()
+  if (weight + 1 < -rscale - 1) return numericWithScale(0, rscale)
+  const negative = c < 0n && n % 2 !== 0
+  if (Math.abs(n) * Math.max(bitLength(c), s * LOG2_10) <= EXACT_POWER_BITS) {
+    const e = BigInt(Math.abs(n))
+    const num = c ** e
+    const den = pow10(s * Math.abs(n))
+    // a^n = num / den, or den / num for n < 0; then to rscale decimals
+    if (n > 0) return numericOf(roundedDivide(num * pow10(rscale), den), rscale)
+    return numericOf(num < 0n ? -roundedDivide(den * pow10(rscale), -num) : roundedDivide(den * pow10(rscale), num), rscale)
+  }
+  // too big to build exactly: binary floating point with the bits the result's digits need
+  const { mantissa, exponent } = powerFloat(absolute(c), s, Math.abs(n), bitsFor(Math.max(0, Math.trunc(weight)) + 1 + rscale))
+  const coef =
+    n > 0
+      ? scaleBinary(mantissa, exponent, rscale)
+      : exponent <= 0
+        ? toScale(1n << BigInt(-exponent), mantissa, rscale)
+        : toScale(1n, mantissa << BigInt(exponent), rscale)
+  return numericOf(negative ? -coef : coef, rscale)
+}
+
+function absolute(c: bigint): bigint {
+  return c < 0n ? -c : c
+}
+
+/** |a|^b = e^(b · ln |a|) to rscale decimals (b an exact numeric), negated when `negative`. */
+function powerByLogarithm(a: NumericValue, b: NumericValue, weight: number, rscale: number, negative: boolean): NumericValue {
+  const fractionBits = bitsFor(Math.trunc(weight) + 1 + rscale)
+  // b · ln a to F fraction bits needs ln a to F + log2 |b| bits
+  const extra = Math.ceil(Math.log2(Math.abs(numericToDouble(b)) + 1)) + 8
+  const lnA = lnOf(a, fractionBits + extra)
+  const product = roundedDivide(lnA * numericCoef(b), pow10(numericScale(b))) >> BigInt(extra)
+  return expToScale(product, fractionBits, rscale, negative)
 }
 
 /** a ^ b with PostgreSQL's rules for NaN, infinities, zero and negative bases. */
@@ -172,17 +265,22 @@ function numericPower(a: NumericValue, b: NumericValue): NumericValue {
     const odd = numericIsIntegral(b) && numericToInteger(b)! % 2n !== 0n
     return odd ? -Infinity : Infinity
   }
-  if (numericIsIntegral(b)) {
+  const integral = numericIsIntegral(b)
+  if (integral) {
     const n = numericToInteger(b)!
     if (n >= -2147483648n && n <= 2147483647n) return numericPowerInteger(a, Number(n))
   }
-  // a^b = exp(b · ln a): the decimal weight of the result decides the scale
-  const weight = numericToDouble(b) * Math.log(numericToDouble(a)) * 0.434294481903252
-  if (weight > 131072) throw overflowNumeric()
-  const rscale = clampScale(NUMERIC_MIN_SIG_DIGITS - Math.trunc(Math.max(-2000, weight)), numericScale(a), numericScale(b))
-  if (weight < -NUMERIC_MAX_DISPLAY_SCALE - 1) return numericWithScale(0, rscale)
-  const D = decimalFor(Math.trunc(weight), rscale)
-  return fromDecimal(toDecimal(D, a).pow(toDecimal(D, b)), rscale)
+  if (sa === 0) return numericWithScale(0, clampScale(NUMERIC_MIN_SIG_DIGITS, numericScale(a), numericScale(b)))
+  // a negative base has an integral exponent here: its parity gives the sign
+  const negative = sa < 0 && numericToInteger(b)! % 2n !== 0n
+  const lnResult = numericToDouble(b) * approximateLn(a)
+  if (!Number.isFinite(lnResult) || Math.abs(lnResult) > MAX_NATURAL_LOG * 1.0033) {
+    if (lnResult > 0) throw overflowNumeric()
+    return numericWithScale(0, NUMERIC_MAX_DISPLAY_SCALE)
+  }
+  const weight = lnResult * LOG10_E
+  const rscale = clampScale(NUMERIC_MIN_SIG_DIGITS - Math.trunc(weight), numericScale(a), numericScale(b))
+  return powerByLogarithm(numericAbs(a), b, weight, rscale, negative)
 }
 
 type NumericFn = (...args: never[]) => unknown

@@ -58,7 +58,9 @@ function run<T>(name: string, arb: fc.Arbitrary<T[]>, numRuns: number, check: (b
   const seed = (SEED + offset) | 0
   const result = fc.check(
     fc.property(arb, (batch) => check(batch)),
-    { numRuns, seed, endOnFailure: false },
+    // a bound on the whole check, shrinking included: a disagreement whose every shrink step
+    // is slow must end as a failure with what was found, not outlive CI's budget
+    { numRuns, seed, endOnFailure: false, ...(SOAK ? {} : { interruptAfterTimeLimit: 90_000, markInterruptAsFailure: true }) },
   )
   if (result.failed) {
     // the shrunk batch narrowed to one expression that fails alone, when there is one
