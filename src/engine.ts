@@ -151,6 +151,8 @@ export class Engine {
   readonly #streamsTouched = new Set<TableEntry>()
   /** The NOT NULL column positions of each table (for checking source batches). */
   readonly #notNullColumns = new WeakMap<TableEntry, readonly number[]>()
+  /** Late events per stream of the statement running (for its NOTICE), when it had any. */
+  #lateInStatement: Map<string, number> | undefined
   /** rivulet_late_events (SPEC §2): late events, queryable and usable in views. */
   readonly #lateEvents: TableEntry
   /** rivulet_rejected: records COPY could not load (copy.ts). */
@@ -859,6 +861,16 @@ export class Engine {
     if (!(s.kind === 'transaction' && s.action !== 'begin')) this.#checkNotAborted()
     // the tables as this session sees them (COMMIT and ROLLBACK see to it themselves)
     if (s.kind !== 'transaction' && s.kind !== 'set') this.#prepare()
+    // late events this statement carries (not those of writes redone by #prepare)
+    this.#lateInStatement = undefined
+    const result = this.#runPrepared(s, ctx)
+    const late = this.#lateInStatement
+    if (late === undefined) return result
+    this.#lateInStatement = undefined
+    return { ...result, notice: result.notice === undefined ? lateNotice(late) : `${result.notice}\n${lateNotice(late)}` }
+  }
+
+  #runPrepared(s: ast.Statement, ctx: StatementContext): StatementResult {
     switch (s.kind) {
       case 'transaction':
         return this.#transaction(s)
@@ -1445,6 +1457,8 @@ export class Engine {
   }
 
   #recordLate(t: TableEntry, w: StreamWatermark, rows: readonly Row[]): void {
+    const counts = (this.#lateInStatement ??= new Map())
+    counts.set(t.name, (counts.get(t.name) ?? 0) + rows.length)
     const delta = new ivm.ZSet()
     const tick = this.#tick + 1
     for (const row of rows) {
@@ -2685,6 +2699,12 @@ function quoteIdentifier(name: string): string {
 
 /** The system relation of late events (SPEC §2). */
 const LATE_EVENTS = 'rivulet_late_events'
+
+/** The NOTICE of a statement that carried late events (SPEC §2: nothing is silently lost). */
+function lateNotice(counts: ReadonlyMap<string, number>): string {
+  const parts = [...counts].map(([stream, n]) => `${n} late event${n === 1 ? '' : 's'} on stream "${stream}"`)
+  return `${parts.join(', ')} not applied (event time below the watermark): see ${LATE_EVENTS}`
+}
 
 /** A row as Postgres prints a record: `(1,abc,"2024-01-01 00:00:00",)` (NULL is empty; a
  *  value with a comma, quote, parenthesis, backslash or space is double-quoted). */

@@ -220,6 +220,21 @@ describe("COPY t FROM 'file' over the server", () => {
   })
 })
 
+describe('late events over the server', () => {
+  it('come back as a NOTICE with the count, as psql shows it', async () => {
+    engine.execute('DROP TABLE IF EXISTS clicks CASCADE')
+    engine.execute("CREATE STREAM clicks (ts TIMESTAMP, n INT, WATERMARK FOR ts AS ts)")
+    const c = await client()
+    const notices: string[] = []
+    c.on('notice', (n) => notices.push(n.message ?? ''))
+    await c.query("INSERT INTO clicks VALUES ('2024-01-01 10:00:00', 1)")
+    const r = await c.query("INSERT INTO clicks VALUES ('2024-01-01 09:59:59', 2), ('2024-01-01 10:00:00', 3)")
+    expect(r.rowCount).toBe(1)
+    expect(notices).toEqual(['1 late event on stream "clicks" not applied (event time below the watermark): see rivulet_late_events'])
+    engine.execute('DROP TABLE clicks')
+  })
+})
+
 describe('catalog names in data', () => {
   it('a catalog name in a string literal or a parameter does not change the result', async () => {
     const c = await client()

@@ -601,6 +601,28 @@ describe('streams', () => {
     ])
   })
 
+  it('a statement that carried late events says so in a notice, naming the count and the stream', () => {
+    const db = Engine.open()
+    db.execute("CREATE STREAM s (ts TIMESTAMP, v INT, WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE)")
+    const first = db.execute("INSERT INTO s VALUES ('2024-01-01 10:00:00', 1)")[0]!
+    expect(first.notice).toBeUndefined()
+    const [r] = db.execute("INSERT INTO s VALUES ('2024-01-01 09:00:00', 2), ('2024-01-01 10:00:30', 3), ('2024-01-01 08:00:00', 4)")
+    expect(r!.command).toBe('INSERT 0 1')
+    expect(r!.notice).toBe('2 late events on stream "s" not applied (event time below the watermark): see rivulet_late_events')
+    // the next statement has none of its own
+    expect(db.execute("INSERT INTO s VALUES ('2024-01-01 10:01:00', 5)")[0]!.notice).toBeUndefined()
+    expect(db.query('SELECT count(*) FROM rivulet_late_events').rows).toEqual([[2]])
+    // in a transaction block too, and once: not again when another session's statement
+    // parks the block and this session's next statement redoes it
+    const a = db.session()
+    const b = db.session()
+    a.execute('BEGIN')
+    expect(a.execute("INSERT INTO s VALUES ('2024-01-01 07:00:00', 6)")[0]!.notice).toBe('1 late event on stream "s" not applied (event time below the watermark): see rivulet_late_events')
+    expect(b.execute('SELECT count(*) FROM s')[0]!.notice).toBeUndefined()
+    expect(a.execute("INSERT INTO s VALUES ('2024-01-01 10:02:00', 7)")[0]!.notice).toBeUndefined()
+    a.execute('COMMIT')
+  })
+
   it('a view over a stream created later is backfilled from its history', () => {
     const db = Engine.open()
     db.execute('CREATE STREAM s (a INT); INSERT INTO s VALUES (1), (2), (2)')
