@@ -81,8 +81,23 @@ function planHasSubquery(p: LogicalPlan): boolean {
   return children(p).some(planHasSubquery)
 }
 
+/** The input of the node being rewritten: the domain of outer values is taken from it, not
+ *  from the input grown by the joins of the node's earlier subqueries (whose columns it
+ *  starts with), so several subqueries in one node do not nest copies of each other. */
+let domainBase: LogicalPlan | undefined
+
 function rewriteNode(p: LogicalPlan): LogicalPlan | undefined {
   if (!nodeHasSubquery(p)) return undefined
+  const saved = domainBase
+  domainBase = p.kind === 'filter' || p.kind === 'project' ? p.input : undefined
+  try {
+    return rewriteNodeIn(p)
+  } finally {
+    domainBase = saved
+  }
+}
+
+function rewriteNodeIn(p: LogicalPlan): LogicalPlan | undefined {
   switch (p.kind) {
     case 'filter':
       return rewriteFilter(p.input, p.predicate, p.columns)
@@ -95,8 +110,31 @@ function rewriteNode(p: LogicalPlan): LogicalPlan | undefined {
       })
       return { kind: 'project', input, exprs, columns: p.columns }
     }
+    case 'aggregate': {
+      // the expressions holding subqueries are computed by a projection below the aggregate
+      const iw = p.input.columns.length
+      const extra: ScalarExpr[] = []
+      const lift = (e: ScalarExpr): ScalarExpr => {
+        if (!hasSubquery(e)) return e
+        extra.push(e)
+        return col(iw + extra.length - 1, e.type)
+      }
+      const groupBy = p.groupBy.map(lift)
+      const aggregates = p.aggregates.map((a) => ({ ...a, args: a.args.map(lift), filter: a.filter ? lift(a.filter) : undefined, orderBy: a.orderBy.map((k) => ({ ...k, expr: lift(k.expr) })) }))
+      const proj: LogicalPlan = { kind: 'project', input: p.input, exprs: [...p.input.columns.map((c, i) => col(i, c.type)), ...extra], columns: [...p.input.columns, ...extra.map((e, i) => ({ name: `__arg${i}`, type: e.type }))] }
+      return { ...p, input: rewriteNode(proj) ?? proj, groupBy, aggregates }
+    }
+    case 'join': {
+      // an inner join's conjuncts with subqueries become a filter above it
+      if (p.joinType !== 'inner' || !p.condition) throw unsupported(`a subquery in the condition of a ${p.joinType.toUpperCase()} JOIN`)
+      const cs = conjuncts(p.condition)
+      const keep = cs.filter((c) => !hasSubquery(c))
+      const j: LogicalPlan = { ...p, condition: conjoin(keep) }
+      domainBase = j
+      return rewriteFilter(j, conjoin(cs.filter(hasSubquery))!, p.columns)
+    }
     default:
-      throw unsupported(`a subquery in ${p.kind === 'join' ? 'a JOIN condition' : p.kind === 'aggregate' ? 'an aggregate argument or GROUP BY' : 'this position'}`)
+      throw unsupported(`a subquery in ${p.kind === 'values' ? 'VALUES' : p.kind === 'topK' || p.kind === 'sort' ? 'ORDER BY' : 'this position'}`)
   }
 }
 
@@ -302,16 +340,50 @@ function correlated(p: LogicalPlan, depth = 1): boolean {
 
 /** The fast shapes first (correlation in the subquery's WHERE, nothing nested), else the
  *  domain of the outer values. */
-function viaFastPath<T>(sq: Subquery, fast: () => T, general: () => T): T {
+function viaFastPath<T>(sq0: Subquery, fast: (sq: Subquery) => T, general: (sq: Subquery) => T): T {
+  let sq = sq0
+  // nested subqueries that only read this one's rows first (inside out): what is left is
+  // often the fast shape, and the domain path has less to carry
+  if (planHasSubquery(sq.plan) && !nestedReachOut(sq.plan)) sq = { ...sq, plan: transformUp(sq.plan, rewriteNode) }
   if (!planHasSubquery(sq.plan)) {
     try {
-      return fast()
+      return fast(sq)
     } catch (e) {
       if (!isUnsupported(e)) throw e
     }
   }
-  return general()
+  return general(sq)
 }
+
+/** Whether a subquery nested in `p` reads a query enclosing `p`. */
+function nestedReachOut(p: LogicalPlan): boolean {
+  let found = false
+  const visit = (q: LogicalPlan): void => {
+    for (const e of nodeExprs(q)) visitExpr(e, (x) => {
+      if (x.kind === 'subquery' && correlated(x.plan, 2)) found = true
+    })
+    if (!found) children(q).forEach(visit)
+  }
+  visit(p)
+  return found
+}
+
+/** Operators of a plan as a tree (shared subplans counted each time they are used, as the
+ *  lowering instantiates them). */
+const TREE_SIZE = new WeakMap<LogicalPlan, number>()
+function treeSize(p: LogicalPlan): number {
+  let n = TREE_SIZE.get(p)
+  if (n === undefined) {
+    n = 1 + children(p).reduce((s, c) => s + treeSize(c), 0)
+    TREE_SIZE.set(p, n)
+  }
+  return n
+}
+
+/** Past this many operators a decorrelated subquery is refused: each level of nested
+ *  correlation through the domain path uses the outer input twice (D and the join), so the
+ *  operator count can double per level. */
+const MAX_DECORRELATED_SIZE = 12000
 
 /** Replaces subqueries in an IN's left operands with joins added to `input`. */
 function replaceInOperands(sq: Subquery, input0: LogicalPlan): { sq: Subquery; input: LogicalPlan } {
@@ -327,7 +399,7 @@ function replaceInOperands(sq: Subquery, input0: LogicalPlan): { sq: Subquery; i
 
 function semiAntiJoin(input: LogicalPlan, sq: Subquery, anti: boolean): LogicalPlan {
   if (!correlated(sq.plan)) return uncorrelatedSemiAnti(input, { ...sq, plan: decorrelatePlan(sq.plan) }, anti)
-  return viaFastPath(sq, () => correlatedSemiAnti(input, sq, anti), () => domainSemiAnti(input, sq, anti))
+  return viaFastPath(sq, (q) => correlatedSemiAnti(input, q, anti), (q) => domainSemiAnti(input, q, anti))
 }
 
 function uncorrelatedSemiAnti(input: LogicalPlan, sq: Subquery, anti: boolean): LogicalPlan {
@@ -418,7 +490,7 @@ function scalarJoin(input: LogicalPlan, sq0: Subquery): { expr: ScalarExpr; inpu
     const v = col(nI, agg.type)
     return { expr: sq.mode === 'exists' ? { kind: 'call', fn: 'gt', args: [v, lit(0, 'bigint')], type: 'boolean' } : v, input: joined }
   }
-  return viaFastPath(sq0, () => correlatedScalarJoin(input, sq0), () => domainScalarJoin(input, sq0))
+  return viaFastPath(sq0, (q) => correlatedScalarJoin(input, q), (q) => domainScalarJoin(input, q))
 }
 
 function correlatedScalarJoin(input: LogicalPlan, sq: Subquery): { expr: ScalarExpr; input: LogicalPlan } {
@@ -471,7 +543,7 @@ function correlatedScalarJoin(input: LogicalPlan, sq: Subquery): { expr: ScalarE
  *  cross join with S's row and non-NULL counts for the rest. */
 function inAsValue(input: LogicalPlan, sq: Subquery): { expr: ScalarExpr; input: LogicalPlan } {
   if (sq.operands.length !== 1) throw unsupported('IN with a row of several values outside a top-level WHERE condition')
-  if (correlated(sq.plan)) return domainInAsValue(input, sq)
+  if (correlated(sq.plan)) return viaFastPath(sq, (q) => domainInAsValue(input, q), (q) => domainInAsValue(input, q))
   const operand = sq.operands[0]!
   const s = decorrelatePlan(sq.plan)
   const c0 = s.columns[0]!
@@ -656,7 +728,7 @@ function pushDomain(p: LogicalPlan, d: Domain): LogicalPlan {
       if (t === 'full') throw unsupported('a correlated subquery with FULL JOIN')
       const lr = readsOuter(p.left)
       const rr = readsOuter(p.right)
-      if (p.nullAwareAnti && (rr || (p.condition !== undefined && exprReadsOuter(p.condition)))) throw unsupported('a correlated NOT IN nested in a correlated subquery')
+      if (p.nullAwareAnti && rr) throw unsupported('a correlated NOT IN nested in a correlated subquery')
       const pushL = t !== 'right' || lr
       const pushR = t === 'right' || rr
       const nl = p.left.columns.length
@@ -680,8 +752,10 @@ function pushDomain(p: LogicalPlan, d: Domain): LogicalPlan {
 
 /** The subquery per D value, uncorrelated and decorrelated inside: its columns, then D's. */
 function domainSubquery(sq: Subquery, input: LogicalPlan): { d: Domain; s: LogicalPlan; outerKey: ScalarExpr; innerKey: (off: number) => ScalarExpr } {
-  const d = domainOf(sq.plan, input)
+  const base = domainBase !== undefined && domainBase.columns.length <= input.columns.length ? domainBase : input
+  const d = domainOf(sq.plan, base)
   const s = decorrelatePlan(pushDomain(sq.plan, d))
+  if (treeSize(s) + treeSize(input) > MAX_DECORRELATED_SIZE) throw unsupported(`correlated subqueries nested this deeply (over ${MAX_DECORRELATED_SIZE} operators once decorrelated)`)
   const ns = sq.plan.columns.length
   return {
     d,
