@@ -21,10 +21,10 @@
 // (src/compile-scalar.ts), where the function implementations live; they are not folded here.
 
 import type { ScalarExpr } from '../expr/scalar.js'
-import { isStrictFunction } from '../expr/functions.js'
+import { isStrictFunction, isVolatileFunction } from '../expr/functions.js'
 import { col, lit } from '../expr/scalar.js'
 import type { LogicalPlan } from '../logical/plan.js'
-import { exprChildren, mapExpr, transformUp } from '../logical/tree.js'
+import { exprChildren, mapExpr, transformUp, visitExpr } from '../logical/tree.js'
 import type { Rule } from './rule.js'
 
 export const foldConstants: Rule = {
@@ -80,10 +80,36 @@ export const foldConstants: Rule = {
   },
 }
 
+/** Evaluates an expression that reads no column (the engine registers its compiler here:
+ *  the function library lives outside the planner); undefined when it raises or when no
+ *  evaluator is registered. Only row-constant conditions of CASE arms and of quals are
+ *  evaluated (as eval_const_expressions folds every immutable call on constants), so an arm
+ *  behind a constant FALSE condition is dropped before anything in it runs. */
+let evaluator: ((e: ScalarExpr) => { value: unknown } | undefined) | undefined
+
+export function setConstantEvaluator(f: typeof evaluator): void {
+  evaluator = f
+}
+
+/** A boolean that reads no column, calls nothing volatile and holds no subquery, as a
+ *  literal (itself when it cannot be evaluated). */
+function constantCondition(e: ScalarExpr): ScalarExpr {
+  if (e.kind === 'literal' || evaluator === undefined) return e
+  let constant = true
+  visitExpr(e, (x) => {
+    if (x.kind === 'column' || x.kind === 'outerColumn' || x.kind === 'subquery' || (x.kind === 'call' && isVolatileFunction(x.fn))) constant = false
+  })
+  if (!constant) return e
+  const r = evaluator(e)
+  return r === undefined || (r.value !== null && typeof r.value !== 'boolean') ? e : lit(r.value, 'boolean')
+}
+
 /** A qual: NULL is FALSE through the AND/OR tree from the top (PostgreSQL's
  *  canonicalize_qual). Returns `e` itself when nothing changes. */
-function qualOf(e: ScalarExpr): ScalarExpr {
+function qualOf(e0: ScalarExpr): ScalarExpr {
+  const e = constantCondition(e0)
   if (isLit(e, null)) return lit(false, 'boolean')
+  if (e !== e0) return e
   if (e.kind !== 'and' && e.kind !== 'or') return e
   const args = e.args.map(qualOf)
   if (args.every((a, i) => a === e.args[i])) return e
@@ -190,13 +216,14 @@ function foldNode(e: ScalarExpr): ScalarExpr {
       return lit(cmp(a.value as number, b.value as number), 'boolean')
     }
     case 'case': {
-      let whens = e.whens.filter((w) => !(w.when.kind === 'literal' && w.when.value !== true))
+      const conds = e.whens.map((w) => constantCondition(w.when))
+      let whens = e.whens.map((w, i) => (conds[i] === w.when ? w : { when: conds[i]!, then: w.then })).filter((w) => !(w.when.kind === 'literal' && w.when.value !== true))
       // the first constant TRUE arm is the ELSE: later arms are unreachable
       const t = whens.findIndex((w) => isLit(w.when, true))
       const otherwise = t >= 0 ? whens[t]!.then : e.else
       if (t >= 0) whens = whens.slice(0, t)
       if (whens.length === 0) return otherwise
-      return whens.length === e.whens.length && otherwise === e.else ? e : { ...e, whens, else: otherwise }
+      return whens.length === e.whens.length && otherwise === e.else && whens.every((w, i) => w === e.whens[i]) ? e : { ...e, whens, else: otherwise }
     }
     case 'coalesce': {
       // NULL constants dropped; nothing after the first non-NULL constant is reached

@@ -7,6 +7,15 @@ import { applyRule, applySql, col, filter, join, lit, project, scan } from '../h
 const fold = (sql: string) => applySql(foldConstants, sql)
 
 describe('fold-constants fires', () => {
+  it('evaluates a row-constant CASE condition and drops the arm it makes unreachable (with the engine evaluator)', async () => {
+    // CASE -59 WHEN 55 * -56 + 95 …: the comparison is FALSE, so only the ELSE is left
+    await import('../../../src/compile-scalar.js')
+    expect(fold('SELECT CASE -59 WHEN 55 * -56 + 95 THEN x / 0 ELSE y END FROM a')).toMatchInlineSnapshot(`
+      "Project #1
+        Scan a"
+    `)
+  })
+
   it('ends a CASE at its first constant TRUE arm (the ELSE from there on)', () => {
     // as eval_const_expressions: the arms after WHEN TRUE are unreachable
     expect(fold("SELECT CASE WHEN x > 1 THEN 'a' WHEN true THEN 'b' WHEN y > 1 THEN 'c' END FROM a")).toMatchInlineSnapshot(`
