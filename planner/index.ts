@@ -16,6 +16,7 @@ export { bindExpr, coerce, explicitCast, type ExprContext } from './bind/bind-ex
 export { typeModifierOf, withTypeModifier, TYPE_MODIFIER_FUNCTIONS } from './bind/type-modifier.js'
 export { optimize, type OptimizeTrace } from './optimizer.js'
 export { DEFAULT_RULES } from './rules/index.js'
+export { setConstantEvaluator } from './rules/fold-constants.js'
 export type { Rule } from './rules/rule.js'
 export { lower, lowerEmitOnWindowClose, type LowerOptions } from './lower/lower.js'
 export { watermarkColumns, emitColumn, type RelationWatermarks } from './lower/watermarks.js'

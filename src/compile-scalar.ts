@@ -14,7 +14,7 @@
 
 import type { Row } from '../ivm/index.js'
 import type { ScalarExpr, SqlType } from '../planner/index.js'
-import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction, isVolatileFunction, mapExpr, numericCompare, visitExpr } from '../planner/index.js'
+import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction, isVolatileFunction, mapExpr, numericCompare, setConstantEvaluator, visitExpr } from '../planner/index.js'
 import { rowKey } from '../ivm/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
@@ -708,3 +708,15 @@ export function compileJoinProjection(exprs: readonly ScalarExpr[], leftWidth: n
 export function evaluateConstant(e: ScalarExpr): unknown {
   return compileScalar(e)([])
 }
+
+// The planner's constant folding evaluates row-constant CASE conditions and quals with the
+// same compiler (so an arm behind `WHEN <constant FALSE>` is dropped, as PostgreSQL does while
+// planning); an expression that raises is left for the run time.
+setConstantEvaluator((e) => {
+  try {
+    return { value: evaluateConstant(e) }
+  } catch (err) {
+    if (err instanceof RivuletError) return undefined
+    throw err
+  }
+})

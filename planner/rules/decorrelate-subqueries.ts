@@ -11,13 +11,22 @@
 //   An uncorrelated scalar subquery is a cross join with its one-row global aggregate.
 // - EXISTS elsewhere (under OR, in a select list) becomes COALESCE(count, 0) > 0 over the
 //   same grouped left join.
-// Anything else (correlation that is not an equality, correlation deeper than one level,
-// IN outside a top-level conjunct) is reported as not supported.
+// - Subqueries nested in subqueries are decorrelated from the outside in, in one pass, at any
+//   depth: a subquery whose plan holds further subqueries, or whose correlation is not in the
+//   shape above, goes through the domain of the outer values it uses: D = DISTINCT(those
+//   outer columns), pushed down through the subquery's operators (filters and projections
+//   carry D's columns, a GROUP BY also groups by them, a global aggregate becomes
+//   D LEFT JOIN input grouped by D, joins push D into the sides that use it, matched on D) so
+//   that every outer reference — also from deeper subqueries — reads D's columns; the result
+//   is uncorrelated (its own nested subqueries are then decorrelated the same way) and joins
+//   the outer query on a NULL-safe key of D.
+// Anything else (a correlated LIMIT with a row number, a window, FULL JOIN, a correlated
+// null-aware NOT IN inside a subquery) is reported as not supported.
 
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit, nullSafeKey } from '../expr/scalar.js'
 import type { AggregateCall, Column, LogicalPlan } from '../logical/plan.js'
-import { children, conjoin, conjuncts, exprChildren, hasSubquery, mapChildren, mapExpr, transformUp, visitExpr, withChildren } from '../logical/tree.js'
+import { children, conjoin, conjuncts, exprChildren, hasSubquery, mapChildren, mapExpr, mapOuterRefs, transformUp, visitExpr, withChildren } from '../logical/tree.js'
 import { RivuletError, SqlState } from '../errors.js'
 import type { Rule } from './rule.js'
 
@@ -35,6 +44,13 @@ function unsupported(what: string): RivuletError {
 
 function nodeExprs(p: LogicalPlan): readonly ScalarExpr[] {
   switch (p.kind) {
+    case 'values':
+      return p.rows.flat()
+    case 'topK':
+    case 'sort':
+      return p.orderBy.map((k) => k.expr)
+    case 'timeJoin':
+      return [...p.leftKeys, ...p.rightKeys, ...(p.leftTime ? [p.leftTime] : []), ...(p.rightTime ? [p.rightTime] : []), ...(p.residual ? [p.residual] : [])]
     case 'filter':
       return [p.predicate]
     case 'project':
@@ -42,7 +58,7 @@ function nodeExprs(p: LogicalPlan): readonly ScalarExpr[] {
     case 'join':
       return p.condition ? [p.condition] : []
     case 'aggregate':
-      return [...p.groupBy, ...p.aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : [])])]
+      return [...p.groupBy, ...p.aggregates.flatMap((a) => [...a.args, ...(a.filter ? [a.filter] : []), ...a.orderBy.map((k) => k.expr)])]
     default:
       return []
   }
@@ -55,13 +71,33 @@ function nodeHasSubquery(p: LogicalPlan): boolean {
   return nodeExprs(p).some(hasSubquery)
 }
 
+/** Decorrelates every subquery of a plan that references no enclosing query. */
+function decorrelatePlan(p: LogicalPlan): LogicalPlan {
+  return planHasSubquery(p) ? transformUp(p, rewriteNode) : p
+}
+
 function planHasSubquery(p: LogicalPlan): boolean {
   if (nodeHasSubquery(p)) return true
   return children(p).some(planHasSubquery)
 }
 
+/** The input of the node being rewritten: the domain of outer values is taken from it, not
+ *  from the input grown by the joins of the node's earlier subqueries (whose columns it
+ *  starts with), so several subqueries in one node do not nest copies of each other. */
+let domainBase: LogicalPlan | undefined
+
 function rewriteNode(p: LogicalPlan): LogicalPlan | undefined {
   if (!nodeHasSubquery(p)) return undefined
+  const saved = domainBase
+  domainBase = p.kind === 'filter' || p.kind === 'project' ? p.input : undefined
+  try {
+    return rewriteNodeIn(p)
+  } finally {
+    domainBase = saved
+  }
+}
+
+function rewriteNodeIn(p: LogicalPlan): LogicalPlan | undefined {
   switch (p.kind) {
     case 'filter':
       return rewriteFilter(p.input, p.predicate, p.columns)
@@ -74,8 +110,31 @@ function rewriteNode(p: LogicalPlan): LogicalPlan | undefined {
       })
       return { kind: 'project', input, exprs, columns: p.columns }
     }
+    case 'aggregate': {
+      // the expressions holding subqueries are computed by a projection below the aggregate
+      const iw = p.input.columns.length
+      const extra: ScalarExpr[] = []
+      const lift = (e: ScalarExpr): ScalarExpr => {
+        if (!hasSubquery(e)) return e
+        extra.push(e)
+        return col(iw + extra.length - 1, e.type)
+      }
+      const groupBy = p.groupBy.map(lift)
+      const aggregates = p.aggregates.map((a) => ({ ...a, args: a.args.map(lift), filter: a.filter ? lift(a.filter) : undefined, orderBy: a.orderBy.map((k) => ({ ...k, expr: lift(k.expr) })) }))
+      const proj: LogicalPlan = { kind: 'project', input: p.input, exprs: [...p.input.columns.map((c, i) => col(i, c.type)), ...extra], columns: [...p.input.columns, ...extra.map((e, i) => ({ name: `__arg${i}`, type: e.type }))] }
+      return { ...p, input: rewriteNode(proj) ?? proj, groupBy, aggregates }
+    }
+    case 'join': {
+      // an inner join's conjuncts with subqueries become a filter above it
+      if (p.joinType !== 'inner' || !p.condition) throw unsupported(`a subquery in the condition of a ${p.joinType.toUpperCase()} JOIN`)
+      const cs = conjuncts(p.condition)
+      const keep = cs.filter((c) => !hasSubquery(c))
+      const j: LogicalPlan = { ...p, condition: conjoin(keep) }
+      domainBase = j
+      return rewriteFilter(j, conjoin(cs.filter(hasSubquery))!, p.columns)
+    }
     default:
-      throw unsupported(`a subquery in ${p.kind === 'join' ? 'a JOIN condition' : p.kind === 'aggregate' ? 'an aggregate argument or GROUP BY' : 'this position'}`)
+      throw unsupported(`a subquery in ${p.kind === 'values' ? 'VALUES' : p.kind === 'topK' || p.kind === 'sort' ? 'ORDER BY' : 'this position'}`)
   }
 }
 
@@ -87,7 +146,8 @@ function rewriteFilter(input: LogicalPlan, predicate: ScalarExpr, columns: reado
     const negated = c.kind === 'not' && c.arg.kind === 'subquery'
     const sq = c.kind === 'subquery' ? c : negated && c.kind === 'not' ? c.arg : undefined
     if (sq && sq.kind === 'subquery' && (sq.mode === 'exists' || sq.mode === 'in')) {
-      current = semiAntiJoin(current, sq, negated)
+      const r = replaceInOperands(sq, current)
+      current = semiAntiJoin(r.input, r.sq, negated)
       continue
     }
     if (!hasSubquery(c)) {
@@ -259,16 +319,104 @@ function reapply(base: LogicalPlan, above: readonly LogicalPlan[]): LogicalPlan 
   return p
 }
 
-function semiAntiJoin(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subquery' }>, anti: boolean): LogicalPlan {
+type Subquery = Extract<ScalarExpr, { kind: 'subquery' }>
+
+function isUnsupported(e: unknown): boolean {
+  return e instanceof RivuletError && e.code === SqlState.featureNotSupported
+}
+
+/** Whether a subquery plan references an enclosing query (from any depth inside it). */
+function correlated(p: LogicalPlan, depth = 1): boolean {
+  const inExpr = (e: ScalarExpr): boolean => {
+    let found = false
+    visitExpr(e, (x) => {
+      if (x.kind === 'outerColumn' && x.depth >= depth) found = true
+      if (x.kind === 'subquery' && correlated(x.plan, depth + 1)) found = true
+    })
+    return found
+  }
+  return nodeExprs(p).some(inExpr) || children(p).some((c) => correlated(c, depth))
+}
+
+/** The fast shapes first (correlation in the subquery's WHERE, nothing nested), else the
+ *  domain of the outer values. */
+function viaFastPath<T>(sq0: Subquery, fast: (sq: Subquery) => T, general: (sq: Subquery) => T): T {
+  let sq = sq0
+  // nested subqueries that only read this one's rows first (inside out): what is left is
+  // often the fast shape, and the domain path has less to carry
+  if (planHasSubquery(sq.plan) && !nestedReachOut(sq.plan)) sq = { ...sq, plan: transformUp(sq.plan, rewriteNode) }
+  if (!planHasSubquery(sq.plan)) {
+    try {
+      return fast(sq)
+    } catch (e) {
+      if (!isUnsupported(e)) throw e
+    }
+  }
+  return general(sq)
+}
+
+/** Whether a subquery nested in `p` reads a query enclosing `p`. */
+function nestedReachOut(p: LogicalPlan): boolean {
+  let found = false
+  const visit = (q: LogicalPlan): void => {
+    for (const e of nodeExprs(q)) visitExpr(e, (x) => {
+      if (x.kind === 'subquery' && correlated(x.plan, 2)) found = true
+    })
+    if (!found) children(q).forEach(visit)
+  }
+  visit(p)
+  return found
+}
+
+/** Operators of a plan as a tree (shared subplans counted each time they are used, as the
+ *  lowering instantiates them). */
+const TREE_SIZE = new WeakMap<LogicalPlan, number>()
+function treeSize(p: LogicalPlan): number {
+  let n = TREE_SIZE.get(p)
+  if (n === undefined) {
+    n = 1 + children(p).reduce((s, c) => s + treeSize(c), 0)
+    TREE_SIZE.set(p, n)
+  }
+  return n
+}
+
+/** Past this many operators a decorrelated subquery is refused: each level of nested
+ *  correlation through the domain path uses the outer input twice (D and the join), so the
+ *  operator count can double per level. */
+const MAX_DECORRELATED_SIZE = 12000
+
+/** Replaces subqueries in an IN's left operands with joins added to `input`. */
+function replaceInOperands(sq: Subquery, input0: LogicalPlan): { sq: Subquery; input: LogicalPlan } {
+  if (!sq.operands.some(hasSubquery)) return { sq, input: input0 }
+  let input = input0
+  const operands = sq.operands.map((o) => {
+    const r = replaceSubqueries(o, input)
+    input = r.input
+    return r.expr
+  })
+  return { sq: { ...sq, operands }, input }
+}
+
+function semiAntiJoin(input: LogicalPlan, sq: Subquery, anti: boolean): LogicalPlan {
+  if (!correlated(sq.plan)) return uncorrelatedSemiAnti(input, { ...sq, plan: decorrelatePlan(sq.plan) }, anti)
+  return viaFastPath(sq, (q) => correlatedSemiAnti(input, q, anti), (q) => domainSemiAnti(input, q, anti))
+}
+
+function uncorrelatedSemiAnti(input: LogicalPlan, sq: Subquery, anti: boolean): LogicalPlan {
   const nI = input.columns.length
   const columns = input.columns
-  if (!outerRefs(sq.plan)) {
+  {
     const right = sq.plan
     if (sq.mode === 'exists') return { kind: 'join', joinType: anti ? 'anti' : 'semi', left: input, right, condition: undefined, nullAwareAnti: false, columns }
     const conds = sq.operands.map((o, i) => eq(o, col(nI + i, right.columns[i]!.type)))
     if (anti && conds.length > 1) throw unsupported('NOT IN with a row of several values')
     return { kind: 'join', joinType: anti ? 'anti' : 'semi', left: input, right, condition: conjoin(conds), nullAwareAnti: anti, columns }
   }
+}
+
+function correlatedSemiAnti(input: LogicalPlan, sq: Subquery, anti: boolean): LogicalPlan {
+  const nI = input.columns.length
+  const columns = input.columns
   const c = pullCorrelation(sq.plan, input)
   if (c.above.some((n) => n.kind === 'aggregate')) throw unsupported('EXISTS / IN over a correlated aggregate subquery')
   // rows of the subquery before its final projection: base columns; the IN operand compares
@@ -309,7 +457,9 @@ function replaceSubqueries(e: ScalarExpr, input0: LogicalPlan): { expr: ScalarEx
   const walk = (x: ScalarExpr): ScalarExpr => {
     if (x.kind === 'subquery') {
       if (x.mode === 'in') {
-        const r = inAsValue(input, x)
+        const o = replaceInOperands(x, input)
+        input = o.input
+        const r = inAsValue(input, o.sq)
         input = r.input
         return r.expr
       }
@@ -327,9 +477,10 @@ function replaceSubqueries(e: ScalarExpr, input0: LogicalPlan): { expr: ScalarEx
 
 const EMPTY_VALUE: Partial<Record<AggregateCall['fn'], unknown>> = { count_rows: 0, count: 0, count_distinct: 0 }
 
-function scalarJoin(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subquery' }>): { expr: ScalarExpr; input: LogicalPlan } {
+function scalarJoin(input: LogicalPlan, sq0: Subquery): { expr: ScalarExpr; input: LogicalPlan } {
   const nI = input.columns.length
-  if (!outerRefs(sq.plan)) {
+  if (!correlated(sq0.plan)) {
+    const sq = { ...sq0, plan: decorrelatePlan(sq0.plan) }
     // one row always: a global aggregate over the subquery
     const agg: AggregateCall = sq.mode === 'exists'
       ? { fn: 'count_rows', args: [], orderBy: [], filter: undefined, type: 'bigint' }
@@ -339,6 +490,11 @@ function scalarJoin(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subquer
     const v = col(nI, agg.type)
     return { expr: sq.mode === 'exists' ? { kind: 'call', fn: 'gt', args: [v, lit(0, 'bigint')], type: 'boolean' } : v, input: joined }
   }
+  return viaFastPath(sq0, (q) => correlatedScalarJoin(input, q), (q) => domainScalarJoin(input, q))
+}
+
+function correlatedScalarJoin(input: LogicalPlan, sq: Subquery): { expr: ScalarExpr; input: LogicalPlan } {
+  const nI = input.columns.length
   const c = pullCorrelation(sq.plan, input)
   const m = c.inner.length
   const keyCols: Column[] = c.inner.map((e, i) => ({ name: `__key${i}`, type: e.type }))
@@ -385,11 +541,11 @@ function scalarJoin(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subquer
  *  TRUE when x matches a value of S; else FALSE when S is empty; else NULL when x is NULL or
  *  S holds a NULL; else FALSE. Left join with DISTINCT non-NULL values of S for the match,
  *  cross join with S's row and non-NULL counts for the rest. */
-function inAsValue(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subquery' }>): { expr: ScalarExpr; input: LogicalPlan } {
-  if (outerRefs(sq.plan)) throw unsupported('a correlated IN (subquery) outside a top-level WHERE condition')
+function inAsValue(input: LogicalPlan, sq: Subquery): { expr: ScalarExpr; input: LogicalPlan } {
   if (sq.operands.length !== 1) throw unsupported('IN with a row of several values outside a top-level WHERE condition')
+  if (correlated(sq.plan)) return viaFastPath(sq, (q) => domainInAsValue(input, q), (q) => domainInAsValue(input, q))
   const operand = sq.operands[0]!
-  const s = sq.plan
+  const s = decorrelatePlan(sq.plan)
   const c0 = s.columns[0]!
   const nonNull: LogicalPlan = { kind: 'filter', input: s, predicate: { kind: 'isNull', arg: col(0, c0.type), negated: true, type: 'boolean' }, columns: s.columns }
   const values: LogicalPlan = { kind: 'distinct', input: { kind: 'project', input: nonNull, exprs: [col(0, c0.type)], columns: [c0] }, columns: [c0] }
@@ -413,6 +569,257 @@ function inAsValue(input: LogicalPlan, sq: Extract<ScalarExpr, { kind: 'subquery
     kind: 'case',
     whens: [
       { when: { kind: 'isNull', arg: col(nI, c0.type), negated: true, type: 'boolean' }, then: lit(true, 'boolean') },
+      { when: eq(rows, lit(0, 'bigint')), then: lit(false, 'boolean') },
+      { when: { kind: 'or', args: [{ kind: 'isNull', arg: operand, negated: false, type: 'boolean' }, { kind: 'call', fn: 'gt', args: [rows, nonnull], type: 'boolean' }], type: 'boolean' }, then: lit(null, 'boolean') },
+    ],
+    else: lit(false, 'boolean'),
+    type: 'boolean',
+  }
+  return { expr, input: joined }
+}
+
+// ------------------------------------------------------------- the domain of outer values
+
+/** D = DISTINCT(the outer columns a subquery uses, from any depth inside it). */
+interface Domain {
+  /** Outer-row column positions, ascending; D's column j is outer column qIdx[j]. */
+  readonly qIdx: readonly number[]
+  readonly pos: ReadonlyMap<number, number>
+  readonly plan: LogicalPlan
+  readonly columns: readonly Column[]
+}
+
+function domainOf(sub: LogicalPlan, input: LogicalPlan): Domain {
+  const used = new Set<number>()
+  const collect = (p: LogicalPlan, depth: number): void => {
+    for (const e of nodeExprs(p)) visitExpr(e, (x) => {
+      if (x.kind === 'outerColumn' && x.depth === depth) used.add(x.index)
+      if (x.kind === 'subquery') collect(x.plan, depth + 1)
+    })
+    for (const c of children(p)) collect(c, depth)
+  }
+  collect(sub, 1)
+  const qIdx = [...used].sort((a, b) => a - b)
+  const columns = qIdx.map((i, k) => ({ name: `__outer${k}`, type: input.columns[i]!.type }))
+  const proj: LogicalPlan = { kind: 'project', input, exprs: qIdx.map((i) => col(i, input.columns[i]!.type)), columns }
+  return { qIdx, pos: new Map(qIdx.map((q, j) => [q, j])), plan: { kind: 'distinct', input: proj, columns }, columns }
+}
+
+/** Whether a plan (at nesting `depth` below the subquery's top) reads the outer query. */
+function readsOuter(p: LogicalPlan, depth = 1): boolean {
+  return nodeExprs(p).some((e) => exprReadsOuter(e, depth)) || children(p).some((c) => readsOuter(c, depth))
+}
+
+function exprReadsOuter(e: ScalarExpr, depth = 1): boolean {
+  let found = false
+  visitExpr(e, (x) => {
+    if (x.kind === 'outerColumn' && x.depth === depth) found = true
+    if (x.kind === 'subquery' && readsOuter(x.plan, depth + 1)) found = true
+  })
+  return found
+}
+
+/** An expression of a subquery node whose input row has D's columns at `off`…: outer
+ *  references read them (from nested subqueries: one level less far out). */
+function substOuter(e: ScalarExpr, off: number, d: Domain): ScalarExpr {
+  return mapExpr(e, (x) => {
+    if (x.kind === 'outerColumn' && x.depth === 1) return col(off + d.pos.get(x.index)!, x.type)
+    if (x.kind === 'subquery') return { ...x, plan: mapOuterRefs(x.plan, 2, (r) => ({ kind: 'outerColumn', depth: r.depth - 1, index: off + d.pos.get(r.index)!, type: r.type })) }
+    return x
+  })
+}
+
+function dCols(off: number, d: Domain): ScalarExpr[] {
+  return d.columns.map((c, j) => col(off + j, c.type))
+}
+
+function project(input: LogicalPlan, exprs: readonly ScalarExpr[], columns: readonly Column[]): LogicalPlan {
+  return { kind: 'project', input, exprs, columns }
+}
+
+function cross(left: LogicalPlan, right: LogicalPlan): LogicalPlan {
+  return { kind: 'join', joinType: 'inner', left, right, condition: undefined, nullAwareAnti: false, columns: [...left.columns, ...right.columns] }
+}
+
+/** `p` evaluated once per row of D: p's columns, then D's, with every outer reference
+ *  reading D's columns. */
+function pushDomain(p: LogicalPlan, d: Domain): LogicalPlan {
+  if (!readsOuter(p)) return cross(p, d.plan)
+  const nD = d.columns.length
+  const outCols = [...p.columns, ...d.columns]
+  switch (p.kind) {
+    case 'filter': {
+      const input = pushDomain(p.input, d)
+      return { kind: 'filter', input, predicate: substOuter(p.predicate, p.input.columns.length, d), columns: input.columns }
+    }
+    case 'project': {
+      const iw = p.input.columns.length
+      const input = pushDomain(p.input, d)
+      return project(input, [...p.exprs.map((e) => substOuter(e, iw, d)), ...dCols(iw, d)], outCols)
+    }
+    case 'sort': {
+      const iw = p.input.columns.length
+      const input = pushDomain(p.input, d)
+      return { kind: 'sort', input, orderBy: p.orderBy.map((k) => ({ ...k, expr: substOuter(k.expr, iw, d) })), columns: input.columns }
+    }
+    case 'topK': {
+      if (p.rowNumber) throw unsupported('a correlated subquery with ROW_NUMBER()')
+      const iw = p.input.columns.length
+      const input = pushDomain(p.input, d)
+      return { ...p, input, partitionBy: [...p.partitionBy, ...d.columns.map((_, j) => iw + j)], orderBy: p.orderBy.map((k) => ({ ...k, expr: substOuter(k.expr, iw, d) })), columns: input.columns }
+    }
+    case 'distinct': {
+      const input = pushDomain(p.input, d)
+      return { kind: 'distinct', input, columns: input.columns }
+    }
+    case 'union':
+      return { kind: 'union', inputs: p.inputs.map((i) => pushDomain(i, d)), columns: outCols }
+    case 'setOp':
+      return { ...p, left: pushDomain(p.left, d), right: pushDomain(p.right, d), columns: outCols }
+    case 'values': {
+      // one projection of D per row
+      const rows = p.rows.map((r) => project(d.plan, [...r.map((e) => substOuter(e, 0, d)), ...dCols(0, d)], outCols))
+      return rows.length === 1 ? rows[0]! : { kind: 'union', inputs: rows, columns: outCols }
+    }
+    case 'aggregate': {
+      const iw = p.input.columns.length
+      const input = pushDomain(p.input, d)
+      const ng = p.groupBy.length
+      const aggCols = p.columns.slice(ng)
+      if (!p.global) {
+        const sub = (e: ScalarExpr) => substOuter(e, iw, d)
+        const agg: LogicalPlan = {
+          kind: 'aggregate',
+          input,
+          groupBy: [...p.groupBy.map(sub), ...dCols(iw, d)],
+          aggregates: p.aggregates.map((a) => ({ ...a, args: a.args.map(sub), filter: a.filter ? sub(a.filter) : undefined, orderBy: a.orderBy.map((k) => ({ ...k, expr: sub(k.expr) })) })),
+          global: false,
+          columns: [...p.columns.slice(0, ng), ...d.columns, ...aggCols],
+        }
+        const exprs = [...p.columns.slice(0, ng).map((c, i) => col(i, c.type)), ...aggCols.map((c, i) => col(ng + nD + i, c.type)), ...dCols(ng, d)]
+        return project(agg, exprs, outCols)
+      }
+      // one row per D value even where the input has none: D LEFT JOIN (input, marker),
+      // every aggregate filtered on the marker
+      const marked = project(input, [...input.columns.map((c, i) => col(i, c.type)), lit(true, 'boolean')], [...input.columns, { name: '__matched', type: 'boolean' }])
+      const lj: LogicalPlan = {
+        kind: 'join',
+        joinType: 'left',
+        left: d.plan,
+        right: marked,
+        condition: eq(nullSafeKey(dCols(0, d)), nullSafeKey(dCols(nD + iw, d))),
+        nullAwareAnti: false,
+        columns: [...d.columns, ...marked.columns],
+      }
+      const m = col(nD + iw + nD, 'boolean')
+      const sub = (e: ScalarExpr) => substOuter(shift(e, nD), 0, d)
+      const agg: LogicalPlan = {
+        kind: 'aggregate',
+        input: lj,
+        groupBy: dCols(0, d),
+        aggregates: p.aggregates.map((a) => ({ ...a, args: a.args.map(sub), filter: a.filter ? { kind: 'and', args: [sub(a.filter), m], type: 'boolean' } : m, orderBy: a.orderBy.map((k) => ({ ...k, expr: sub(k.expr) })) })),
+        global: false,
+        columns: [...d.columns, ...aggCols],
+      }
+      return project(agg, [...aggCols.map((c, i) => col(nD + i, c.type)), ...dCols(0, d)], outCols)
+    }
+    case 'join': {
+      const t = p.joinType
+      if (t === 'full') throw unsupported('a correlated subquery with FULL JOIN')
+      const lr = readsOuter(p.left)
+      const rr = readsOuter(p.right)
+      if (p.nullAwareAnti && rr) throw unsupported('a correlated NOT IN nested in a correlated subquery')
+      const pushL = t !== 'right' || lr
+      const pushR = t === 'right' || rr
+      const nl = p.left.columns.length
+      const nr = p.right.columns.length
+      const left = pushL ? pushDomain(p.left, d) : p.left
+      const right = pushR ? pushDomain(p.right, d) : p.right
+      const nl2 = left.columns.length
+      const dAt = pushL ? nl : nl2 + nr
+      const conds: ScalarExpr[] = []
+      if (p.condition) conds.push(substOuter(mapExpr(p.condition, (x) => (x.kind === 'column' && x.index >= nl ? { ...x, index: x.index - nl + nl2 } : x)), dAt, d))
+      if (pushL && pushR) conds.push(eq(nullSafeKey(dCols(nl, d)), nullSafeKey(dCols(nl2 + nr, d))))
+      const j: LogicalPlan = { kind: 'join', joinType: t, left, right, condition: conjoin(conds), nullAwareAnti: p.nullAwareAnti, columns: t === 'semi' || t === 'anti' ? left.columns : [...left.columns, ...right.columns] }
+      if (t === 'semi' || t === 'anti') return j
+      const from = t === 'right' ? nl2 + nr : dAt
+      return project(j, [...p.left.columns.map((c, i) => col(i, c.type)), ...p.right.columns.map((c, i) => col(nl2 + i, c.type)), ...dCols(from, d)], outCols)
+    }
+    default:
+      throw unsupported(`a correlated subquery over ${p.kind === 'window' ? 'a window function table' : 'a time join'}`)
+  }
+}
+
+/** The subquery per D value, uncorrelated and decorrelated inside: its columns, then D's. */
+function domainSubquery(sq: Subquery, input: LogicalPlan): { d: Domain; s: LogicalPlan; outerKey: ScalarExpr; innerKey: (off: number) => ScalarExpr } {
+  const base = domainBase !== undefined && domainBase.columns.length <= input.columns.length ? domainBase : input
+  const d = domainOf(sq.plan, base)
+  const s = decorrelatePlan(pushDomain(sq.plan, d))
+  if (treeSize(s) + treeSize(input) > MAX_DECORRELATED_SIZE) throw unsupported(`correlated subqueries nested this deeply (over ${MAX_DECORRELATED_SIZE} operators once decorrelated)`)
+  const ns = sq.plan.columns.length
+  return {
+    d,
+    s,
+    outerKey: nullSafeKey(d.qIdx.map((i) => col(i, input.columns[i]!.type))),
+    innerKey: (off) => nullSafeKey(dCols(off + ns, d)),
+  }
+}
+
+function domainSemiAnti(input: LogicalPlan, sq: Subquery, anti: boolean): LogicalPlan {
+  if (anti && sq.mode === 'in') {
+    // NOT IN: keep the rows whose IN is FALSE
+    if (sq.operands.length !== 1) throw unsupported('a correlated NOT IN with a row of several values')
+    const r = domainInAsValue(input, sq)
+    return { kind: 'filter', input: r.input, predicate: { kind: 'not', arg: r.expr, type: 'boolean' }, columns: r.input.columns }
+  }
+  const nI = input.columns.length
+  const { s, outerKey, innerKey } = domainSubquery(sq, input)
+  const conds = [eq(outerKey, innerKey(nI))]
+  if (sq.mode === 'in') sq.operands.forEach((o, i) => conds.push(eq(o, col(nI + i, s.columns[i]!.type))))
+  return { kind: 'join', joinType: anti ? 'anti' : 'semi', left: input, right: s, condition: conjoin(conds), nullAwareAnti: false, columns: input.columns }
+}
+
+function domainScalarJoin(input: LogicalPlan, sq: Subquery): { expr: ScalarExpr; input: LogicalPlan } {
+  const nI = input.columns.length
+  const { s, outerKey, innerKey } = domainSubquery(sq, input)
+  const agg: AggregateCall = sq.mode === 'exists'
+    ? { fn: 'count_rows', args: [], orderBy: [], filter: undefined, type: 'bigint' }
+    : { fn: 'single_value', args: [col(0, s.columns[0]!.type)], orderBy: [], filter: undefined, type: sq.type }
+  const grouped: LogicalPlan = { kind: 'aggregate', input: s, groupBy: [innerKey(0)], aggregates: [agg], global: false, columns: [{ name: '__key0', type: 'text' }, { name: '__sub', type: agg.type }] }
+  const joined: LogicalPlan = { kind: 'join', joinType: 'left', left: input, right: grouped, condition: eq(outerKey, col(nI, 'text')), nullAwareAnti: false, columns: [...input.columns, ...grouped.columns] }
+  const v = col(nI + 1, agg.type)
+  const expr: ScalarExpr = sq.mode === 'exists' ? { kind: 'call', fn: 'gt', args: [{ kind: 'coalesce', args: [v, lit(0, 'bigint')], type: 'bigint' }, lit(0, 'bigint')], type: 'boolean' } : v
+  return { expr, input: joined }
+}
+
+/** Correlated `x IN (S)` as a three-valued value: inAsValue's CASE, per D value. */
+function domainInAsValue(input: LogicalPlan, sq: Subquery): { expr: ScalarExpr; input: LogicalPlan } {
+  const nI = input.columns.length
+  const { s, outerKey, innerKey } = domainSubquery(sq, input)
+  const operand = sq.operands[0]!
+  const c0 = s.columns[0]!
+  const nonNull: LogicalPlan = { kind: 'filter', input: s, predicate: { kind: 'isNull', arg: col(0, c0.type), negated: true, type: 'boolean' }, columns: s.columns }
+  const kv: Column[] = [{ name: '__key0', type: 'text' }, c0]
+  const values: LogicalPlan = { kind: 'distinct', input: project(nonNull, [innerKey(0), col(0, c0.type)], kv), columns: kv }
+  const matched: LogicalPlan = { kind: 'join', joinType: 'left', left: input, right: values, condition: conjoin([eq(outerKey, col(nI, 'text')), eq(operand, col(nI + 1, c0.type))]), nullAwareAnti: false, columns: [...input.columns, ...kv] }
+  const stats: LogicalPlan = {
+    kind: 'aggregate',
+    input: s,
+    groupBy: [innerKey(0)],
+    aggregates: [
+      { fn: 'count_rows', args: [], orderBy: [], filter: undefined, type: 'bigint' },
+      { fn: 'count', args: [col(0, c0.type)], orderBy: [], filter: undefined, type: 'bigint' },
+    ],
+    global: false,
+    columns: [{ name: '__key1', type: 'text' }, { name: '__rows', type: 'bigint' }, { name: '__nonnull', type: 'bigint' }],
+  }
+  const joined: LogicalPlan = { kind: 'join', joinType: 'left', left: matched, right: stats, condition: eq(outerKey, col(nI + 2, 'text')), nullAwareAnti: false, columns: [...matched.columns, ...stats.columns] }
+  const rows: ScalarExpr = { kind: 'coalesce', args: [col(nI + 3, 'bigint'), lit(0, 'bigint')], type: 'bigint' }
+  const nonnull: ScalarExpr = { kind: 'coalesce', args: [col(nI + 4, 'bigint'), lit(0, 'bigint')], type: 'bigint' }
+  const expr: ScalarExpr = {
+    kind: 'case',
+    whens: [
+      { when: { kind: 'isNull', arg: col(nI + 1, c0.type), negated: true, type: 'boolean' }, then: lit(true, 'boolean') },
       { when: eq(rows, lit(0, 'bigint')), then: lit(false, 'boolean') },
       { when: { kind: 'or', args: [{ kind: 'isNull', arg: operand, negated: false, type: 'boolean' }, { kind: 'call', fn: 'gt', args: [rows, nonnull], type: 'boolean' }], type: 'boolean' }, then: lit(null, 'boolean') },
     ],

@@ -6,14 +6,25 @@
 //   a strict function or operator with a NULL literal argument (`x / 0 = NULL` is NULL
 //   without evaluating `x / 0`, as Postgres's eval_const_expressions does),
 //   Filter(TRUE) → its input, Filter(FALSE/NULL) → no rows.
+// As PostgreSQL's eval_const_expressions: CASE drops WHEN arms that are constant FALSE/NULL
+// and ends at the first constant TRUE one; COALESCE drops NULL constants and everything after
+// the first non-NULL one; a cast of NULL is NULL; `x [NOT] IN (NULL)` is `x = NULL` (NULL);
+// NOT over an AND/OR tree holding a NULL constant is pushed down (De Morgan, as negate_clause).
+// And as its canonicalize_qual, in a qual (WHERE, HAVING, a JOIN's ON — not a select list), a
+// NULL constant anywhere in the AND/OR tree from the top is FALSE: `x > 0 AND NULL`,
+// `a BETWEEN NULL AND b` (`a >= NULL AND a <= b`) and `NOT (NULL OR x)` are FALSE without
+// evaluating x, `x OR NULL` is x. A join whose ON is FALSE: inner / semi → no rows, anti →
+// its left input, left / right → the preserved side padded with NULLs.
+// Null-aware anti joins (NOT IN) keep comparisons with NULL in their condition: the join
+// implements their NULL semantics.
 // Arithmetic and casts on literals are evaluated once when the expression is compiled
 // (src/compile-scalar.ts), where the function implementations live; they are not folded here.
 
 import type { ScalarExpr } from '../expr/scalar.js'
-import { isStrictFunction } from '../expr/functions.js'
-import { lit } from '../expr/scalar.js'
+import { isStrictFunction, isVolatileFunction } from '../expr/functions.js'
+import { col, lit } from '../expr/scalar.js'
 import type { LogicalPlan } from '../logical/plan.js'
-import { exprChildren, mapExpr, transformUp } from '../logical/tree.js'
+import { exprChildren, mapExpr, transformUp, visitExpr } from '../logical/tree.js'
 import type { Rule } from './rule.js'
 
 export const foldConstants: Rule = {
@@ -30,7 +41,9 @@ export const foldConstants: Rule = {
     const out = transformUp(plan, (p): LogicalPlan | undefined => {
       switch (p.kind) {
         case 'filter': {
-          const pred = fold(p.predicate)
+          const folded = fold(p.predicate)
+          const pred = qualOf(folded)
+          if (pred !== folded) changed = true
           if (pred.kind === 'literal' && pred.value === true) {
             changed = true
             return p.input
@@ -47,8 +60,16 @@ export const foldConstants: Rule = {
         }
         case 'join': {
           if (!p.condition) return undefined
-          const c = fold(p.condition, true)
+          const c = p.nullAwareAnti ? fold(p.condition, true) : qualOf(fold(p.condition))
+          if (c.kind === 'literal' && c.value === false && !p.nullAwareAnti) {
+            const r = falseJoin(p)
+            if (r) {
+              changed = true
+              return r
+            }
+          }
           if (c === p.condition) return undefined
+          changed = true
           return { ...p, condition: c.kind === 'literal' && c.value === true ? undefined : c }
         }
         default:
@@ -57,6 +78,77 @@ export const foldConstants: Rule = {
     })
     return changed ? out : undefined
   },
+}
+
+/** Evaluates an expression that reads no column (the engine registers its compiler here:
+ *  the function library lives outside the planner); undefined when it raises or when no
+ *  evaluator is registered. Only row-constant conditions of CASE arms and of quals are
+ *  evaluated (as eval_const_expressions folds every immutable call on constants), so an arm
+ *  behind a constant FALSE condition is dropped before anything in it runs. */
+let evaluator: ((e: ScalarExpr) => { value: unknown } | undefined) | undefined
+
+export function setConstantEvaluator(f: typeof evaluator): void {
+  evaluator = f
+}
+
+/** A boolean that reads no column, calls nothing volatile and holds no subquery, as a
+ *  literal (itself when it cannot be evaluated). */
+function constantCondition(e: ScalarExpr): ScalarExpr {
+  if (e.kind === 'literal' || evaluator === undefined) return e
+  let constant = true
+  visitExpr(e, (x) => {
+    if (x.kind === 'column' || x.kind === 'outerColumn' || x.kind === 'subquery' || (x.kind === 'call' && isVolatileFunction(x.fn))) constant = false
+  })
+  if (!constant) return e
+  const r = evaluator(e)
+  return r === undefined || (r.value !== null && typeof r.value !== 'boolean') ? e : lit(r.value, 'boolean')
+}
+
+/** A qual: NULL is FALSE through the AND/OR tree from the top (PostgreSQL's
+ *  canonicalize_qual). Returns `e` itself when nothing changes. */
+function qualOf(e0: ScalarExpr): ScalarExpr {
+  const e = constantCondition(e0)
+  if (isLit(e, null)) return lit(false, 'boolean')
+  if (e !== e0) return e
+  if (e.kind !== 'and' && e.kind !== 'or') return e
+  const args = e.args.map(qualOf)
+  if (args.every((a, i) => a === e.args[i])) return e
+  return foldNode({ ...e, args })
+}
+
+/** A join whose ON condition is FALSE (undefined: left as it is). */
+function falseJoin(p: Extract<LogicalPlan, { kind: 'join' }>): LogicalPlan | undefined {
+  const nulls = (cs: readonly { type: ScalarExpr['type'] }[]) => cs.map((c) => lit(null, c.type))
+  const cols = (cs: readonly { type: ScalarExpr['type'] }[]) => cs.map((c, i) => col(i, c.type))
+  switch (p.joinType) {
+    case 'inner':
+    case 'semi':
+      return { kind: 'values', rows: [], columns: p.columns }
+    case 'anti':
+      return p.left
+    case 'left':
+      return { kind: 'project', input: p.left, exprs: [...cols(p.left.columns), ...nulls(p.right.columns)], columns: p.columns }
+    case 'right':
+      return { kind: 'project', input: p.right, exprs: [...nulls(p.left.columns), ...cols(p.right.columns)], columns: p.columns }
+    default:
+      return undefined
+  }
+}
+
+/** NOT e, pushed through AND/OR (De Morgan) and double negations. */
+function negate(e: ScalarExpr): ScalarExpr {
+  if (e.kind === 'literal' && (e.value === null || typeof e.value === 'boolean')) return lit(e.value === null ? null : !e.value, 'boolean')
+  if (e.kind === 'not') return e.arg
+  if (e.kind === 'and' || e.kind === 'or') return foldNode({ kind: e.kind === 'and' ? 'or' : 'and', args: e.args.map(negate), type: 'boolean' })
+  return { kind: 'not', arg: e, type: 'boolean' }
+}
+
+/** Whether an AND/OR (under NOTs) tree holds a NULL constant. */
+function nullInBoolTree(e: ScalarExpr): boolean {
+  if (isLit(e, null)) return true
+  if (e.kind === 'and' || e.kind === 'or') return e.args.some(nullInBoolTree)
+  if (e.kind === 'not') return nullInBoolTree(e.arg)
+  return false
 }
 
 /** True when some node of `e` would fold (checked first, so unchanged plans stay the same
@@ -103,6 +195,7 @@ function foldNode(e: ScalarExpr): ScalarExpr {
     case 'not':
       if (e.arg.kind === 'literal' && (typeof e.arg.value === 'boolean' || e.arg.value === null)) return lit(e.arg.value === null ? null : !e.arg.value, 'boolean')
       if (e.arg.kind === 'not') return e.arg.arg
+      if ((e.arg.kind === 'and' || e.arg.kind === 'or') && nullInBoolTree(e.arg)) return negate(e.arg)
       return e
     case 'isNull':
       if (e.arg.kind === 'literal') return lit((e.arg.value === null) !== e.negated, 'boolean')
@@ -123,17 +216,30 @@ function foldNode(e: ScalarExpr): ScalarExpr {
       return lit(cmp(a.value as number, b.value as number), 'boolean')
     }
     case 'case': {
-      const whens = e.whens.filter((w) => !(w.when.kind === 'literal' && w.when.value !== true))
-      if (whens.length > 0 && isLit(whens[0]!.when, true)) return whens[0]!.then
-      if (whens.length === 0) return e.else
-      return whens.length === e.whens.length ? e : { ...e, whens }
+      const conds = e.whens.map((w) => constantCondition(w.when))
+      let whens = e.whens.map((w, i) => (conds[i] === w.when ? w : { when: conds[i]!, then: w.then })).filter((w) => !(w.when.kind === 'literal' && w.when.value !== true))
+      // the first constant TRUE arm is the ELSE: later arms are unreachable
+      const t = whens.findIndex((w) => isLit(w.when, true))
+      const otherwise = t >= 0 ? whens[t]!.then : e.else
+      if (t >= 0) whens = whens.slice(0, t)
+      if (whens.length === 0) return otherwise
+      return whens.length === e.whens.length && otherwise === e.else && whens.every((w, i) => w === e.whens[i]) ? e : { ...e, whens, else: otherwise }
     }
     case 'coalesce': {
-      const args = e.args.filter((a, i) => !(isLit(a, null) && i < e.args.length - 1))
-      if (args[0]?.kind === 'literal' && args[0].value !== null) return args[0]
-      if (args.length === 1) return args[0]!
+      // NULL constants dropped; nothing after the first non-NULL constant is reached
+      let args = e.args.filter((a) => !isLit(a, null))
+      const k = args.findIndex((a) => a.kind === 'literal')
+      if (k >= 0) args = args.slice(0, k + 1)
+      if (args.length === 0) return lit(null, e.type)
+      if (args.length === 1 && args[0]!.type === e.type) return args[0]!
       return args.length === e.args.length ? e : { ...e, args }
     }
+    case 'cast':
+      if (isLit(e.arg, null)) return lit(null, e.type)
+      return e
+    case 'inList':
+      if (e.list.length === 1 && isLit(e.list[0]!, null)) return lit(null, 'boolean')
+      return e
     default:
       return e
   }

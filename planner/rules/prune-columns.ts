@@ -5,6 +5,10 @@
 //   Project(exprs, Join(L, R, cond))   → Project(exprs', Join(Project(L, used), Project(R, used), cond'))
 //   Aggregate(…, Join(L, R, cond))     → likewise
 // semi/anti joins output only L, so only R is narrowed by the condition.
+// A Project over an Aggregate drops the aggregates it does not read (as PostgreSQL computes
+// only the aggregates its target list and HAVING still hold after constant folding: in
+// `CASE WHEN <constant FALSE> THEN avg(1 / 0) END` the average is never computed); a global
+// aggregate keeps one count so it still has its one row.
 
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col } from '../expr/scalar.js'
@@ -17,6 +21,11 @@ export const pruneColumns: Rule = {
   apply(plan) {
     let changed = false
     const out = transformDown(plan, (p) => {
+      if (p.kind === 'project' && p.input.kind === 'aggregate') {
+        const r = unusedAggregates(p, p.input)
+        if (r) changed = true
+        return r
+      }
       if ((p.kind !== 'project' && p.kind !== 'aggregate') || p.input.kind !== 'join') return undefined
       const exprs = consumerExprs(p)
       if (exprs.some(hasSubquery)) return undefined
@@ -29,6 +38,28 @@ export const pruneColumns: Rule = {
     })
     return changed ? out : undefined
   },
+}
+
+function unusedAggregates(p: Extract<LogicalPlan, { kind: 'project' }>, a: Extract<LogicalPlan, { kind: 'aggregate' }>): LogicalPlan | undefined {
+  if (p.exprs.some(hasSubquery)) return undefined
+  const used = new Set<number>()
+  for (const e of p.exprs) referencedColumns(e, used)
+  const ng = a.groupBy.length
+  const keep = a.aggregates.map((_, i) => i).filter((i) => used.has(ng + i))
+  if (keep.length === a.aggregates.length) return undefined
+  let aggregates = keep.map((i) => a.aggregates[i]!)
+  let aggColumns = keep.map((i) => a.columns[ng + i]!)
+  if (aggregates.length === 0 && a.global) {
+    // one row all the same: a plain count, which cannot raise
+    if (a.aggregates.length === 1 && a.aggregates[0]!.fn === 'count_rows' && !a.aggregates[0]!.filter) return undefined
+    aggregates = [{ fn: 'count_rows', args: [], orderBy: [], filter: undefined, type: 'bigint' }]
+    aggColumns = [{ name: '__rows', type: 'bigint' }]
+  }
+  const map = new Map<number, number>()
+  for (let i = 0; i < ng; i++) map.set(i, i)
+  keep.forEach((old, i) => map.set(ng + old, ng + i))
+  const input: LogicalPlan = { ...a, aggregates, columns: [...a.columns.slice(0, ng), ...aggColumns] }
+  return { ...p, input, exprs: p.exprs.map((e) => remapColumns(e, (i) => map.get(i)!)) }
 }
 
 function consumerExprs(p: LogicalPlan): ScalarExpr[] {

@@ -41,17 +41,17 @@ export const KNOWN_BUGS_FIXED = {
    *  but expression is of type text" (the VALUES column defaults to text). */
   insertAllNullColumn: true,
   /** 0A000 "a correlated NOT IN subquery (use NOT EXISTS) is not supported yet". */
-  correlatedNotIn: false,
+  correlatedNotIn: true,
   /** 0A000 "this form of correlated subquery (correlation outside its WHERE clause)" for
    *  `x IN (SELECT DISTINCT ... WHERE corr)`. */
-  correlatedInDistinct: false,
+  correlatedInDistinct: true,
   /** 0A000 "EXISTS / IN over a correlated aggregate subquery is not supported yet":
    *  `x IN (SELECT q.a FROM t q WHERE q.b = x.b GROUP BY q.a)`. */
-  correlatedGroupedSubquery: false,
+  correlatedGroupedSubquery: true,
   /** 0A000 "a subquery nested in a correlated condition is not supported yet": any subquery
    *  inside a correlated subquery, or correlated to the query two levels out:
    *  `EXISTS (SELECT 1 FROM u WHERE u.a = t.a AND EXISTS (SELECT 1 FROM w WHERE w.a = u.b))`. */
-  subqueryInCorrelatedSubquery: false,
+  subqueryInCorrelatedSubquery: true,
   /** Correlated subqueries in the select list / HAVING of a grouped query, referencing a
    *  grouped column: the binder leaves the outer reference pointing at the FROM row, so
    *  `SELECT x.b, (SELECT COUNT(*) FROM u WHERE u.a = x.b) FROM t x GROUP BY x.b` gives wrong
@@ -60,7 +60,7 @@ export const KNOWN_BUGS_FIXED = {
   /** 0A000 "a correlated IN (subquery) outside a top-level WHERE condition is not supported
    *  yet": `WHERE a = 1 OR a IN (SELECT u.a FROM u WHERE u.b = t.b)`, or in a select list.
    *  (Uncorrelated ones work there since f31c9bd.) */
-  correlatedInSubqueryAnywhere: false,
+  correlatedInSubqueryAnywhere: true,
   /** `1 NOT IN (SELECT a FROM u)` or `NOT ('a' IN (SELECT ...))` (constant operand): plain
    *  Error "internal: null-aware anti-join needs exactly one key column". */
   constantNotIn: true,

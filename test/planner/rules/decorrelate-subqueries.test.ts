@@ -226,19 +226,97 @@ describe('decorrelate-subqueries does not fire', () => {
   })
 })
 
-describe('decorrelate-subqueries refuses (0A000) what it cannot rewrite', () => {
-  it('a correlated NOT IN', () => {
-    // NOT IN's NULL semantics per outer row are not expressible as a keyed anti join
-    expect(refusal('SELECT x FROM a WHERE x NOT IN (SELECT b.x FROM b WHERE b.y = a.y)')).toMatchInlineSnapshot(`"0A000 a correlated NOT IN subquery (use NOT EXISTS) is not supported yet"`)
+describe('decorrelate-subqueries through the domain of the outer values', () => {
+  it('a correlated NOT IN: FALSE of the three-valued IN per outer row', () => {
+    // per D value: the DISTINCT non-NULL values (match) and the row / non-NULL counts (NULL or empty)
+    expect(decorrelate('SELECT x FROM a WHERE x NOT IN (SELECT b.x FROM b WHERE b.y = a.y)')).toMatchInlineSnapshot(`
+      "Project #0
+        Project #0, #1, #2
+          Filter NOT CASE WHEN (#4 IS NOT NULL) THEN true WHEN (coalesce(#6, 0) = 0) THEN false WHEN ((#0 IS NULL) OR (coalesce(#6, 0) > coalesce(#7, 0))) THEN NULL ELSE false END
+            Join left on (__null_safe_key(#1) = #5)
+              Join left on ((__null_safe_key(#1) = #3) AND (#0 = #4))
+                Scan a
+                Distinct
+                  Project __null_safe_key(#1), #0
+                    Filter (#0 IS NOT NULL)
+                      Project #0, #3
+                        Filter (#1 = #3)
+                          Join inner
+                            Scan b
+                            Distinct
+                              Project #1
+                                Scan a
+              Aggregate group=[__null_safe_key(#1)] aggs=[count_rows(), count(#0)]
+                Project #0, #3
+                  Filter (#1 = #3)
+                    Join inner
+                      Scan b
+                      Distinct
+                        Project #1
+                          Scan a"
+    `)
   })
 
   it('correlation outside the subquery WHERE clause', () => {
-    // the outer column is in the select list of the subquery
-    expect(refusal('SELECT x FROM a WHERE EXISTS (SELECT a.y FROM b GROUP BY a.y)')).toMatchInlineSnapshot(`"0A000 this form of correlated subquery (correlation outside its WHERE clause) is not supported yet"`)
+    // the outer column is in the select list of the subquery: a GROUP BY also groups by D
+    expect(decorrelate('SELECT x FROM a WHERE EXISTS (SELECT a.y FROM b GROUP BY a.y)')).toMatchInlineSnapshot(`
+      "Project #0
+        Join semi on (__null_safe_key(#1) = __null_safe_key(#4))
+          Scan a
+          Project #0, #1
+            Project #0, #1
+              Aggregate group=[#3, #3] aggs=[]
+                Join inner
+                  Scan b
+                  Distinct
+                    Project #1
+                      Scan a"
+    `)
   })
 
   it('a subquery nested in a correlated condition (correlation two levels out)', () => {
-    // the middle subquery's WHERE holds a subquery that reads a, two queries out
-    expect(refusal('SELECT x FROM a WHERE EXISTS (SELECT 1 FROM b WHERE EXISTS (SELECT 1 FROM c WHERE c.x = a.x))')).toMatchInlineSnapshot(`"0A000 a subquery nested in a correlated condition is not supported yet"`)
+    // the middle subquery's WHERE holds a subquery that reads a, two queries out: D is pushed
+    // into the middle one, whose own nested subquery then reads D's column one level out
+    expect(decorrelate('SELECT x FROM a WHERE EXISTS (SELECT 1 FROM b WHERE EXISTS (SELECT 1 FROM c WHERE c.x = a.x))')).toMatchInlineSnapshot(`
+      "Project #0
+        Join semi on (__null_safe_key(#0) = __null_safe_key(#4))
+          Scan a
+          Project 1, #3
+            Join semi on (#3 = #4)
+              Join inner
+                Scan b
+                Distinct
+                  Project #0
+                    Scan a
+              Scan c"
+    `)
+  })
+
+  it('a correlated global aggregate keeps its one row per outer value (D LEFT JOIN input)', () => {
+    // COUNT over no rows is 0: every aggregate is filtered on the matched marker
+    expect(decorrelate('SELECT (SELECT count(*) + 1 FROM b WHERE b.x = a.x AND EXISTS (SELECT 1 FROM c WHERE c.k = b.y)) FROM a')).toMatchInlineSnapshot(`
+      "Project int8_add(coalesce(#4, 0), 1)
+        Join left on (#0 = #3)
+          Scan a
+          Aggregate group=[#0] aggs=[count_rows()]
+            Join semi on (#1 = #4)
+              Scan b
+              Scan c"
+    `)
+  })
+
+  it('uncorrelated scalar subqueries nested to any depth in one pass', () => {
+    // the optimizer's pass limit no longer bounds the depth
+    let q = 'SELECT 1'
+    for (let i = 0; i < 15; i++) q = `SELECT (${q}) + 1`
+    const once = decorrelateSubqueries.apply(bind(q))!
+    expect(JSON.stringify(once)).not.toContain('"subquery"')
+  })
+})
+
+describe('decorrelate-subqueries refuses (0A000) what it cannot rewrite', () => {
+  it('a correlated subquery over a FULL JOIN', () => {
+    // D cannot be pushed into both sides of a FULL JOIN and keep one value per row
+    expect(refusal('SELECT (SELECT count(*) FROM b FULL JOIN c ON b.x = c.x AND c.k = a.y) FROM a')).toMatchInlineSnapshot(`"0A000 a correlated subquery with FULL JOIN is not supported yet"`)
   })
 })

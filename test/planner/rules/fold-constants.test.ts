@@ -7,6 +7,82 @@ import { applyRule, applySql, col, filter, join, lit, project, scan } from '../h
 const fold = (sql: string) => applySql(foldConstants, sql)
 
 describe('fold-constants fires', () => {
+  it('evaluates a row-constant CASE condition and drops the arm it makes unreachable (with the engine evaluator)', async () => {
+    // CASE -59 WHEN 55 * -56 + 95 …: the comparison is FALSE, so only the ELSE is left
+    await import('../../../src/compile-scalar.js')
+    expect(fold('SELECT CASE -59 WHEN 55 * -56 + 95 THEN x / 0 ELSE y END FROM a')).toMatchInlineSnapshot(`
+      "Project #1
+        Scan a"
+    `)
+  })
+
+  it('ends a CASE at its first constant TRUE arm (the ELSE from there on)', () => {
+    // as eval_const_expressions: the arms after WHEN TRUE are unreachable
+    expect(fold("SELECT CASE WHEN x > 1 THEN 'a' WHEN true THEN 'b' WHEN y > 1 THEN 'c' END FROM a")).toMatchInlineSnapshot(`
+      "Project CASE WHEN (#0 > 1) THEN 'a'::text ELSE 'b'::text END
+        Scan a"
+    `)
+  })
+
+  it('treats a NULL conjunct of a WHERE clause as FALSE (a qual, as canonicalize_qual)', () => {
+    // NULL AND p is NULL or FALSE: a row is kept by neither, so p is never evaluated
+    expect(fold('SELECT x FROM a WHERE x / 0 > 1 AND NULL')).toMatchInlineSnapshot(`
+      "Project #0
+        Values rows=0"
+    `)
+  })
+
+  it('folds a BETWEEN with a NULL bound to FALSE in a qual', () => {
+    // x BETWEEN NULL AND y = x >= NULL AND x <= y = NULL AND x <= y: FALSE in a WHERE clause
+    expect(fold('SELECT x FROM a WHERE x + 1 BETWEEN NULL AND y')).toMatchInlineSnapshot(`
+      "Project #0
+        Values rows=0"
+    `)
+  })
+
+  it('drops a NULL disjunct of a qual (x OR NULL keeps the rows x keeps)', () => {
+    // in a qual NULL and FALSE keep the same rows, through the whole AND/OR tree
+    expect(fold('SELECT x FROM a WHERE (y > 2 OR NULL) AND z IS NOT NULL')).toMatchInlineSnapshot(`
+      "Project #0
+        Filter ((#1 > 2) AND (#2 IS NOT NULL))
+          Scan a"
+    `)
+  })
+
+  it('pushes NOT over an AND/OR tree holding NULL (De Morgan), then folds the qual', () => {
+    // NOT (NULL OR p) = NULL AND NOT p: FALSE in a qual
+    expect(fold('SELECT x FROM a WHERE NOT (NULL OR y / 0 > 1)')).toMatchInlineSnapshot(`
+      "Project #0
+        Values rows=0"
+    `)
+  })
+
+  it('folds a cast of NULL, a one-NULL IN list and COALESCE after a constant', () => {
+    // CAST(NULL AS INT) + y > 1 is NULL; x IN (NULL) is x = NULL; COALESCE stops at 1
+    expect(fold('SELECT x IN (NULL), COALESCE(x, NULL, 1, y) FROM a WHERE CAST(NULL AS INT) + y > 1 OR x > 0')).toMatchInlineSnapshot(`
+      "Project NULL, coalesce(#0, 1)
+        Filter (#0 > 0)
+          Scan a"
+    `)
+  })
+
+  it('turns a LEFT JOIN whose ON is NULL into its left side padded with NULLs', () => {
+    // ON is a qual too: NULL AND p matches no row
+    expect(fold('SELECT a.x, c.k FROM a LEFT JOIN c ON NULL AND a.x / 0 = c.x')).toMatchInlineSnapshot(`
+      "Project #0, #4
+        Project #0, #1, #2, NULL, NULL
+          Scan a"
+    `)
+  })
+
+  it('turns an INNER JOIN whose ON folds to FALSE into no rows', () => {
+    // a.x + c.x > NULL is NULL
+    expect(fold('SELECT a.x FROM a JOIN c ON a.x + c.x > NULL')).toMatchInlineSnapshot(`
+      "Project #0
+        Values rows=0"
+    `)
+  })
+
   it('drops a TRUE conjunct and keeps the rest of the WHERE clause', () => {
     // AND with a TRUE operand is the other operand
     expect(fold('SELECT x FROM a WHERE true AND y > 2')).toMatchInlineSnapshot(`
@@ -48,12 +124,11 @@ describe('fold-constants fires', () => {
     `)
   })
 
-  it('keeps a NULL operand of AND that is not decided (x AND NULL is NULL or FALSE)', () => {
-    // only the FALSE operand is removed from OR; NULL stays because it matters
-    expect(fold('SELECT x FROM a WHERE (y > 2 OR false OR NULL) AND z IS NOT NULL')).toMatchInlineSnapshot(`
-      "Project #0
-        Filter (((#1 > 2) OR NULL) AND (#2 IS NOT NULL))
-          Scan a"
+  it('keeps a NULL operand of AND that is not decided outside a qual (x AND NULL is NULL or FALSE)', () => {
+    // only the FALSE operand is removed from OR; NULL stays because it matters in a select list
+    expect(fold('SELECT (y > 2 OR false OR NULL) AND z IS NOT NULL FROM a')).toMatchInlineSnapshot(`
+      "Project (((#1 > 2) OR NULL) AND (#2 IS NOT NULL))
+        Scan a"
     `)
   })
 
@@ -162,9 +237,9 @@ describe('fold-constants does not fire', () => {
     expect(fold('SELECT x FROM a WHERE 1 = 1 AND x > 2')).toBeDefined()
   })
 
-  it('on AND with a NULL operand next to a column (NULL AND p is NULL or FALSE)', () => {
-    // the NULL cannot be dropped and the result is not constant
-    expect(fold('SELECT x FROM a WHERE NULL AND y > 2')).toBeUndefined()
+  it('on AND with a NULL operand next to a column outside a qual (NULL AND p is NULL or FALSE)', () => {
+    // in a select list the NULL cannot be dropped and the result is not constant
+    expect(fold('SELECT NULL AND y > 2 FROM a')).toBeUndefined()
   })
 
   it('on COALESCE whose first argument is not a literal', () => {
@@ -172,9 +247,9 @@ describe('fold-constants does not fire', () => {
     expect(fold('SELECT COALESCE(x, 0) FROM a')).toBeUndefined()
   })
 
-  it('on CASE whose first condition is not constant', () => {
-    // a later WHEN TRUE is not the first branch, so the CASE stays as it is
-    expect(fold("SELECT CASE WHEN x > 1 THEN 'a' WHEN true THEN 'b' END FROM a")).toBeUndefined()
+  it('on CASE whose conditions are not constant', () => {
+    // nothing is known before the rows arrive
+    expect(fold("SELECT CASE WHEN x > 1 THEN 'a' WHEN y > 1 THEN 'b' END FROM a")).toBeUndefined()
   })
 
   it('on a join without a condition (a cross join)', () => {

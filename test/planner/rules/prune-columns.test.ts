@@ -4,13 +4,34 @@
 // shares the table's row objects, a narrowing projection would copy them.
 import { describe, expect, it } from 'vitest'
 import { pruneColumns } from '../../../planner/rules/prune-columns.js'
-import { applyRule, applySql, col, eq, filter, gt, join, lit, project, scan } from '../helpers.js'
+import { mergeProjections } from '../../../planner/rules/merge-projections.js'
+import { applyRule, applySql, bind, col, eq, filter, gt, join, lit, project, scan } from '../helpers.js'
 
 const prune = (sql: string) => applySql(pruneColumns, sql)
+/** After merge-projections (a derived table's projection over its aggregate folds into ours). */
+const merged = (sql: string) => applyRule(pruneColumns, mergeProjections.apply(bind(sql))!)
 /** A scan with a filter on top: not a bare scan, so it can be narrowed. */
 const filtered = (name: string) => filter(scan(name), gt(col(0), lit(0)))
 
 describe('prune-columns fires', () => {
+  it('drops the aggregates a projection does not read', () => {
+    // only count(*) is read: sum(y) is never computed
+    expect(merged('SELECT x, c FROM (SELECT x, sum(y) AS s, count(*) AS c FROM a GROUP BY x) t')).toMatchInlineSnapshot(`
+      "Project #0, #1
+        Aggregate group=[#0] aggs=[count_rows()]
+          Scan a"
+    `)
+  })
+
+  it('keeps one plain count in a global aggregate none of whose aggregates is read', () => {
+    // CASE WHEN false … is folded away elsewhere; here the projection reads no aggregate
+    expect(merged('SELECT 1 FROM (SELECT sum(x / 0) AS s FROM a) t')).toMatchInlineSnapshot(`
+      "Project 1
+        Aggregate global aggs=[count_rows()]
+          Scan a"
+    `)
+  })
+
   it('narrows both (filtered) inputs of an inner join under a projection', () => {
     // a.z and b.w are never read; x is read by the condition, y by the projection
     expect(prune('SELECT a.y, b.y FROM (SELECT * FROM a WHERE x > 0) a JOIN (SELECT * FROM b WHERE x > 0) b ON a.x = b.x')).toMatchInlineSnapshot(`
