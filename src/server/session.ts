@@ -1112,7 +1112,7 @@ export class Session {
     this.#send(errorResponse({ severity: 'FATAL', code, message }))
     this.#flush()
     this.#socket.end()
-    this.#destroy()
+    this.#destroy(true)
   }
 
   #send(b: Buffer): void {
@@ -1139,7 +1139,11 @@ export class Session {
   // ---------------------------------------------------------------------------- teardown
 
   /** Releases everything the session holds; idempotent. */
-  #destroy(): void {
+  /** Ends the session. `lingering`: the socket was ended after a FATAL message, and stays open
+   *  (reading and dropping what the peer still sends) until the peer closes or 2 s pass —
+   *  closing it at once while the peer's bytes arrive makes the kernel answer them with a
+   *  reset, which can discard the FATAL message before the client reads it. */
+  #destroy(lingering = false): void {
     if (this.#closed) return
     this.#flush()
     this.#closed = true
@@ -1157,6 +1161,10 @@ export class Session {
     this.#ctx.unregister(this)
     // a peer that stopped reading must not keep the socket (and its buffers) alive
     if (this.#socket.writableLength > 0) setTimeout(() => this.#socket.destroy(), 5000).unref()
+    else if (lingering) {
+      this.#socket.resume()
+      setTimeout(() => this.#socket.destroy(), 2000).unref()
+    }
     else this.#socket.destroy()
   }
 
