@@ -99,9 +99,14 @@ function numericExp(v: NumericValue): NumericValue {
   const x = numericToDouble(v)
   // log10(e^x) = x · log10(e): about the decimal weight of the result
   const weight = Math.max(-2000, Math.min(2000, x * 0.434294481903252))
-  if (weight > 131072) throw overflowNumeric()
   const rscale = clampScale(NUMERIC_MIN_SIG_DIGITS - Math.trunc(weight), numericScale(v))
   const D = decimalFor(Math.trunc(weight), rscale)
+  // PostgreSQL's exp_var guard, before computing anything: |x| ≥ 3 · NUMERIC_MAX_RESULT_SCALE
+  // overflows (or underflows to 0). Without it exp(2147483648::numeric) ran out of memory.
+  if (Math.abs(x) >= 6000) {
+    if (x > 0) throw overflowNumeric()
+    return fromDecimal(new D(0), rscale)
+  }
   return fromDecimal(toDecimal(D, v).exp(), rscale)
 }
 
