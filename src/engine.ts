@@ -50,6 +50,7 @@ import { AppendLog, EngineCatalog, NoHistory, TableStore, VersionStore, isView, 
 import { compileProjection, compileScalar, evaluateConstant, isRowConstant, neverRaises, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
+import { allocationLimitError } from './text-limit.js'
 import { EffectRecorder, EngineSession, sameEffect, type SessionHost } from './transactions.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
 import { withLimits } from './statement-limits.js'
@@ -424,7 +425,8 @@ export class Engine {
       // failed reads too): its changes are undone now, COMMIT will report ROLLBACK
       this.#abortBlock()
       // a statement nested or chained deeper than the planner's recursion can take
-      if (e instanceof RangeError) throw new RivuletError('54001', 'statement is too complex (nested or chained too deeply)')
+      // (a RangeError for a too-large string or array is a value past the text limit instead)
+      if (e instanceof RangeError) throw allocationLimitError(e) ?? new RivuletError('54001', 'statement is too complex (nested or chained too deeply)')
       throw e
     }
   }
@@ -672,7 +674,7 @@ export class Engine {
         }),
       ))
     } catch (e) {
-      src.error = e instanceof RivuletError ? e : new RivuletError(SqlState.internalError, String(e instanceof Error ? e.message : e))
+      src.error = e instanceof RivuletError ? e : (allocationLimitError(e) ?? new RivuletError(SqlState.internalError, String(e instanceof Error ? e.message : e)))
       this.#settleWaiters(src, src.error)
       throw src.error
     }
