@@ -49,6 +49,7 @@ function run<T>(sql: string, entry: (p: SqlParser) => T): T {
   } finally {
     const p = parserInstance
     if (p !== undefined) {
+      p.nesting = 0
       p.sql = ''
       p.input = []
     }
