@@ -12,7 +12,19 @@ export interface OptimizeTrace {
   readonly plan: string
 }
 
-export function optimize(plan: LogicalPlan, rules: readonly Rule[] = DEFAULT_RULES, trace?: OptimizeTrace[], maxPasses = 10): LogicalPlan {
+/** Subquery expressions anywhere in `plan`: decorrelation takes one pass per nesting level. */
+function countSubqueries(node: unknown): number {
+  if (node === null || typeof node !== 'object') return 0
+  if (Array.isArray(node)) return node.reduce((n: number, x) => n + countSubqueries(x), 0)
+  let n = (node as { kind?: unknown }).kind === 'subquery' ? 1 : 0
+  for (const v of Object.values(node)) n += countSubqueries(v)
+  return n
+}
+
+export function optimize(plan: LogicalPlan, rules: readonly Rule[] = DEFAULT_RULES, trace?: OptimizeTrace[], maxPasses?: number): LogicalPlan {
+  // 10 passes, plus one per subquery: SELECT (SELECT (SELECT … 1)) twenty deep used to stop
+  // with subqueries left (an internal error at lowering: "subquery survived decorrelation")
+  maxPasses ??= 10 + countSubqueries(plan)
   let current = plan
   const types = plan.columns.map((c) => c.type).join(',')
   for (let pass = 0; pass < maxPasses; pass++) {
