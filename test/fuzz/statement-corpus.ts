@@ -69,6 +69,13 @@ export const BUILT_IN = [
   'BEGIN; INSERT INTO u VALUES (7, \'s\'); COMMIT',
   'SELECT 1; SELECT 2.5; SELECT -3',
   'SELECT (((1 + 2) * 3) - 4) / 5',
+  'SELECT (SELECT (SELECT max(n) + 1 FROM t) + 2)',
+  'SELECT k FROM t WHERE k IN (SELECT a FROM u WHERE a IN (SELECT k FROM t WHERE n > 5))',
+  'SELECT k, (SELECT count(*) FROM u WHERE u.a = t.k) FROM t',
+  "SELECT repeat(v, 3), lpad(v, 10), rpad(v, 2, 'xy'), replace(v, 'x', 'yy'), regexp_replace(v, 'x', 'zz', 'g') FROM t",
+  "SELECT string_agg(repeat(v, 2), '--') FROM t",
+  "SELECT upper(v) || lower(v) || initcap(v), concat_ws('-', k, n, v), translate(v, 'x', 'yz') FROM t",
+  'SELECT exp(1::numeric), ln(2.5), power(2.5, 3), sqrt(2::numeric), log(10, 1000)',
   'SELECT k FROM t WHERE v LIKE \'x%\' AND v NOT ILIKE \'%Y\'',
   'SELECT $$dollar$$, E\'a\\tb\', U&\'\\0041\'',
 ]

@@ -44,7 +44,7 @@ export type Mutation =
   | { kind: 'insert'; at: number; text: string }
   | { kind: 'replace'; at: number; text: string }
   | { kind: 'huge'; at: number; digits: number }
-  | { kind: 'nest'; depth: number }
+  | { kind: 'nest'; depth: number; select: boolean }
   | { kind: 'unicode'; at: number; text: string }
   | { kind: 'nul'; at: number }
   | { kind: 'whitespace'; at: number; text: string }
@@ -67,7 +67,7 @@ export function mutationArb(): fc.Arbitrary<Mutation> {
     { weight: 3, arbitrary: fc.record({ kind: fc.constant('insert' as const), at, text: fc.constantFrom(...INSERTABLE) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('replace' as const), at, text: fc.constantFrom(...INSERTABLE) }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge' as const), at, digits: fc.constantFrom(30, 400, 5000, 100_000) }) },
-    { weight: 1, arbitrary: fc.constantFrom(50, 500, 10_000).map((depth) => ({ kind: 'nest' as const, depth })) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('nest' as const), depth: fc.constantFrom(5, 15, 48, 50, 97, 99, 500, 10_000), select: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('unicode' as const), at, text: fc.constantFrom(...UNICODE) }) },
     { weight: 1, arbitrary: at.map((a) => ({ kind: 'nul' as const, at: a })) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('whitespace' as const), at, text: fc.constantFrom(' ', '  ', '\n', '\t', ' /* c */ ', ' -- c\n') }) },
@@ -78,10 +78,11 @@ export function mutationArb(): fc.Arbitrary<Mutation> {
 export function mutate(sql: string, m: Mutation): string {
   if (m.kind === 'numbers') return replaceNumbers(sql, (i) => m.texts[i % m.texts.length]!)
   if (m.kind === 'nest') {
-    const i = sql.search(/\d/)
-    const inner = i < 0 ? '1' : ''
-    const body = '('.repeat(m.depth) + (i < 0 ? inner : sql.slice(i, i + 1)) + ')'.repeat(m.depth)
-    return i < 0 ? `SELECT ${body}` : sql.slice(0, i) + body + sql.slice(i + 1)
+    // a numeric token (or a new SELECT) wrapped in parentheses or scalar subqueries
+    const t = tokensOf(sql).find((x) => x.type === 'IntegerLiteral' || x.type === 'DecimalLiteral')
+    const open = m.select ? '(SELECT ' : '('
+    const body = open.repeat(m.depth) + (t?.image ?? '1') + ')'.repeat(m.depth)
+    return t === undefined ? `SELECT ${body}` : sql.slice(0, t.start) + body + sql.slice(t.end)
   }
   const tokens = tokensOf(sql)
   if (tokens.length === 0) return sql
