@@ -1830,14 +1830,22 @@ export class Engine {
       rows = src.body.rows.map((r) => {
         if (r.length > targetCols.length) throw new RivuletError(SqlState.syntaxError, 'INSERT has more expressions than target columns', positionAt(ctx.text, r[targetCols.length]!.span.start))
         if (r.length < targetCols.length && s.columns) throw new RivuletError(SqlState.syntaxError, 'INSERT has more target columns than expressions', positionAt(ctx.text, src.body.span.start))
-        const row = new Array<unknown>(t.columns.length)
-        for (let i = 0; i < t.columns.length; i++) {
+        const exprs = t.columns.map((_, i): ScalarExpr | undefined => {
           const at = targetCols.indexOf(i)
-          const c = t.columns[i]!
-          if (at >= 0 && at < r.length) row[i] = constantValue(assignTo(t, i, bindExpr(r[at]!, exprCtx), ctx, r[at]!.span.start))
-          else row[i] = t.defaults[i] ? constantValue(t.defaults[i]!) : null
+          if (at >= 0 && at < r.length) return assignTo(t, i, bindExpr(r[at]!, exprCtx), ctx, r[at]!.span.start)
+          return t.defaults[i]
+        })
+        let subquery = false
+        for (const e of exprs) if (e) visitExpr(e, (x) => void (x.kind === 'subquery' && (subquery = true)))
+        // a row with a subquery is computed by the dataflow, as SELECT (SELECT …) is (the
+        // constant path cannot: `VALUES ((SELECT 11))` was an internal error, "subquery
+        // survived decorrelation")
+        if (subquery) {
+          const one: LogicalPlan = { kind: 'values', rows: [[]], columns: [] }
+          const all = exprs.map((e, i): ScalarExpr => e ?? { kind: 'literal', value: null, type: t.columns[i]!.type })
+          return this.#evaluateOrdered({ kind: 'project', input: one, exprs: all, columns: t.columns }).rows[0]!
         }
-        return row
+        return exprs.map((e) => (e ? constantValue(e) : null))
       })
     } else {
       const { plan, columns } = this.#bindQuery(src, ctx)

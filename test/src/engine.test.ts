@@ -750,3 +750,16 @@ describe('primary-key reads', () => {
     expect(rows('SELECT v FROM t WHERE k = 5')).toEqual([['FIVE']])
   })
 })
+
+describe('INSERT … VALUES with subqueries (found by the statement fuzzer)', () => {
+  it('computes the row through the dataflow, typed by the target columns, reading the table as before the statement', () => {
+    const db = new Engine()
+    db.execute('CREATE TABLE r (a INT, b INT, c TEXT, d DATE)')
+    db.execute("INSERT INTO r VALUES ((SELECT 11), 1, 'x', '2024-01-01')")
+    db.execute("INSERT INTO r VALUES ((SELECT (SELECT (SELECT 12))), NULL, NULL, NULL), (13, (SELECT max(a) FROM r), 'y', '2024-01-02')")
+    expect(db.query('SELECT a, b, d FROM r ORDER BY a').rows).toEqual([[11, 1, '2024-01-01'], [12, null, null], [13, 11, '2024-01-02']])
+    expect(() => db.execute('INSERT INTO r (a) VALUES ((SELECT a FROM r))')).toThrow(expect.objectContaining({ code: '21000' }))
+    expect(() => db.execute('INSERT INTO r (a) VALUES ((SELECT 1 / 0))')).toThrow(expect.objectContaining({ code: '22012' }))
+    expect(db.query('SELECT count(*) FROM r').rows).toEqual([[3]])
+  })
+})
