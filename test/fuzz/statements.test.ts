@@ -88,9 +88,9 @@ describe('statement fuzzer', () => {
           const text = mutations.reduce(mutate, base)
           if (TRACE) writeFileSync(TRACE, JSON.stringify({ base, plain, mutations, text }))
           const fresh = run(() => parse(text))
-          // fresh.error from parse must itself be a clean RivuletError
-          const freshProblem = problem(text, fresh.ok ? fresh : fresh, { ok: true })
-          if (!fresh.ok && freshProblem) failures.set(`parse: ${freshProblem}`, { text, mutations })
+          // the parser's own refusal must be a clean RivuletError too
+          const parseProblem = fresh.ok ? undefined : problem(text, fresh, { ok: true })
+          if (parseProblem !== undefined) failures.set(`parse: ${parseProblem}`, { text, mutations })
           run(() => warm.execute(replaceNumbers(base, (i) => plain[i % plain.length]!)))
           run(() => warm.execute(mutations.filter((m) => m.kind !== 'numbers').reduce(mutate, replaceNumbers(base, (i) => plain[i % plain.length]!))))
           for (const [name, db] of [['warm', warm], ['cold', cold]] as const) {
@@ -98,7 +98,7 @@ describe('statement fuzzer', () => {
             const code = got.ok ? 'ok' : got.error instanceof RivuletError ? got.error.code : 'thrown'
             codes.set(code, (codes.get(code) ?? 0) + 1)
             const p = problem(text, got, fresh)
-            if (p !== undefined && !failures.has(p)) failures.set(`${name}: ${p}`, { text, mutations })
+            if (p !== undefined && !failures.has(`${name}: ${p}`)) failures.set(`${name}: ${p}`, { text, mutations })
             if (db.inTransaction) run(() => db.execute('ROLLBACK'))
           }
         },

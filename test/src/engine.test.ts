@@ -763,3 +763,26 @@ describe('INSERT … VALUES with subqueries (found by the statement fuzzer)', ()
     expect(db.query('SELECT count(*) FROM r').rows).toEqual([[3]])
   })
 })
+
+describe('constant expressions refuse subqueries (found by the statement fuzzer)', () => {
+  it('DEFAULT and WITH options: 0A000 with a position, not an internal error', () => {
+    const db = new Engine()
+    for (const [sql, message] of [
+      ['CREATE TABLE d1 (a INT DEFAULT (SELECT 1))', 'cannot use subquery in DEFAULT expression'],
+      ['CREATE TABLE d1 (a INT DEFAULT 1 + (SELECT 1))', 'cannot use subquery in DEFAULT expression'],
+      ["CREATE SOURCE n2 WITH (connector = 'nexmark', events = (SELECT 2000))", 'cannot use subquery in a WITH option'],
+    ] as const) {
+      let e: unknown
+      try {
+        db.execute(sql)
+      } catch (x) {
+        e = x
+      }
+      expect(e).toBeInstanceOf(RivuletError)
+      expect((e as RivuletError).code).toBe('0A000')
+      expect((e as RivuletError).message).toBe(message)
+      expect((e as RivuletError).position).toBeDefined()
+    }
+    expect(db.relations().map((r) => r.name)).not.toContain('d1')
+  })
+})
