@@ -20,7 +20,7 @@ import { BUILT_IN, SETUP, sltStatements } from './statement-corpus.js'
 import { PLAIN_NUMBERS, mutate, mutationArb, replaceNumbers, type Mutation } from './statement-mutate.js'
 
 const SEED = process.env.RIVULET_SEED === undefined ? undefined : Number(process.env.RIVULET_SEED)
-const COUNT = Number(process.env.RIVULET_FUZZ_STATEMENTS ?? 0) || 2000
+const COUNT = Number(process.env.RIVULET_FUZZ_STATEMENTS ?? 0) || 4000
 /** A fresh world every so many cases (mutated DROPs and DELETEs wear the old one down). */
 const WORLD_LIFETIME = 150
 /** RIVULET_FUZZ_TRACE=<file>: each case's text is written there before it runs (to find the
