@@ -12,12 +12,15 @@ export interface OptimizeTrace {
   readonly plan: string
 }
 
-/** Subquery expressions anywhere in `plan`: decorrelation takes one pass per nesting level. */
-function countSubqueries(node: unknown): number {
-  if (node === null || typeof node !== 'object') return 0
-  if (Array.isArray(node)) return node.reduce((n: number, x) => n + countSubqueries(x), 0)
+/** Subquery expressions anywhere in `plan`: decorrelation takes one pass per nesting level.
+ *  Each object once: bound plans share subtrees (an operand reused by an expansion), and a
+ *  walk of the tree they unfold to can be exponential. */
+function countSubqueries(node: unknown, seen = new Set<object>()): number {
+  if (node === null || typeof node !== 'object' || seen.has(node)) return 0
+  seen.add(node)
+  if (Array.isArray(node)) return node.reduce((n: number, x) => n + countSubqueries(x, seen), 0)
   let n = (node as { kind?: unknown }).kind === 'subquery' ? 1 : 0
-  for (const v of Object.values(node)) n += countSubqueries(v)
+  for (const v of Object.values(node)) n += countSubqueries(v, seen)
   return n
 }
 
