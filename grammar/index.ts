@@ -49,6 +49,7 @@ function run<T>(sql: string, entry: (p: SqlParser) => T): T {
   } finally {
     const p = parserInstance
     if (p !== undefined) {
+      p.nesting = 0
       p.sql = ''
       p.input = []
     }
@@ -59,4 +60,20 @@ function syntaxError(sql: string, err: IRecognitionException): RivuletError {
   const token: IToken = err.token
   const offset = Number.isNaN(token.startOffset) || token.startOffset === undefined ? sql.length : token.startOffset
   return new RivuletError(SqlState.syntaxError, err.message, positionAt(sql, offset))
+}
+
+/** One token of the statement text as the parser sees it (comments and white space dropped). */
+export interface SqlToken {
+  /** The token type's name: `IntegerLiteral`, `DecimalLiteral`, `Identifier`, a keyword … */
+  readonly type: string
+  readonly image: string
+  /** Half-open [start, end) offsets into the text. */
+  readonly start: number
+  readonly end: number
+}
+
+/** The parser's own token stream for `sql` (throws the parser's RivuletError 42601 on a lexical
+ *  error), so callers that key or inspect statements never need a second tokenizer. */
+export function lex(sql: string): SqlToken[] {
+  return tokenize(sql).map((t) => ({ type: t.tokenType.name, image: t.image, start: t.startOffset, end: t.startOffset + t.image.length }))
 }

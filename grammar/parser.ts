@@ -32,6 +32,11 @@ import * as T from './tokens.js'
 
 // ---------------------------------------------------------------------------------- precedence
 
+/** Nesting levels (expressions and queries, each level counting one) a statement may have. A
+ *  parenthesis costs the parser ~3.7 KB of JS stack, a subquery level ~6 KB (two levels):
+ *  100 keeps the deepest text at under half of Node's default stack, also when cold. */
+export const MAX_NESTING = 100
+
 export const Prec = {
   or: 1,
   and: 2,
@@ -407,6 +412,20 @@ export class SqlParser extends EmbeddedActionsParser {
     const t = this.LA(0)
     return { start, end: t.startOffset + t.image.length }
   }
+  /** How deeply the expressions and queries being parsed nest (exprBP and query levels). */
+  nesting = 0
+  /** One more level of nesting: past MAX_NESTING, 54001 at the token where it happens. A
+   *  fixed limit, so whether a text parses never depends on how much JS stack the caller
+   *  left (running out of stack, at ~250 parentheses or ~140 nested subqueries when the
+   *  parser's code is still cold, depended on that: the same text could parse in one call and
+   *  not in another, and a cache could then accept what a fresh parse refused). */
+  private enterNesting(): void {
+    if (++this.nesting > MAX_NESTING && !this.RECORDING_PHASE) {
+      const t = this.LA(1)
+      const offset = Number.isNaN(t.startOffset) || t.startOffset === undefined ? this.sql.length : t.startOffset
+      this.fail('54001', 'statement is too deeply nested', offset)
+    }
+  }
   private fail(code: string, message: string, offset: number): never {
     throw new RivuletError(code, message, positionAt(this.sql, offset))
   }
@@ -582,17 +601,22 @@ export class SqlParser extends EmbeddedActionsParser {
   expr = this.RULE('expr', (): A.Expr => this.subrule(0, this.exprBP, { ARGS: [0] }))
 
   exprBP = this.RULE('exprBP', (minPrec: number): A.Expr => {
-    const start = this.start()
-    let left = this.subrule(0, this.prefixExpr)
-    this.many(0, {
-      GATE: () => infixPrec(this.LA(1), this.LA(2)) >= minPrec,
-      DEF: () => {
-        this.infixLeft = left
-        this.infixStart = start
-        left = this.or(0, this.infixAlts)
-      },
-    })
-    return left
+    try {
+      this.enterNesting()
+      const start = this.start()
+      let left = this.subrule(0, this.prefixExpr)
+      this.many(0, {
+        GATE: () => infixPrec(this.LA(1), this.LA(2)) >= minPrec,
+        DEF: () => {
+          this.infixLeft = left
+          this.infixStart = start
+          left = this.or(0, this.infixAlts)
+        },
+      })
+      return left
+    } finally {
+      this.nesting--
+    }
   })
 
   // Alternative arrays are built once (chevrotain's performance guide: "cache arrays of
@@ -1353,26 +1377,31 @@ export class SqlParser extends EmbeddedActionsParser {
   // ================================================================================ queries
 
   query = this.RULE('query', (): A.Query => {
-    const start = this.start()
-    const ctes: A.Cte[] = []
-    let recursive = false
-    this.option(0, () => {
-      this.consume(0, T.WITH)
-      this.option(1, {
-        GATE: () => isIdentLike(this.LA(2)),
-        DEF: () => {
-          this.consume(1, T.RECURSIVE)
-          recursive = true
-        },
+    try {
+      this.enterNesting()
+      const start = this.start()
+      const ctes: A.Cte[] = []
+      let recursive = false
+      this.option(0, () => {
+        this.consume(0, T.WITH)
+        this.option(1, {
+          GATE: () => isIdentLike(this.LA(2)),
+          DEF: () => {
+            this.consume(1, T.RECURSIVE)
+            recursive = true
+          },
+        })
+        ctes.push(this.subrule(0, this.cte))
+        this.many(0, () => {
+          this.consume(2, T.Comma)
+          ctes.push(this.subrule(1, this.cte))
+        })
       })
-      ctes.push(this.subrule(0, this.cte))
-      this.many(0, () => {
-        this.consume(2, T.Comma)
-        ctes.push(this.subrule(1, this.cte))
-      })
-    })
-    const first = this.subrule(1, this.queryPrimary)
-    return this.subrule(2, this.queryRest, { ARGS: [first, start, ctes, recursive] })
+      const first = this.subrule(1, this.queryPrimary)
+      return this.subrule(2, this.queryRest, { ARGS: [first, start, ctes, recursive] })
+    } finally {
+      this.nesting--
+    }
   })
 
   /** Everything after the first set-operation operand of a query. */

@@ -12,7 +12,22 @@ export interface OptimizeTrace {
   readonly plan: string
 }
 
-export function optimize(plan: LogicalPlan, rules: readonly Rule[] = DEFAULT_RULES, trace?: OptimizeTrace[], maxPasses = 10): LogicalPlan {
+/** Subquery expressions anywhere in `plan`: decorrelation takes one pass per nesting level.
+ *  Each object once: bound plans share subtrees (an operand reused by an expansion), and a
+ *  walk of the tree they unfold to can be exponential. */
+function countSubqueries(node: unknown, seen = new Set<object>()): number {
+  if (node === null || typeof node !== 'object' || seen.has(node)) return 0
+  seen.add(node)
+  if (Array.isArray(node)) return node.reduce((n: number, x) => n + countSubqueries(x, seen), 0)
+  let n = (node as { kind?: unknown }).kind === 'subquery' ? 1 : 0
+  for (const v of Object.values(node)) n += countSubqueries(v, seen)
+  return n
+}
+
+export function optimize(plan: LogicalPlan, rules: readonly Rule[] = DEFAULT_RULES, trace?: OptimizeTrace[], maxPasses?: number): LogicalPlan {
+  // 10 passes, plus one per subquery: SELECT (SELECT (SELECT … 1)) twenty deep used to stop
+  // with subqueries left (an internal error at lowering: "subquery survived decorrelation")
+  maxPasses ??= 10 + countSubqueries(plan)
   let current = plan
   const types = plan.columns.map((c) => c.type).join(',')
   for (let pass = 0; pass < maxPasses; pass++) {

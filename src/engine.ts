@@ -50,6 +50,7 @@ import { AppendLog, EngineCatalog, NoHistory, TableStore, VersionStore, isView, 
 import { compileProjection, compileScalar, evaluateConstant, isRowConstant, neverRaises, type RowFn } from './compile-scalar.js'
 import { render, rowComparator } from './render.js'
 import { StatementCache } from './statement-cache.js'
+import { allocationLimitError } from './text-limit.js'
 import { EffectRecorder, EngineSession, sameEffect, type SessionHost } from './transactions.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
 import { withLimits } from './statement-limits.js'
@@ -426,7 +427,8 @@ export class Engine {
       // failed reads too): its changes are undone now, COMMIT will report ROLLBACK
       this.#abortBlock()
       // a statement nested or chained deeper than the planner's recursion can take
-      if (e instanceof RangeError) throw new RivuletError('54001', 'statement is too complex (nested or chained too deeply)')
+      // (a RangeError for a too-large string or array is a value past the text limit instead)
+      if (e instanceof RangeError) throw allocationLimitError(e) ?? new RivuletError('54001', 'statement is too complex (nested or chained too deeply)')
       throw e
     }
   }
@@ -674,7 +676,7 @@ export class Engine {
         }),
       ))
     } catch (e) {
-      src.error = e instanceof RivuletError ? e : new RivuletError(SqlState.internalError, String(e instanceof Error ? e.message : e))
+      src.error = e instanceof RivuletError ? e : (allocationLimitError(e) ?? new RivuletError(SqlState.internalError, String(e instanceof Error ? e.message : e)))
       this.#settleWaiters(src, src.error)
       throw src.error
     }
@@ -771,7 +773,7 @@ export class Engine {
     for (const o of opts) {
       let value: OptionValue = true
       if (o.value !== undefined) {
-        const bound = bindExpr(o.value, this.#exprCtx(new Scope([]), ctx, 'WITH'))
+        const bound = bindExpr(o.value, this.#constantExprCtx(new Scope([]), ctx, 'WITH'))
         const v = evaluateConstant(bound)
         value = typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || v === null ? v : String(v)
       }
@@ -1343,7 +1345,7 @@ export class Engine {
     const stream = s.stream || s.appendOnly
     const notNull = columns.map((_, i) => s.columns[i]!.notNull || primaryKey.includes(i))
     const scope = new Scope([])
-    const defaults = s.columns.map((c, i) => (c.default ? withTypeModifier(coerce(bindExpr(c.default, this.#exprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span), modifiers[i], false) : undefined))
+    const defaults = s.columns.map((c, i) => (c.default ? withTypeModifier(coerce(bindExpr(c.default, this.#constantExprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span), modifiers[i], false) : undefined))
     const history = this.#historyOption(s, stream && primaryKey.length === 0, ctx)
     const watermark = this.#streamOptions(history.rest, stream, primaryKey.length > 0, columns, notNull, ctx)
     const store = stream && primaryKey.length === 0 ? (history.keep ? new AppendLog() : new NoHistory()) : new TableStore(primaryKey)
@@ -1368,7 +1370,7 @@ export class Engine {
     if (o === undefined) return { keep: true, rest: s }
     const at = positionAt(ctx.text, o.span.start)
     if (!keylessStream) throw new RivuletError(SqlState.invalidParameterValue, 'history = false is for streams without a primary key', at)
-    const v = o.value === undefined ? true : evaluateConstant(bindExpr(o.value, this.#exprCtx(new Scope([]), ctx, 'WITH')))
+    const v = o.value === undefined ? true : evaluateConstant(bindExpr(o.value, this.#constantExprCtx(new Scope([]), ctx, 'WITH')))
     const keep = v === true || v === 'true' ? true : v === false || v === 'false' ? false : undefined
     if (keep === undefined) throw new RivuletError(SqlState.invalidParameterValue, `stream option "history" must be true or false, not ${JSON.stringify(v)}`, at)
     if (!keep && s.with.some((x) => x.name === 'retention')) throw new RivuletError(SqlState.invalidParameterValue, 'a stream with history = false keeps nothing to retain: give retention or history = false, not both', at)
@@ -1384,7 +1386,7 @@ export class Engine {
         if (!Number.isInteger(v) || v < 0) throw new RivuletError(SqlState.invalidParameterValue, 'late_events_kept must be a non-negative integer (how many late events of this stream rivulet_late_events keeps)', positionAt(ctx.text, o.span.start))
         keep = v
       } else if (o.name === 'retention' && (stream || keyed) && o.value) {
-        const bound = bindExpr(o.value, this.#exprCtx(new Scope([]), ctx, 'WITH'))
+        const bound = bindExpr(o.value, this.#constantExprCtx(new Scope([]), ctx, 'WITH'))
         const us = this.#catalog.intervalMicros(bound.type === 'unknown' ? coerce(bound, 'interval', { err: ctx }, o.value.span) : bound)
         if (us === undefined || us < 0) throw new RivuletError(SqlState.invalidParameterValue, "retention must be a fixed-length interval such as '1 hour' (days, hours, minutes, seconds)", positionAt(ctx.text, o.span.start))
         retention = us
@@ -1400,7 +1402,7 @@ export class Engine {
     if (column < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${def.column}" named in WATERMARK FOR does not exist`, positionAt(ctx.text, def.span.start))
     if (columns[column]!.type !== 'timestamp') throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK FOR column "${def.column}" must be of type timestamp, not ${typeDisplayName(columns[column]!.type)}`, positionAt(ctx.text, def.span.start))
     const scope = new Scope(columns.map((c) => ({ table: undefined, name: c.name, type: c.type, hidden: false })))
-    const bound = bindExpr(def.expr, this.#exprCtx(scope, ctx, 'WATERMARK'))
+    const bound = bindExpr(def.expr, this.#constantExprCtx(scope, ctx, 'WATERMARK'))
     let other = false
     visitExpr(bound, (x) => {
       if ((x.kind === 'column' && x.index !== column) || x.kind === 'subquery') other = true
@@ -1842,14 +1844,22 @@ export class Engine {
       rows = src.body.rows.map((r) => {
         if (r.length > targetCols.length) throw new RivuletError(SqlState.syntaxError, 'INSERT has more expressions than target columns', positionAt(ctx.text, r[targetCols.length]!.span.start))
         if (r.length < targetCols.length && s.columns) throw new RivuletError(SqlState.syntaxError, 'INSERT has more target columns than expressions', positionAt(ctx.text, src.body.span.start))
-        const row = new Array<unknown>(t.columns.length)
-        for (let i = 0; i < t.columns.length; i++) {
+        const exprs = t.columns.map((_, i): ScalarExpr | undefined => {
           const at = targetCols.indexOf(i)
-          const c = t.columns[i]!
-          if (at >= 0 && at < r.length) row[i] = constantValue(assignTo(t, i, bindExpr(r[at]!, exprCtx), ctx, r[at]!.span.start))
-          else row[i] = t.defaults[i] ? constantValue(t.defaults[i]!) : null
+          if (at >= 0 && at < r.length) return assignTo(t, i, bindExpr(r[at]!, exprCtx), ctx, r[at]!.span.start)
+          return t.defaults[i]
+        })
+        let subquery = false
+        for (const e of exprs) if (e) visitExpr(e, (x) => void (x.kind === 'subquery' && (subquery = true)))
+        // a row with a subquery is computed by the dataflow, as SELECT (SELECT …) is (the
+        // constant path cannot: `VALUES ((SELECT 11))` was an internal error, "subquery
+        // survived decorrelation")
+        if (subquery) {
+          const one: LogicalPlan = { kind: 'values', rows: [[]], columns: [] }
+          const all = exprs.map((e, i): ScalarExpr => e ?? { kind: 'literal', value: null, type: t.columns[i]!.type })
+          return this.#evaluateOrdered({ kind: 'project', input: one, exprs: all, columns: t.columns }).rows[0]!
         }
-        return row
+        return exprs.map((e) => (e ? constantValue(e) : null))
       })
     } else {
       const { plan, columns } = this.#bindQuery(src, ctx)
@@ -2501,6 +2511,20 @@ export class Engine {
   #exprCtx(scope: Scope, ctx: StatementContext, clause: string) {
     const binder = new QueryBinder(this.#catalog, ctx)
     return { err: ctx, scope, clause, bindSubquery: (q: ast.Query, outer: Scope) => binder.bindQuery(q, outer) }
+  }
+
+  /** The context of an expression evaluated once, as a constant (a DEFAULT, a WITH option, a
+   *  WATERMARK bound): no subqueries, as in PostgreSQL ("cannot use subquery in DEFAULT
+   *  expression", 0A000). The constant evaluators cannot run one: `DEFAULT (SELECT 1)` and
+   *  `WITH (events = (SELECT 2000))` were internal errors. */
+  #constantExprCtx(scope: Scope, ctx: StatementContext, clause: 'DEFAULT' | 'WITH' | 'WATERMARK') {
+    const what = clause === 'WITH' ? 'a WITH option' : `${clause} expression`
+    return {
+      ...this.#exprCtx(scope, ctx, clause),
+      bindSubquery: (q: ast.Query): never => {
+        throw new RivuletError(SqlState.featureNotSupported, `cannot use subquery in ${what}`, positionAt(ctx.text, q.span.start))
+      },
+    }
   }
 
   #renderContext() {

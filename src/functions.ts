@@ -45,6 +45,7 @@ import { Numeric, applyNumericTypmod, numericAdd, numericDiv, numericOf, type Nu
 import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8Not, int8Shift, int8Sub, type Int8 } from './int8.js'
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 import { compileLike, likeMatch } from './like.js'
+import { MAX_TEXT_LENGTH, checkTextLength, requestedLengthTooLarge } from './text-limit.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -307,13 +308,16 @@ function trimSet(s: string, set: string, left: boolean, right: boolean): string 
 
 function pad(s: string, len: number, fill: string, left: boolean): string {
   if (len <= 0) return ''
-  if (len > 1e9) throw err('54000', 'requested length too large')
+  if (len > MAX_TEXT_LENGTH) throw requestedLengthTooLarge()
   const cs = chars(s)
   if (cs.length >= len || fill.length === 0) return cs.slice(0, len).join('')
   const fc = chars(fill)
   const need = len - cs.length
-  let p = ''
-  for (let i = 0; i < need; i++) p += fc[i % fc.length]
+  // the padding's length in code units (an astral fill character is two), before building it
+  const whole = Math.floor(need / fc.length)
+  const rest = fc.slice(0, need % fc.length).join('')
+  if (s.length + whole * fill.length + rest.length > MAX_TEXT_LENGTH) throw requestedLengthTooLarge()
+  const p = fill.repeat(whole) + rest
   return left ? p + s : s + p
 }
 
@@ -364,6 +368,15 @@ const lastReplace = { from: '', re: /(?:)/g }
  *  string, such as length() scanning for surrogates, must flatten again). */
 function replaceText(s: string, from: string, to: string): string {
   if (from === '') return s
+  if (to.length > from.length) {
+    // the result's length before building it: only when the most matches could pass the limit
+    const grow = to.length - from.length
+    if (s.length + Math.floor(s.length / from.length) * grow > MAX_TEXT_LENGTH) {
+      let count = 0
+      for (let at = s.indexOf(from); at >= 0; at = s.indexOf(from, at + from.length)) count++
+      checkTextLength(s.length, count * grow)
+    }
+  }
   if (from !== lastReplace.from) {
     lastReplace.re = new RegExp(from.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'), 'g')
     lastReplace.from = from
@@ -374,8 +387,21 @@ function replaceText(s: string, from: string, to: string): string {
 
 function repeat(s: string, n: number): string {
   if (n <= 0 || s.length === 0) return ''
-  if (s.length * n > 1e9) throw err('54000', 'requested length too large')
+  if (s.length * n > MAX_TEXT_LENGTH) throw requestedLengthTooLarge()
   return s.repeat(n)
+}
+
+/** `s`, when within the text limit (for functions whose result length is known only once
+ *  built, and at most a few times their input's). */
+function withinTextLimit(s: string): string {
+  checkTextLength(s.length)
+  return s
+}
+
+/** `a || b`, refused past the text limit before V8 builds it. */
+function textConcat(a: string, b: string): string {
+  checkTextLength(a.length, b.length)
+  return a + b
 }
 
 const ALNUM = /[\p{L}\p{N}]/u
@@ -423,7 +449,12 @@ function concatText(v: unknown): string {
 }
 function concat(...args: unknown[]): string {
   let s = ''
-  for (const a of args) if (a !== null && a !== undefined) s += concatText(a)
+  for (const a of args) {
+    if (a === null || a === undefined) continue
+    const t = concatText(a)
+    checkTextLength(s.length, t.length)
+    s += t
+  }
   return s
 }
 function concatWs(sep: unknown, ...args: unknown[]): string | null {
@@ -432,8 +463,10 @@ function concatWs(sep: unknown, ...args: unknown[]): string | null {
   let first = true
   for (const a of args) {
     if (a === null || a === undefined) continue
+    const t = concatText(a)
+    checkTextLength(s.length, (first ? 0 : (sep as string).length) + t.length)
     if (!first) s += sep as string
-    s += concatText(a)
+    s += t
     first = false
   }
   return s
@@ -1392,7 +1425,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   interval_gt: intervalCmp((c) => c > 0),
   interval_ge: intervalCmp((c) => c >= 0),
 
-  text_concat: (a: string, b: string) => a + b,
+  text_concat: textConcat,
   like,
   ilike,
   like_escape: like,
@@ -1464,8 +1497,9 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   length: charLength,
   octet_length: (s: string) => Buffer.byteLength(s, 'utf8'),
   bit_length: (s: string) => Buffer.byteLength(s, 'utf8') * 8,
-  lower: (s: string) => s.toLowerCase(),
-  upper: (s: string) => s.toUpperCase(),
+  // case mapping can lengthen a text (upper('ß') is 'SS'): the result stays within the limit
+  lower: (s: string) => withinTextLimit(s.toLowerCase()),
+  upper: (s: string) => withinTextLimit(s.toUpperCase()),
   substring2: (s: string, a: number) => substring(s, a),
   substring3: substring,
   substring_regex: substringRegex,
@@ -1493,12 +1527,12 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   split_part: splitPart,
   repeat,
   reverse: (s: string) => (SURROGATE.test(s) ? chars(s).reverse().join('') : s.split('').reverse().join('')),
-  initcap,
+  initcap: (s: string) => withinTextLimit(initcap(s)),
   starts_with: (s: string, p: string) => s.startsWith(p),
   md5: (s: string) => createHash('md5').update(s, 'utf8').digest('hex'),
   ascii: (s: string) => s.codePointAt(0) ?? 0,
   chr,
-  translate,
+  translate: (s: string, from: string, to: string) => withinTextLimit(translate(s, from, to)),
   concat,
   concat_ws: concatWs,
   greatest,

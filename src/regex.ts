@@ -31,6 +31,7 @@
 
 import { RivuletError } from '../grammar/errors.js'
 import { guardedExec, matchPlan, regexFor, type MatchPlan } from './regex-guard.js'
+import { checkTextLength } from './text-limit.js'
 
 // ---------------------------------------------------------------------------------- flags
 
@@ -795,12 +796,16 @@ function replace(s: string, r: PgRegex, repl: string, start: number, n: number):
       from = so === eo ? nextChar(s, eo) : eo
       continue
     }
+    const piece = escapes ? expandReplacement(repl, m) : repl
+    // the result so far, what comes before this match and its replacement: within the text limit
+    checkTextLength(out.length, so - pos + piece.length)
     out += s.slice(pos, so)
-    out += escapes ? expandReplacement(repl, m) : repl
+    out += piece
     pos = eo
     if (n > 0) break
     from = so === eo ? nextChar(s, eo) : eo
   }
+  checkTextLength(out.length, s.length - pos)
   return out + s.slice(pos)
 }
 

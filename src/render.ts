@@ -10,6 +10,7 @@ import { jsonReplacer } from '../planner/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { compileFilterProjection, compileJoinProjection, compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
 import { compareFn, Interval } from './values.js'
+import { MAX_TEXT_LENGTH, textOutOfMemory } from './text-limit.js'
 import { avgIntegerToNumeric, avgNumeric, sumBigintToNumeric, sumNumeric, sumToBigint } from './numeric-aggregates.js'
 
 export interface RenderContext {
@@ -315,6 +316,10 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
 
 const FINGERPRINTS = new WeakMap<DeltaPlan, string>()
 
+/** string_agg's results stay within the one text limit (54000 "out of memory", as PostgreSQL's
+ *  StringInfo says past 1 GB). */
+const STRING_AGG_LIMIT: ivm.StringAggLimit = { maxLength: MAX_TEXT_LENGTH, tooLong: textOutOfMemory }
+
 /** A structural fingerprint of a delta plan: equal plans (same shape, expressions and
  *  inputs) share one, so views can share arrangements. Children enter by their own
  *  (memoized) fingerprint, so deep plans cost linear time, not a serialization per level. */
@@ -422,7 +427,7 @@ function aggregateSpec(a: AggregateCall): ivm.AggregateSpec {
       const delim = compileScalar(a.args[1]!)
       const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
       const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
-      aggregator = ivm.stringAgg(cmp) as ivm.Aggregator<unknown, unknown>
+      aggregator = ivm.stringAgg(cmp, STRING_AGG_LIMIT) as ivm.Aggregator<unknown, unknown>
       if (a.distinct) aggregator = ivm.distinctOf(aggregator, (t) => ivm.rowKey([(t as unknown[])[0], (t as unknown[])[1], ...((t as unknown[][])[2] ?? [])])) as ivm.Aggregator<unknown, unknown>
       return { aggregator, arg: (row) => [value(row), delim(row), orderGets.map((g) => g(row))], filter }
     }

@@ -1,127 +1,182 @@
-// A parse cache keyed by the statement text with its numeric literals taken out, so
-// `SELECT … WHERE k IN (17, 42)` and `… IN (5, 9)` share one parse: the second is the first
-// AST with the literal texts swapped in (a copy costs microseconds, a parse tens of them).
-// Spans in a copied AST point into the text it was first parsed from, so callers that hit an
-// error on a copy re-parse the real text (`fresh`) to report the right position.
+// A parse cache. Rule: it may only ever return what a full parse of the same text would.
+//
+// Exact texts are remembered as they are. Beyond that, statements that differ only in the value
+// of plain numeric literals (`… WHERE k IN (17, 42)` and `… IN (5, 9)`) share one parse, the
+// *template*: the second is the first AST with its literal texts swapped in and its spans moved
+// to the second text (a copy costs microseconds, a parse tens of them).
+//
+// The key comes from the parser's own lexer (grammar's `lex`), never from a scanner of our own:
+// an earlier hand-written scanner read `19.99.5` as one number, so `VALUES (3, 19.99.5)` reused
+// the template of `VALUES (2, 10.5)` and was accepted although the parser refuses it. With the
+// real tokens, `19.99.5` is DecimalLiteral `19.99` + DecimalLiteral `.5`: a different stream,
+// a different key, a fresh parse, the parser's error. Lexing is cheap; parsing is what we save.
+//
+// A numeric token is a placeholder in the key together with its *kind* (int4-, int8- or
+// numeric-sized integer; decimal with or without exponent) so a substitution never hands the
+// binder a literal it would type differently. Only numeric tokens the parser turned into a
+// plain value literal node are substituted; every other numeric token (typmods such as
+// NUMERIC(10,2), FETCH counts, COPY options, …) and every literal where the number means more
+// than a value (ORDER BY / GROUP BY / DISTINCT ON ordinals, LIMIT, OFFSET) must have exactly
+// the template's image, or the lookup misses and the text is parsed fresh.
 
-import { parse, type ParsedStatement } from '../grammar/index.js'
+import { lex, parse, type ParsedStatement, type SqlToken } from '../grammar/index.js'
 
 interface Template {
-  readonly statements: ParsedStatement[]
-  /** Offsets (into the template's own text) of its numeric literals, in text order. */
-  readonly offsets: readonly number[]
+  readonly statements: readonly ParsedStatement[]
+  /** Where a span offset of the template goes: token index * 2 (+ 1 for the token's end), by
+   *  the offset as a token start and as a token end. */
+  readonly startAt: ReadonlyMap<number, number>
+  readonly endAt: ReadonlyMap<number, number>
+  /** Token index of each substitutable literal, by the literal's start offset. */
+  readonly slots: ReadonlyMap<number, number>
+  /** Numeric tokens that are not substitutable: their index and the image they must have. */
+  readonly fixed: readonly { readonly index: number; readonly image: string }[]
 }
 
 export interface CachedParse {
   readonly statements: ParsedStatement[]
-  /** True when the statements came from a template (spans belong to another text). */
+  /** True when the statements were copied from a template. Their spans are moved to this text,
+   *  so errors point into it; the engine still re-parses on an error, to be doubly sure. */
   readonly fromTemplate: boolean
 }
 
-/** A character of an identifier or keyword: [A-Za-z0-9_$] or anything beyond ASCII. */
-function isIdentCode(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c >= 0x80
+/** Templates kept per key (texts of a key that differ in their fixed numbers). */
+const MAX_TEMPLATES_PER_KEY = 4
+
+const INT4_MAX = '2147483647'
+const INT8_MAX = '9223372036854775807'
+
+/** `a <= b` for digit strings without leading zeros. */
+function digitsAtMost(a: string, b: string): boolean {
+  return a.length < b.length || (a.length === b.length && a <= b)
 }
 
-/** Splits out numeric literals: the text with each replaced by `?`, and the literals. */
-export function normalize(sql: string): { key: string; literals: string[]; offsets: number[] } {
+/** The kind of a numeric token: what the binder would type it as (see bindLiteral). */
+function numericKind(t: SqlToken): string | undefined {
+  if (t.type === 'IntegerLiteral') {
+    const digits = t.image.replace(/^0+(?=\d)/, '')
+    return digitsAtMost(digits, INT4_MAX) ? 'i4' : digitsAtMost(digits, INT8_MAX) ? 'i8' : 'in'
+  }
+  if (t.type === 'DecimalLiteral') return t.image.includes('e') || t.image.includes('E') ? 'de' : 'd'
+  return undefined
+}
+
+/** The cache key: every token's type and image, numeric literals as `?kind`. Length-prefixed
+ *  images so no image can forge a token boundary. */
+function keyOf(tokens: readonly SqlToken[]): string {
   let key = ''
-  const literals: string[] = []
-  const offsets: number[] = []
-  let i = 0
-  let last = 0
-  const n = sql.length
-  while (i < n) {
-    const c = sql[i]!
-    if (c === "'" || c === '"') {
-      const end = sql.indexOf(c, i + 1)
-      if (end < 0) break
-      i = end + 1
-      continue
-    }
-    if (c === '-' && sql[i + 1] === '-') {
-      const end = sql.indexOf('\n', i)
-      i = end < 0 ? n : end
-      continue
-    }
-    if (c === '/' && sql[i + 1] === '*') {
-      const end = sql.indexOf('*/', i + 2)
-      i = end < 0 ? n : end + 2
-      continue
-    }
-    if (isIdentCode(sql.charCodeAt(i)) && !(c >= '0' && c <= '9')) {
-      while (i < n && isIdentCode(sql.charCodeAt(i))) i++
-      continue
-    }
-    const digitStart = (c >= '0' && c <= '9') || (c === '.' && sql[i + 1]! >= '0' && sql[i + 1]! <= '9')
-    if (digitStart && !(i > 0 && isIdentCode(sql.charCodeAt(i - 1)))) {
-      let j = i
-      while (j < n && ((sql[j]! >= '0' && sql[j]! <= '9') || sql[j] === '.')) j++
-      if (j < n && (sql[j] === 'e' || sql[j] === 'E')) {
-        let k = j + 1
-        if (sql[k] === '+' || sql[k] === '-') k++
-        if (k < n && sql[k]! >= '0' && sql[k]! <= '9') {
-          while (k < n && sql[k]! >= '0' && sql[k]! <= '9') k++
-          j = k
-        }
-      }
-      if (j < n && isIdentCode(sql.charCodeAt(j))) {
-        // e.g. `1abc`: not a plain literal; leave it to the parser
-        i = j
-        continue
-      }
-      key += sql.slice(last, i) + '?'
-      literals.push(sql.slice(i, j))
-      offsets.push(i)
-      last = j
-      i = j
-      continue
-    }
-    i++
+  for (const t of tokens) {
+    const kind = numericKind(t)
+    key += kind !== undefined ? `?${kind} ` : `${t.type}:${t.image.length}:${t.image} `
   }
-  key += sql.slice(last)
-  return { key, literals, offsets }
+  return key
 }
 
-/** Numeric literal offsets of a parsed AST (in text order). */
-function literalOffsets(node: unknown, out: number[]): void {
-  if (node === null || typeof node !== 'object') return
+type Node = Record<string, unknown>
+
+function isNode(x: unknown): x is Node {
+  return x !== null && typeof x === 'object'
+}
+
+/** Start offsets of the plain numeric literal nodes, and of those whose number means more than
+ *  its value (they must stay as written). */
+function literalStarts(node: unknown, plain: Set<number>, meaningful: Set<number>, inMeaningful: boolean): void {
+  if (!isNode(node)) return
   if (Array.isArray(node)) {
-    for (const x of node) literalOffsets(x, out)
+    for (const x of node) literalStarts(x, plain, meaningful, inMeaningful)
     return
   }
-  const o = node as Record<string, unknown>
-  if (o.kind === 'literal') {
-    const v = o.value as { type?: string } | undefined
-    if (v && (v.type === 'integer' || v.type === 'decimal')) out.push((o.span as { start: number }).start)
+  if (node.kind === 'literal') {
+    const v = node.value as { type?: string } | undefined
+    const span = node.span as { start: number; end: number }
+    if (v?.type === 'integer' || v?.type === 'decimal') (inMeaningful ? meaningful : plain).add(span.start)
     return
   }
-  for (const k in o) if (k !== 'span') literalOffsets(o[k], out)
+  for (const k in node) {
+    if (k === 'span') continue
+    // ordinals (ORDER BY 1, GROUP BY 1, DISTINCT ON (1)) and row counts: keyed as written
+    const m = inMeaningful || k === 'orderBy' || k === 'groupBy' || k === 'distinctOn' || k === 'limit' || (k === 'offset' && isNode(node[k]))
+    literalStarts(node[k], plain, meaningful, m)
+  }
 }
 
-/** Copies `node`, replacing the literal whose span starts at offsets[i] with literals[i]. */
-function instantiate(node: unknown, at: ReadonlyMap<number, string>): unknown {
-  if (node === null || typeof node !== 'object') return node
-  if (Array.isArray(node)) return node.map((x) => instantiate(x, at))
-  const o = node as Record<string, unknown>
-  if (o.kind === 'literal') {
-    const v = o.value as { type?: string }
-    const start = (o.span as { start: number }).start
-    const text = at.get(start)
-    if (text !== undefined && (v.type === 'integer' || v.type === 'decimal')) {
-      const isInt = /^[0-9]+$/.test(text)
-      return { ...o, value: isInt ? { type: 'integer', text } : { type: 'decimal', text } }
-    }
-    return o
+/** Every span offset in `node` is a token boundary of the template (so it can be moved). */
+function spansMappable(node: unknown, starts: ReadonlyMap<number, number>, ends: ReadonlyMap<number, number>): boolean {
+  if (!isNode(node)) return true
+  if (Array.isArray(node)) return node.every((x) => spansMappable(x, starts, ends))
+  for (const k in node) {
+    const v = node[k]
+    if (k === 'span' && isNode(v)) {
+      const s = v as { start: number; end: number }
+      if (!starts.has(s.start) && !ends.has(s.start)) return false
+      if (s.end !== s.start && !ends.has(s.end) && !starts.has(s.end)) return false
+    } else if (!spansMappable(v, starts, ends)) return false
   }
-  const copy: Record<string, unknown> = {}
-  for (const k in o) copy[k] = k === 'span' ? o[k] : instantiate(o[k], at)
-  return copy
+  return true
+}
+
+function makeTemplate(statements: readonly ParsedStatement[], tokens: readonly SqlToken[]): Template | null {
+  const plain = new Set<number>()
+  const meaningful = new Set<number>()
+  literalStarts(statements, plain, meaningful, false)
+  const slots = new Map<number, number>()
+  const fixed: { index: number; image: string }[] = []
+  // where each template offset goes: token index * 2, + 1 for the token's end
+  const startAt = new Map<number, number>()
+  const endAt = new Map<number, number>()
+  tokens.forEach((t, index) => {
+    startAt.set(t.start, index * 2)
+    endAt.set(t.end, index * 2 + 1)
+    if (numericKind(t) === undefined) return
+    if (plain.has(t.start) && !meaningful.has(t.start)) slots.set(t.start, index)
+    else fixed.push({ index, image: t.image })
+  })
+  const ok = statements.every((p) => startAt.has(p.offset) && endAt.has(p.offset + p.text.length) && spansMappable(p.statement, startAt, endAt))
+  // nothing to substitute, or a span we could not move: exact texts only
+  return ok && slots.size > 0 ? { statements, startAt, endAt, slots, fixed } : null
+}
+
+/** The template's statements for `sql` (whose tokens match the template's key). */
+function instantiate(t: Template, sql: string, tokens: readonly SqlToken[]): ParsedStatement[] | undefined {
+  for (const f of t.fixed) if (tokens[f.index]!.image !== f.image) return undefined
+  const at = (code: number): number => {
+    const tok = tokens[code >> 1]!
+    return code & 1 ? tok.end : tok.start
+  }
+  const mapStart = (o: number): number => at(t.startAt.get(o) ?? t.endAt.get(o)!)
+  const mapEnd = (o: number): number => at(t.endAt.get(o) ?? t.startAt.get(o)!)
+  const copy = (node: unknown): unknown => {
+    if (node === null || typeof node !== 'object') return node
+    if (Array.isArray(node)) return node.map(copy)
+    const o = node as Node
+    const out: Node = {}
+    for (const k in o) {
+      const v = o[k]
+      if (k === 'span') {
+        const s = v as { start: number; end: number }
+        const start = mapStart(s.start)
+        // a zero-length span (a literal the parser made up, such as SUBSTRING's FROM 1) sits at a token start
+        out[k] = { start, end: s.end === s.start ? start : mapEnd(s.end) }
+      } else out[k] = copy(v)
+    }
+    if (o.kind === 'literal') {
+      const index = t.slots.get((o.span as { start: number }).start)
+      const value = o.value as { type: string }
+      if (index !== undefined && (value.type === 'integer' || value.type === 'decimal')) out.value = { type: value.type, text: tokens[index]!.image }
+    }
+    return out
+  }
+  return t.statements.map((p) => {
+    const offset = mapStart(p.offset)
+    return { statement: copy(p.statement) as ParsedStatement['statement'], text: sql.slice(offset, mapEnd(p.offset + p.text.length)), offset }
+  })
 }
 
 export class StatementCache {
   readonly #exact = new Map<string, ParsedStatement[]>()
-  readonly #templates = new Map<string, Template | null>()
+  /** By key: the templates seen (a few: texts of one key may differ in their fixed numbers,
+   *  `ORDER BY 1` / `ORDER BY 2`), or null when the key's statements cannot be templates. */
+  readonly #templates = new Map<string, Template[] | null>()
   readonly #limit: number
 
   constructor(limit = 1000) {
@@ -132,22 +187,24 @@ export class StatementCache {
   parse(sql: string): CachedParse {
     const exact = this.#exact.get(sql)
     if (exact) return { statements: exact, fromTemplate: false }
-    const { key, literals, offsets } = normalize(sql)
-    const t = literals.length > 0 ? this.#templates.get(key) : undefined
-    if (t) {
-      const at = new Map<number, string>()
-      t.offsets.forEach((off, i) => at.set(off, literals[i]!))
-      return { statements: instantiate(t.statements, at) as ParsedStatement[], fromTemplate: true }
+    const tokens = lex(sql)
+    const key = keyOf(tokens)
+    const known = this.#templates.get(key)
+    for (const t of known ?? []) {
+      const statements = instantiate(t, sql, tokens)
+      if (statements) return { statements, fromTemplate: true }
     }
     const statements = parse(sql)
     this.#remember(this.#exact, sql, statements)
-    if (literals.length > 0 && t === undefined) {
-      const found: number[] = []
-      literalOffsets(statements, found)
-      found.sort((a, b) => a - b)
-      // only when every scanned literal is a literal node of the AST (and nothing else is)
-      const ok = found.length === offsets.length && found.every((f, i) => f === offsets[i])
-      this.#remember(this.#templates, key, ok ? { statements, offsets } : null)
+    if (known !== null) {
+      const t = makeTemplate(statements, tokens)
+      // a miss on fixed numbers (another ORDER BY ordinal, say) adds a template, up to a few
+      if (t === null) this.#remember(this.#templates, key, null)
+      else if (known === undefined) this.#remember(this.#templates, key, [t])
+      else {
+        if (known.length >= MAX_TEMPLATES_PER_KEY) known.shift()
+        known.push(t)
+      }
     }
     return { statements, fromTemplate: false }
   }

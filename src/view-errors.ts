@@ -33,6 +33,7 @@
 // (reads of it there raise the error); ROLLBACK or an aborted block ends the cut with
 // everything else, since the cut operators were already undone to the last commit.
 
+import { allocationLimitError } from './text-limit.js'
 import * as ivm from '../ivm/index.js'
 import type { OperatorFailure, Row } from '../ivm/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
@@ -94,6 +95,8 @@ function failingReadError(m: Maintained, e: RivuletError): RivuletError {
 /** Any error as a RivuletError (an unexpected one as an internal error). */
 export function asRivuletError(e: unknown): RivuletError {
   if (e instanceof RivuletError) return e
+  const limit = allocationLimitError(e)
+  if (limit !== undefined) return limit
   return new RivuletError(SqlState.internalError, `internal error: ${e instanceof Error ? e.message : String(e)}`)
 }
 

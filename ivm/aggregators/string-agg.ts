@@ -22,9 +22,19 @@ function cmpStr(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+/** The caller's bound on a result's length (ivm knows no SQL errors: `tooLong` makes the
+ *  caller's). Checked before each append, so a too-long result is refused before V8 is asked
+ *  to build it (past ~2^29 code units it throws an opaque RangeError). */
+export interface StringAggLimit {
+  readonly maxLength: number
+  readonly tooLong: (have: number, more: number) => Error
+}
+
 export function stringAgg(
   compareOrder?: (a: readonly unknown[], b: readonly unknown[]) => number,
+  limit?: StringAggLimit,
 ): Aggregator<StringAggAcc, string | null> {
+  const max = limit?.maxLength ?? Infinity
   const cmpEntry = (acc: StringAggAcc, i: number, v: string, d: string, o: readonly unknown[] | null): number => {
     if (compareOrder !== undefined) {
       const oa = acc.o[i] ?? []
@@ -79,7 +89,11 @@ export function stringAgg(
       let s: string | null = null
       const { v, d, c } = acc
       for (let i = 0; i < v.length; i++) {
-        for (let k = c[i]!; k > 0; k--) s = s === null ? v[i]! : s + d[i]! + v[i]!
+        for (let k = c[i]!; k > 0; k--) {
+          const more = s === null ? v[i]!.length : d[i]!.length + v[i]!.length
+          if ((s?.length ?? 0) + more > max) throw limit!.tooLong(s?.length ?? 0, more)
+          s = s === null ? v[i]! : s + d[i]! + v[i]!
+        }
       }
       return s
     },

@@ -7,6 +7,7 @@
 // arrives meanwhile queues, and reading from the socket pauses when too much has queued.
 // Output is gathered and written once per turn of the event loop.
 
+import { allocationLimitError } from '../text-limit.js'
 import { randomInt } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { TLSSocket, type SecureContext } from 'node:tls'
@@ -1104,6 +1105,9 @@ export class Session {
       return { severity: 'ERROR', code: e.code, message: e.message, detail: e.detail, position }
     }
     if (e instanceof ProtocolError) return { severity: 'ERROR', code: e.code, message: e.message }
+    // a too-large string or array (V8's RangeError) is the statement's limit, not a bug
+    const limit = allocationLimitError(e)
+    if (limit !== undefined) return { severity: 'ERROR', code: limit.code, message: limit.message, detail: limit.detail }
     return { severity: 'ERROR', code: 'XX000', message: `internal error: ${errorMessage(e)}` }
   }
 

@@ -74,6 +74,23 @@ describe('syntax errors', () => {
     expect(e.position).toEqual({ line: 1, column: 7, offset: 6 })
   })
 
+  it('the nesting limit is fixed: the same text parses (or not) however deep the caller is', () => {
+    const nest = (d: number): string => `SELECT ${'('.repeat(d)}1${')'.repeat(d)}`
+    const sub = (d: number): string => `SELECT ${'(SELECT '.repeat(d)}1${')'.repeat(d)}`
+    // from a caller that has used up much of the stack already
+    const deep = <T>(n: number, f: () => T): T => (n === 0 ? f() : deep(n - 1, f))
+    for (const at of [0, 2000]) {
+      expect(deep(at, () => parse(nest(98))).length).toBe(1)
+      expect(deep(at, () => parse(sub(49))).length).toBe(1)
+      const e = caught(() => deep(at, () => parse(nest(99))))
+      expect(e.code).toBe('54001')
+      expect(e.message).toBe('statement is too deeply nested')
+      expect(e.position?.offset).toBe(7 + 99)
+      expect(caught(() => deep(at, () => parse(sub(50)))).code).toBe('54001')
+      expect(caught(() => deep(at, () => parse(`SELECT ${'NOT '.repeat(500)}TRUE`))).code).toBe('54001')
+    }
+  })
+
   it('deep nesting is an error, not a crash', () => {
     const depth = 100_000
     const e = caught(() => parse(`SELECT ${'('.repeat(depth)}1${')'.repeat(depth)}`))

@@ -772,3 +772,39 @@ describe('primary-key reads', () => {
     expect(rows('SELECT v FROM t WHERE k = 5')).toEqual([['FIVE']])
   })
 })
+
+describe('INSERT … VALUES with subqueries (found by the statement fuzzer)', () => {
+  it('computes the row through the dataflow, typed by the target columns, reading the table as before the statement', () => {
+    const db = new Engine()
+    db.execute('CREATE TABLE r (a INT, b INT, c TEXT, d DATE)')
+    db.execute("INSERT INTO r VALUES ((SELECT 11), 1, 'x', '2024-01-01')")
+    db.execute("INSERT INTO r VALUES ((SELECT (SELECT (SELECT 12))), NULL, NULL, NULL), (13, (SELECT max(a) FROM r), 'y', '2024-01-02')")
+    expect(db.query('SELECT a, b, d FROM r ORDER BY a').rows).toEqual([[11, 1, '2024-01-01'], [12, null, null], [13, 11, '2024-01-02']])
+    expect(() => db.execute('INSERT INTO r (a) VALUES ((SELECT a FROM r))')).toThrow(expect.objectContaining({ code: '21000' }))
+    expect(() => db.execute('INSERT INTO r (a) VALUES ((SELECT 1 / 0))')).toThrow(expect.objectContaining({ code: '22012' }))
+    expect(db.query('SELECT count(*) FROM r').rows).toEqual([[3]])
+  })
+})
+
+describe('constant expressions refuse subqueries (found by the statement fuzzer)', () => {
+  it('DEFAULT and WITH options: 0A000 with a position, not an internal error', () => {
+    const db = new Engine()
+    for (const [sql, message] of [
+      ['CREATE TABLE d1 (a INT DEFAULT (SELECT 1))', 'cannot use subquery in DEFAULT expression'],
+      ['CREATE TABLE d1 (a INT DEFAULT 1 + (SELECT 1))', 'cannot use subquery in DEFAULT expression'],
+      ["CREATE SOURCE n2 WITH (connector = 'nexmark', events = (SELECT 2000))", 'cannot use subquery in a WITH option'],
+    ] as const) {
+      let e: unknown
+      try {
+        db.execute(sql)
+      } catch (x) {
+        e = x
+      }
+      expect(e).toBeInstanceOf(RivuletError)
+      expect((e as RivuletError).code).toBe('0A000')
+      expect((e as RivuletError).message).toBe(message)
+      expect((e as RivuletError).position).toBeDefined()
+    }
+    expect(db.relations().map((r) => r.name)).not.toContain('d1')
+  })
+})
