@@ -45,6 +45,7 @@ import { Numeric, applyNumericTypmod, numericAdd, numericDiv, numericOf, type Nu
 import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8Not, int8Shift, int8Sub, type Int8 } from './int8.js'
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 import { compileLike, likeMatch } from './like.js'
+import { formatType } from './system-catalog.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -1496,6 +1497,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   initcap,
   starts_with: (s: string, p: string) => s.startsWith(p),
   md5: (s: string) => createHash('md5').update(s, 'utf8').digest('hex'),
+  format_type: (oid: number | bigint | null, typmod: number | null) => (oid === null ? null : formatType(Number(oid), typmod)),
   ascii: (s: string) => s.codePointAt(0) ?? 0,
   chr,
   translate,
