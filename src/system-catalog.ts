@@ -19,7 +19,7 @@ export interface SessionIdentity {
   readonly pid?: number
   /** The session's settings by lower-case name (pg_settings, current_setting). */
   readonly settings?: ReadonlyMap<string, string>
-  /** version()'s PostgreSQL version ('15.0'). */
+  /** version()'s PostgreSQL version ('15.0 (rivulet)'). */
   readonly serverVersion?: string
 }
 
@@ -687,7 +687,7 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
     case 'current_schema':
       return n === 0 ? lit('public', 'text') : undefined
     case 'version':
-      return n === 0 ? lit(`PostgreSQL ${s.identity.serverVersion ?? '15.0'} (rivulet) on Node.js ${process.version}`, 'text') : undefined
+      return n === 0 ? lit(`PostgreSQL ${s.identity.serverVersion ?? '15.0 (rivulet)'} on Node.js ${process.version}`, 'text') : undefined
     case 'pg_backend_pid':
       return n === 0 ? lit(s.identity.pid ?? process.pid, 'integer') : undefined
     case 'pg_is_in_recovery':

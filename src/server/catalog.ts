@@ -1,16 +1,13 @@
-// Answers to the catalog queries that clients send, from db.relations() — a small intercept
-// layer, not a SQL engine over pg_catalog:
-// - psql 15's backslash commands (\d, \dt, \dv, \dm, \ds, \di, \d NAME, their + forms, \l,
-//   \dn): the queries of psql's describe.c are recognized by their shape (the tables they read
-//   and the patterns they filter on) and answered row by row;
-// - driver probes: SELECT version() / current_schema() / current_database() / current_user …,
-//   SHOW of the session's settings.
-// Other pg_catalog queries of \d (policies, statistics, publications, inheritance, rules)
-// read catalogs that are empty here, and get zero rows with the columns they select.
+// The answers by shape that remain for psql 15's \d NAME queries (src/server/session.ts uses
+// them only for a query the parser rejected, or one the engine could not answer): those need
+// arrays (ARRAY(SELECT …), = ANY(…), unnest) and catalogs (pg_policy, pg_statistic_ext, …)
+// the engine does not have yet. Everything else — \d, \dt, \dv, \dm, \dn, driver probes,
+// information_schema — is the engine's: real read-only relations and functions queried by
+// the ordinary planner (src/system-catalog.ts).
 
 import type { RelationInfo, ResultValue } from '../types.js'
 import { formatTypeName, OID, type Field } from './pg-types.js'
-import { closingParen, significant, stringValue, tokenize, type Token } from './sql-text.js'
+import { tokenize } from './sql-text.js'
 
 /** A result the server sends as RowDescription + DataRows + CommandComplete. */
 export interface ResultSet {
@@ -267,84 +264,6 @@ function itemName(item: string, _i: number): string {
   if (m) return m[1]!.startsWith('"') ? m[1]!.slice(1, -1).replace(/""/g, '"') : m[1]!.toLowerCase()
   const last = /(\w+)\s*(?:\([^()]*\))?\s*$/.exec(item)
   return last ? last[1]!.toLowerCase() : '?column?'
-}
-
-// ------------------------------------------------------------------------ driver probes
-
-/** Functions a driver or tool asks the server about, answered without the engine. */
-function probeFunction(name: string, args: readonly Token[], sql: string, ctx: CatalogContext): { value: ResultValue; type: Field['type'] } | undefined {
-  switch (name) {
-    case 'version':
-      return args.length === 0 ? { value: `PostgreSQL ${ctx.serverVersion} on Node.js ${process.version}`, type: 'text' } : undefined
-    case 'current_schema':
-      return args.length === 0 ? { value: SCHEMA, type: 'text' } : undefined
-    case 'current_database':
-    case 'current_catalog':
-      return args.length === 0 ? { value: ctx.database, type: 'text' } : undefined
-    case 'current_user':
-    case 'session_user':
-    case 'user':
-    case 'current_role':
-      return args.length === 0 ? { value: ctx.user, type: 'text' } : undefined
-    case 'pg_is_in_recovery':
-      return args.length === 0 ? { value: false, type: 'boolean' } : undefined
-    case 'current_setting': {
-      const s = args.length === 1 ? stringValue(args[0]!, sql) : undefined
-      if (s === undefined) return undefined
-      const v = ctx.settings.get(s.toLowerCase())
-      return v === undefined ? undefined : { value: v, type: 'text' }
-    }
-    default:
-      return undefined
-  }
-}
-
-/** Names that are functions without parentheses in SQL. */
-const BARE_FUNCTIONS = new Set(['current_user', 'session_user', 'user', 'current_role', 'current_catalog', 'current_schema'])
-
-/** `SELECT f() [AS x], …` with only probe functions (no FROM): answered here. */
-export function answerProbe(sql: string, ctx: CatalogContext): ResultSet | undefined {
-  const tokens = significant(sql)
-  if (tokens[0]?.kind !== 'word' || tokens[0].value !== 'select') return undefined
-  const fields: Field[] = []
-  const row: ResultValue[] = []
-  let i = 1
-  while (i < tokens.length) {
-    let t = tokens[i]!
-    // optional pg_catalog. qualification
-    if (t.kind === 'word' && t.value === 'pg_catalog' && tokens[i + 1]?.value === '.') {
-      i += 2
-      t = tokens[i]!
-      if (!t) return undefined
-    }
-    if (t.kind !== 'word') return undefined
-    const name = t.value
-    let args: Token[] = []
-    i++
-    if (tokens[i]?.kind === 'punct' && tokens[i]!.value === '(') {
-      const close = closingParen(tokens, i)
-      if (close < 0) return undefined
-      args = tokens.slice(i + 1, close)
-      i = close + 1
-    } else if (!BARE_FUNCTIONS.has(name)) return undefined
-    const v = probeFunction(name, args, sql, ctx)
-    if (!v) return undefined
-    let alias = name
-    if (tokens[i]?.kind === 'word' && tokens[i]!.value === 'as') i++
-    const a = tokens[i]
-    if (a && (a.kind === 'ident' || (a.kind === 'word' && a.value !== 'from'))) {
-      alias = a.value
-      i++
-    }
-    fields.push({ name: alias, type: v.type })
-    row.push(v.value)
-    const sep = tokens[i]
-    if (sep === undefined || (sep.kind === 'punct' && sep.value === ';')) break
-    if (sep.kind !== 'punct' || sep.value !== ',') return undefined
-    i++
-  }
-  if (fields.length === 0 || tokens.slice(i).some((t) => !(t.kind === 'punct' && t.value === ';'))) return undefined
-  return result(fields, [row])
 }
 
 // ------------------------------------------------------------------------ settings

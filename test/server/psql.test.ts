@@ -102,6 +102,8 @@ describe('psql', () => {
     expect(r.stderr).toBe(`psql:${file}:4: ERROR:  division by zero\n`)
   })
 
+  // psql's own queries over the engine's pg_catalog; it names a relation's type from
+  // pg_class.relkind, where a stream is a table ('r')
   it('lists relations with \\d, \\dt, \\dv, \\dm', async () => {
     const r = await psql(server.port, c('\\d', '\\dt', '\\dv', '\\dm'))
     expect(r.stderr).toBe('')
@@ -111,18 +113,18 @@ describe('psql', () => {
         ' Schema |  Name  |       Type        |  Owner  ',
         '--------+--------+-------------------+---------',
         ' public | big    | view              | rivulet',
-        ' public | clicks | stream            | rivulet',
+        ' public | clicks | table             | rivulet',
         ' public | notes  | table             | rivulet',
         ' public | orders | table             | rivulet',
         ' public | totals | materialized view | rivulet',
         '(5 rows)',
         '',
         '         List of relations',
-        ' Schema |  Name  |  Type  |  Owner  ',
-        '--------+--------+--------+---------',
-        ' public | clicks | stream | rivulet',
-        ' public | notes  | table  | rivulet',
-        ' public | orders | table  | rivulet',
+        ' Schema |  Name  | Type  |  Owner  ',
+        '--------+--------+-------+---------',
+        ' public | clicks | table | rivulet',
+        ' public | notes  | table | rivulet',
+        ' public | orders | table | rivulet',
         '(3 rows)',
         '',
         '       List of relations',
