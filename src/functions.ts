@@ -45,7 +45,7 @@ import { Numeric, applyNumericTypmod, numericAdd, numericDiv, numericOf, type Nu
 import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8Not, int8Shift, int8Sub, type Int8 } from './int8.js'
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 import { compileLike, likeMatch } from './like.js'
-import { formatType } from './system-catalog.js'
+import { arrayElements, formatType } from './system-catalog.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -1498,6 +1498,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   starts_with: (s: string, p: string) => s.startsWith(p),
   md5: (s: string) => createHash('md5').update(s, 'utf8').digest('hex'),
   format_type: (oid: number | bigint | null, typmod: number | null) => (oid === null ? null : formatType(Number(oid), typmod)),
+  array_to_string: (a: string, sep: string) => arrayElements(a).filter((x) => x !== null).join(sep),
   ascii: (s: string) => s.codePointAt(0) ?? 0,
   chr,
   translate,

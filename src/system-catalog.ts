@@ -9,6 +9,7 @@
 
 import type { Catalog, Column, ScalarExpr, SqlType, SystemRelation } from '../planner/index.js'
 import { lit } from '../planner/index.js'
+import { RivuletError } from '../grammar/index.js'
 import type { RelationInfo, SqlTypeName } from './types.js'
 
 /** Who runs the statement (a server passes its connection's; the engine API has defaults). */
@@ -157,6 +158,42 @@ export function formatType(oid: number, typmod: number | null): string {
   if (t.oid === 1700) return `numeric(${((mod - 4) >> 16) & 0xffff},${(mod - 4) & 0xffff})`
   if (t.oid === 1043 || t.oid === 1042) return `${t.display}(${mod - 4})`
   return t.display
+}
+
+/** The elements of a one-dimensional array in PostgreSQL's text form (`{a,"b c",NULL}`);
+ *  22P02 for text that is not one. */
+export function arrayElements(text: string): (string | null)[] {
+  const t = text.trim()
+  if (!t.startsWith('{') || !t.endsWith('}')) throw new RivuletError('22P02', `malformed array literal: "${text}"`)
+  const body = t.slice(1, -1)
+  const out: (string | null)[] = []
+  if (body.trim() === '') return out
+  let i = 0
+  while (i <= body.length) {
+    while (body[i] === ' ') i++
+    if (body[i] === '"') {
+      let v = ''
+      i++
+      while (i < body.length && body[i] !== '"') {
+        if (body[i] === '\\') i++
+        v += body[i] ?? ''
+        i++
+      }
+      i++
+      out.push(v)
+    } else {
+      let j = i
+      while (j < body.length && body[j] !== ',') j++
+      const v = body.slice(i, j).trim()
+      out.push(v.toUpperCase() === 'NULL' ? null : v)
+      i = j
+    }
+    while (body[i] === ' ') i++
+    if (i >= body.length) break
+    if (body[i] !== ',') throw new RivuletError('22P02', `malformed array literal: "${text}"`)
+    i++
+  }
+  return out
 }
 
 /** information_schema.columns' numeric_precision / radix / scale and datetime_precision. */
@@ -690,6 +727,8 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
       return n === 0 ? lit(`PostgreSQL ${s.identity.serverVersion ?? '15.0 (rivulet)'} on Node.js ${process.version}`, 'text') : undefined
     case 'pg_backend_pid':
       return n === 0 ? lit(s.identity.pid ?? process.pid, 'integer') : undefined
+    case 'pg_encoding_to_char':
+      return n === 1 ? lookup(args[0]!, [[6, 'UTF8'], [0, 'SQL_ASCII']], 'text', '') : undefined
     case 'pg_is_in_recovery':
       return n === 0 ? lit(false, 'boolean') : undefined
     case 'current_setting': {

@@ -6,7 +6,7 @@
 // the ordinary planner (src/system-catalog.ts).
 
 import type { RelationInfo, ResultValue } from '../types.js'
-import { formatTypeName, OID, type Field } from './pg-types.js'
+import { formatTypeName, type Field } from './pg-types.js'
 import { tokenize } from './sql-text.js'
 
 /** A result the server sends as RowDescription + DataRows + CommandComplete. */
@@ -27,14 +27,9 @@ export interface CatalogContext {
   readonly serverVersion: string
 }
 
-/** The owner shown for every relation (the engine has no roles). */
-export const OWNER = 'rivulet'
-const SCHEMA = 'public'
 
 const text = (name: string): Field => ({ name, type: 'text' })
 const bool = (name: string): Field => ({ name, type: 'boolean' })
-const oidField = (name: string): Field => ({ name, type: 'bigint', oid: OID.oid })
-const nameField = (name: string): Field => ({ name, type: 'text', oid: OID.name })
 
 function result(fields: readonly Field[], rows: ResultValue[][]): ResultSet {
   return { fields, rows, command: `SELECT ${rows.length}` }
@@ -60,65 +55,7 @@ function relkind(r: RelationInfo): { kind: string; label: string } {
 export function answerCatalogQuery(sql: string, ctx: CatalogContext): ResultSet | undefined {
   if (!/pg_catalog|information_schema|\bpg_[a-z_]+\b/i.test(sql)) return undefined
   const q = sql.replace(/\s+/g, ' ').trim()
-  return listRelations(q, ctx) ?? lookupRelation(q, ctx) ?? tableInfo(q, ctx) ?? attributes(q, sql, ctx) ?? indexes(q, sql, ctx) ?? viewDefinition(q, ctx) ?? databases(q, ctx) ?? schemas(q) ?? emptyCatalog(q, sql)
-}
-
-/** The relation patterns of a psql query: `c.relname OPERATOR(pg_catalog.~) '^(…)$'` and the
- *  same on n.nspname (POSIX regexes built by psql from \d patterns). */
-function patternFilter(q: string): (r: RelationInfo) => boolean {
-  const rel = regexAfter(q, /c\.relname OPERATOR\(pg_catalog\.~\) '((?:[^']|'')*)'/)
-  const nsp = regexAfter(q, /n\.nspname OPERATOR\(pg_catalog\.~\) '((?:[^']|'')*)'/)
-  return (r) => (!rel || rel.test(r.name)) && (!nsp || nsp.test(SCHEMA))
-}
-
-function regexAfter(q: string, re: RegExp): RegExp | undefined {
-  const m = re.exec(q)
-  if (!m) return undefined
-  try {
-    return new RegExp(m[1]!.replace(/''/g, "'"))
-  } catch {
-    return /$^/ // a pattern JS cannot read matches nothing
-  }
-}
-
-/** \d, \dt, \dv, \dm, \ds, \di (and +): "List of relations". */
-function listRelations(q: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/FROM pg_catalog\.pg_class c /.test(q) || !/ as "Schema"/i.test(q)) return undefined
-  const kinds = /c\.relkind IN \(([^)]*)\)/.exec(q)?.[1]?.split(',').map((s) => s.trim().replace(/'/g, '')) ?? []
-  const aliases = [...q.slice(0, q.indexOf(' FROM pg_catalog.pg_class c ')).matchAll(/ as "((?:[^"]|"")*)"/gi)].map((m) => m[1]!)
-  const matches = patternFilter(q)
-  const rels = ctx.relations().filter((r) => kinds.includes(relkind(r).kind) && matches(r))
-  rels.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const rows = rels.map((r) =>
-    aliases.map((a): ResultValue => {
-      switch (a) {
-        case 'Schema':
-          return SCHEMA
-        case 'Name':
-          return r.name
-        case 'Type':
-          return relkind(r).label
-        case 'Owner':
-          return OWNER
-        case 'Persistence':
-          return 'permanent'
-        case 'Access method':
-          return r.kind === 'view' ? null : 'heap'
-        default:
-          return null // Size, Description, Table (of an index), …
-      }
-    }),
-  )
-  return result(aliases.map(text), rows)
-}
-
-/** The first query of `\d NAME`: which relations the pattern names. */
-function lookupRelation(q: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/^SELECT c\.oid, n\.nspname, c\.relname FROM pg_catalog\.pg_class c /.test(q)) return undefined
-  const matches = patternFilter(q)
-  const rels = ctx.relations().filter(matches)
-  rels.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  return result([oidField('oid'), nameField('nspname'), nameField('relname')], rels.map((r) => [ctx.oidOf(r.name), SCHEMA, r.name]))
+  return tableInfo(q, ctx) ?? attributes(q, sql, ctx) ?? indexes(q, sql, ctx) ?? emptyCatalog(q, sql)
 }
 
 function relationByOid(q: string, re: RegExp, ctx: CatalogContext): RelationInfo | undefined {
@@ -196,31 +133,10 @@ function indexes(q: string, sql: string, ctx: CatalogContext): ResultSet | undef
   return result(fields, [row])
 }
 
-/** `\d+ VIEW`: the definition. */
-function viewDefinition(q: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/^SELECT pg_catalog\.pg_get_viewdef\('(\d+)'::pg_catalog\.oid, true\)$/.test(q.replace(/;$/, ''))) return undefined
-  const r = relationByOid(q, /pg_get_viewdef\('(\d+)'/, ctx)
-  return result([text('pg_get_viewdef')], [[r?.definition === undefined ? null : ` ${r.definition};`]])
-}
-
-/** \l */
-function databases(q: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/FROM pg_catalog\.pg_database d/.test(q) || !/ as "Name"/i.test(q)) return undefined
-  const aliases = [...q.matchAll(/ (?:as|AS) "((?:[^"]|"")*)"/g)].map((m) => m[1]!)
-  const values: Record<string, ResultValue> = { Name: ctx.database, Owner: OWNER, Encoding: 'UTF8', Collate: 'C', Ctype: 'C', 'Locale Provider': 'libc' }
-  return result(aliases.map(text), [aliases.map((a) => values[a] ?? null)])
-}
-
-/** \dn */
-function schemas(q: string): ResultSet | undefined {
-  if (!/FROM pg_catalog\.pg_namespace n/.test(q) || !/ AS "Name"/i.test(q) || /pg_class/.test(q)) return undefined
-  const aliases = [...q.matchAll(/ (?:as|AS) "((?:[^"]|"")*)"/g)].map((m) => m[1]!)
-  return result(aliases.map(text), [aliases.map((a) => (a === 'Name' ? SCHEMA : a === 'Owner' ? OWNER : null))])
-}
-
-/** Catalogs that are empty here (no policies, extended statistics, publications,
- *  inheritance, rules, triggers, constraints beyond primary keys, comments). */
-const EMPTY_CATALOGS = /pg_catalog\.(pg_policy|pg_statistic_ext|pg_publication|pg_inherits|pg_rewrite|pg_trigger|pg_constraint|pg_description|pg_foreign_table|pg_partitioned_table|pg_sequence|pg_event_trigger|pg_extension|pg_proc|pg_type|pg_operator|pg_opclass|pg_am|pg_cast|pg_conversion|pg_collation|pg_ts_\w+|pg_default_acl|pg_largeobject_metadata|pg_foreign_\w+|pg_user_mapping|pg_subscription|pg_roles|pg_auth_members)\b/
+/** Catalogs the engine does not have yet, empty here (no policies, extended statistics,
+ *  publications, rules, triggers, …); those it has (pg_type, pg_proc, pg_roles,
+ *  pg_constraint, pg_description, pg_inherits, …) are never answered here. */
+const EMPTY_CATALOGS = /pg_catalog\.(pg_policy|pg_statistic_ext|pg_publication|pg_rewrite|pg_trigger|pg_foreign_table|pg_partitioned_table|pg_sequence|pg_event_trigger|pg_extension|pg_operator|pg_opclass|pg_cast|pg_conversion|pg_collation|pg_ts_\w+|pg_default_acl|pg_largeobject_metadata|pg_foreign_\w+|pg_user_mapping|pg_subscription|pg_auth_members)\b/
 
 function emptyCatalog(q: string, sql: string): ResultSet | undefined {
   if (!/^SELECT /i.test(q) || !EMPTY_CATALOGS.test(q)) return undefined

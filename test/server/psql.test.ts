@@ -144,6 +144,28 @@ describe('psql', () => {
     )
   })
 
+  it('lists databases with \\l and schemas with \\dn (psql\'s queries over pg_database and pg_namespace)', async () => {
+    const r = await psql(server.port, c('\\l', '\\dn'))
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(
+      [
+        '                                       List of databases',
+        ' Name |  Owner  | Encoding | Collate | Ctype | ICU Locale | Locale Provider | Access privileges ',
+        '------+---------+----------+---------+-------+------------+-----------------+-------------------',
+        ' db   | rivulet | UTF8     | C       | C     |            | libc            | ',
+        '(1 row)',
+        '',
+        ' List of schemas',
+        '  Name  |  Owner  ',
+        '--------+---------',
+        ' public | rivulet',
+        '(1 row)',
+        '',
+        '',
+      ].join('\n'),
+    )
+  })
+
   it('describes a table, a materialized view and a view with \\d NAME', async () => {
     const r = await psql(server.port, c('\\d orders', '\\d totals', '\\d+ big', '\\dt ord*', '\\d nosuch'))
     expect(r.stdout).toBe(
