@@ -529,6 +529,9 @@ const SYSTEM_TABLES: readonly SystemTable[] = [
     rows: (s) => CATALOG_FUNCTIONS.map((proname) => ({ oid: s.oidOf(`\u0000proc ${proname}`), proname, pronamespace: NS.pg_catalog, proowner: OWNER_OID, prolang: 12, procost: 1, prorows: 0, provariadic: 0, prokind: 'f', prosecdef: false, proleakproof: false, proisstrict: false, proretset: false, provolatile: 's', proparallel: 's', pronargs: 0, pronargdefaults: 0, prorettype: 25, proargtypes: '', prosrc: proname })),
   },
   { schema: 'pg_catalog', name: 'pg_am', oid: 2601, columns: columns('oid:oid amname:name amhandler:regproc amtype:"char"'), rows: () => [{ oid: 2, amname: 'heap', amtype: 't' }, { oid: 403, amname: 'btree', amtype: 'i' }] },
+  // the default collation only, which pg_attribute.attcollation names as pg_type's own: no row
+  // is ever looked up (psql's \d shows a collation only when it differs from the type's)
+  { schema: 'pg_catalog', name: 'pg_collation', oid: 3456, columns: columns('oid:oid collname:name collnamespace:oid collowner:oid collprovider:"char" collisdeterministic:boolean collencoding:integer collcollate:text collctype:text colliculocale:text collversion:text'), rows: () => [] },
   { schema: 'pg_catalog', name: 'pg_inherits', oid: 2611, columns: columns('inhrelid:oid inhparent:oid inhseqno:integer inhdetachpending:boolean'), rows: () => [] },
   {
     schema: 'information_schema',
@@ -682,6 +685,9 @@ const CATALOG_FUNCTIONS = [
   'current_schema',
   'current_user',
   'format_type',
+  'pg_encoding_to_char',
+  'pg_get_constraintdef',
+  'pg_get_indexdef',
   'has_table_privilege',
   'obj_description',
   'pg_backend_pid',
@@ -745,6 +751,17 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
     case 'pg_get_viewdef':
       // as PostgreSQL prints it: the query text, with a leading space and a final semicolon
       return n === 1 || n === 2 ? lookup(args[0]!, userRelations(s).flatMap((r) => (r.definition === undefined ? [] : [[s.oidOf(r.name), ` ${r.definition};`] as const])), 'text') : undefined
+    case 'pg_get_indexdef': {
+      // the primary key's index, as PostgreSQL prints it
+      if (n !== 1 && n !== 3) return undefined
+      const keyed = userRelations(s).filter((r) => r.primaryKey.length > 0)
+      return lookup(args[0]!, keyed.map((r) => [s.oidOf(indexKey(r)), `CREATE UNIQUE INDEX ${pkeyName(r)} ON public.${r.name} USING btree (${r.primaryKey.join(', ')})`] as const), 'text')
+    }
+    case 'pg_get_constraintdef': {
+      if (n !== 1 && n !== 2) return undefined
+      const keyed = userRelations(s).filter((r) => r.primaryKey.length > 0)
+      return lookup(args[0]!, keyed.map((r) => [s.oidOf(constraintKey(r)), `PRIMARY KEY (${r.primaryKey.join(', ')})`] as const), 'text')
+    }
     case 'pg_get_expr':
       // adbin holds the expression's text already
       return n === 2 || n === 3 ? (args[0]!.type === 'text' ? args[0]! : { kind: 'cast', arg: args[0]!, type: 'text' }) : undefined

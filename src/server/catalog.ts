@@ -6,7 +6,7 @@
 // the ordinary planner (src/system-catalog.ts).
 
 import type { RelationInfo, ResultValue } from '../types.js'
-import { formatTypeName, type Field } from './pg-types.js'
+import type { Field } from './pg-types.js'
 import { tokenize } from './sql-text.js'
 
 /** A result the server sends as RowDescription + DataRows + CommandComplete. */
@@ -55,7 +55,7 @@ function relkind(r: RelationInfo): { kind: string; label: string } {
 export function answerCatalogQuery(sql: string, ctx: CatalogContext): ResultSet | undefined {
   if (!/pg_catalog|information_schema|\bpg_[a-z_]+\b/i.test(sql)) return undefined
   const q = sql.replace(/\s+/g, ' ').trim()
-  return tableInfo(q, ctx) ?? attributes(q, sql, ctx) ?? indexes(q, sql, ctx) ?? emptyCatalog(q, sql)
+  return tableInfo(q, ctx) ?? emptyCatalog(q, sql)
 }
 
 function relationByOid(q: string, re: RegExp, ctx: CatalogContext): RelationInfo | undefined {
@@ -91,52 +91,10 @@ function tableInfo(q: string, ctx: CatalogContext): ResultSet | undefined {
   return result(fields, [row])
 }
 
-/** `\d NAME`: the columns. */
-function attributes(q: string, sql: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/^SELECT a\.attname, pg_catalog\.format_type\(a\.atttypid, a\.atttypmod\)/.test(q)) return undefined
-  const r = relationByOid(q, /a\.attrelid = '(\d+)'/, ctx)
-  const items = selectItems(sql)
-  const fields = items.map((it, i) => (/attnotnull/.test(it) ? bool('attnotnull') : text(itemName(it, i))))
-  const rows = (r?.columns ?? []).map((c) =>
-    items.map((it): ResultValue => {
-      if (/^a\.attname$/.test(it)) return c.name
-      if (/format_type/.test(it)) return formatTypeName(c.type)
-      if (/attnotnull/.test(it)) return r!.primaryKey.includes(c.name) || r!.notNull.includes(c.name)
-      if (/pg_get_expr\(d\.adbin/.test(it)) return r!.defaults[c.name] ?? null
-      if (/attidentity|attgenerated|attcompression/.test(it)) return ''
-      if (/attstorage/.test(it)) return c.type === 'text' || c.type === 'numeric' ? 'x' : 'p'
-      return null // collation, stats target, description, FDW options
-    }),
-  )
-  return result(fields, rows)
-}
-
-/** `\d NAME`: indexes — the primary key, shown as Postgres names it (`t_pkey`). */
-function indexes(q: string, sql: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/FROM pg_catalog\.pg_class c, pg_catalog\.pg_class c2, pg_catalog\.pg_index i/.test(q)) return undefined
-  const r = relationByOid(q, /WHERE c\.oid = '(\d+)'/, ctx)
-  const items = selectItems(sql)
-  const fields = items.map((it, i) => (/indis|condeferr/.test(it) ? bool(itemName(it, i)) : text(itemName(it, i))))
-  if (!r || r.primaryKey.length === 0) return result(fields, [])
-  const keyList = r.primaryKey.join(', ')
-  const name = `${r.name}_pkey`
-  const row = items.map((it): ResultValue => {
-    if (/c2\.relname/.test(it)) return name
-    if (/indisprimary|indisunique|indisvalid/.test(it)) return true
-    if (/indisclustered|indisreplident|condeferrable|condeferred/.test(it)) return false
-    if (/pg_get_indexdef/.test(it)) return `CREATE UNIQUE INDEX ${name} ON ${r.name} USING btree (${keyList})`
-    if (/pg_get_constraintdef/.test(it)) return `PRIMARY KEY (${keyList})`
-    if (/contype/.test(it)) return 'p'
-    if (/reltablespace/.test(it)) return 0
-    return null
-  })
-  return result(fields, [row])
-}
-
 /** Catalogs the engine does not have yet, empty here (no policies, extended statistics,
  *  publications, rules, triggers, …); those it has (pg_type, pg_proc, pg_roles,
  *  pg_constraint, pg_description, pg_inherits, …) are never answered here. */
-const EMPTY_CATALOGS = /pg_catalog\.(pg_policy|pg_statistic_ext|pg_publication|pg_rewrite|pg_trigger|pg_foreign_table|pg_partitioned_table|pg_sequence|pg_event_trigger|pg_extension|pg_operator|pg_opclass|pg_cast|pg_conversion|pg_collation|pg_ts_\w+|pg_default_acl|pg_largeobject_metadata|pg_foreign_\w+|pg_user_mapping|pg_subscription|pg_auth_members)\b/
+const EMPTY_CATALOGS = /pg_catalog\.(pg_policy|pg_statistic_ext|pg_publication|pg_rewrite|pg_trigger|pg_foreign_table|pg_partitioned_table|pg_sequence|pg_event_trigger|pg_extension|pg_operator|pg_opclass|pg_cast|pg_conversion|pg_ts_\w+|pg_default_acl|pg_largeobject_metadata|pg_foreign_\w+|pg_user_mapping|pg_subscription|pg_auth_members)\b/
 
 function emptyCatalog(q: string, sql: string): ResultSet | undefined {
   if (!/^SELECT /i.test(q) || !EMPTY_CATALOGS.test(q)) return undefined
