@@ -703,15 +703,44 @@ function asOid(e: ScalarExpr): ScalarExpr {
   return e.type === 'bigint' ? e : { kind: 'cast', arg: e, type: 'bigint' }
 }
 
-/** `CASE arg WHEN k THEN v … ELSE otherwise END` over constant pairs, NULL for a NULL arg. */
+/** `CASE arg WHEN k THEN v … ELSE otherwise END` over constant pairs, NULL for a NULL arg; a
+ *  constant arg is looked up now. Many pairs are split into CASEs of at most CHUNK pairs under
+ *  an `arg IN (their keys)` (the compiled CASE evaluates its branches by recursion: one flat
+ *  CASE per relation would overflow the stack with thousands of relations). */
 function lookup(arg: ScalarExpr, pairs: readonly (readonly [number, unknown])[], type: SqlType, otherwise: unknown = null): ScalarExpr {
-  const key = asOid(arg)
-  return {
-    kind: 'case',
-    whens: [{ when: { kind: 'isNull', arg: key, negated: false, type: 'boolean' }, then: lit(null, type) }, ...pairs.map(([k, v]) => ({ when: { kind: 'call' as const, fn: 'eq', args: [key, lit(k, 'bigint')], type: 'boolean' as const }, then: lit(v, type) }))],
-    else: lit(otherwise, type),
-    type,
+  if (arg.kind === 'literal') {
+    if (arg.value === null) return lit(null, type)
+    const k = Number(arg.value)
+    const hit = pairs.find(([p]) => p === k)
+    return lit(hit ? hit[1] : Number.isInteger(k) ? otherwise : null, type)
   }
+  const key = asOid(arg)
+  const flat = (ps: readonly (readonly [number, unknown])[], otherwise: ScalarExpr): ScalarExpr => ({
+    kind: 'case',
+    whens: ps.map(([k, v]) => ({ when: { kind: 'call' as const, fn: 'eq', args: [key, lit(k, 'bigint')], type: 'boolean' as const }, then: lit(v, type) })),
+    else: otherwise,
+    type,
+  })
+  let body: ScalarExpr
+  if (pairs.length <= CHUNK) body = flat(pairs, lit(otherwise, type))
+  else {
+    const whens = []
+    for (let i = 0; i < pairs.length; i += CHUNK) {
+      const chunk = pairs.slice(i, i + CHUNK)
+      whens.push({ when: { kind: 'inList' as const, arg: key, list: chunk.map(([k]) => lit(k, 'bigint')), negated: false, type: 'boolean' as const }, then: flat(chunk, lit(otherwise, type)) })
+    }
+    body = { kind: 'case', whens, else: lit(otherwise, type), type }
+  }
+  return { kind: 'case', whens: [{ when: { kind: 'isNull', arg: key, negated: false, type: 'boolean' }, then: lit(null, type) }], else: body, type }
+}
+
+const CHUNK = 64
+
+/** pg_table_is_visible: every relation but information_schema's (not on the search path). */
+function visible(arg: ScalarExpr): ScalarExpr {
+  const key = asOid(arg)
+  const hidden = SYSTEM_TABLES.filter((t) => t.schema === 'information_schema').map((t) => lit(t.oid, 'bigint'))
+  return { kind: 'inList', arg: key, list: hidden, negated: true, type: 'boolean' }
 }
 
 /** The catalog's functions, bound: constants of the session, or lookups over the catalog as it
@@ -747,7 +776,7 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
       return n === 1 ? lookup(args[0]!, [[OWNER_OID, OWNER], ...(userOf(s) === OWNER ? [] : [[s.oidOf(`\u0000role ${userOf(s)}`), userOf(s)] as const])], 'text', 'unknown') : undefined
     case 'pg_table_is_visible':
       // pg_catalog and public are on the search path; information_schema is not
-      return n === 1 ? lookup(args[0]!, classRows(s).map((c) => [c.oid, c.namespace !== NS.information_schema] as const), 'boolean') : undefined
+      return n === 1 ? visible(args[0]!) : undefined
     case 'pg_get_viewdef':
       // as PostgreSQL prints it: the query text, with a leading space and a final semicolon
       return n === 1 || n === 2 ? lookup(args[0]!, userRelations(s).flatMap((r) => (r.definition === undefined ? [] : [[s.oidOf(r.name), ` ${r.definition};`] as const])), 'text') : undefined
