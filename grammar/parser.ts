@@ -69,6 +69,9 @@ setPrec([T.Caret], Prec.exp)
 setPrec([T.ColonColon], Prec.cast)
 
 const NOT_IDX = T.NOT.tokenTypeIdx as number
+const IDENT_IDX = T.Identifier.tokenTypeIdx as number
+const QIDENT_IDX = T.QuotedIdentifier.tokenTypeIdx as number
+const LPAREN_IDX = T.LParen.tokenTypeIdx as number
 const NULL_IDX = T.NULL.tokenTypeIdx as number
 const notFollowers = new Set([T.BETWEEN, T.IN, T.LIKE, T.ILIKE].map((t) => t.tokenTypeIdx as number))
 
@@ -77,6 +80,13 @@ function infixPrec(t1: IToken, t2: IToken): number {
   if (idx === NOT_IDX) {
     if (t2.tokenTypeIdx === NULL_IDX) return Prec.is // SQLite's postfix `x NOT NULL`
     return notFollowers.has(t2.tokenTypeIdx) ? Prec.like : -1
+  }
+  // `OPERATOR(schema.op)` and `COLLATE name`: words, not keywords (both are rare; as plain
+  // identifiers they stay usable as names), recognized here by the token after them
+  if (idx === IDENT_IDX) {
+    const w = word(t1)
+    if (w === 'operator' && t2.tokenTypeIdx === LPAREN_IDX) return Prec.other
+    if (w === 'collate' && (t2.tokenTypeIdx === IDENT_IDX || t2.tokenTypeIdx === QIDENT_IDX)) return Prec.unary
   }
   return infixPrecByIdx.get(idx) ?? -1
 }
@@ -540,7 +550,15 @@ export class SqlParser extends EmbeddedActionsParser {
 
   typeName = this.RULE('typeName', (): A.TypeName => {
     const start = this.start()
-    const first = this.subrule(0, this.ident)
+    let first = this.subrule(0, this.ident)
+    // pg_catalog.oid, pg_catalog.text (psql writes its casts so): every type is pg_catalog's
+    this.option(5, {
+      GATE: () => first === 'pg_catalog' && is(this.LA(1), T.Dot),
+      DEF: () => {
+        this.consume(12, T.Dot)
+        first = this.subrule(1, this.ident)
+      },
+    })
     let words = first
     this.option(0, {
       GATE: () => first === 'double' && word(this.LA(1)) === 'precision',
@@ -704,6 +722,7 @@ export class SqlParser extends EmbeddedActionsParser {
         return this.binary('^', left, right, start)
       },
     },
+    { ALT: () => this.subrule(11, this.wordInfix, { ARGS: [this.infixLeft!, this.infixStart] }) },
     {
       ALT: (): A.Expr => {
         const left = this.infixLeft!
@@ -714,6 +733,61 @@ export class SqlParser extends EmbeddedActionsParser {
       },
     },
   ]
+
+  /** After `operand`: `OPERATOR([pg_catalog.]op) right` — an operator named explicitly, as
+   *  psql's describe queries write them (every operator here is pg_catalog's, so the schema
+   *  is checked and dropped) — or `COLLATE name`, accepted for the default collations (the
+   *  only ones there are: text compares by code point, as PostgreSQL's "C") and dropped. */
+  wordInfix = this.RULE('wordInfix', (operand: A.Expr, start: number): A.Expr => {
+    const w = this.consume(0, T.Identifier)
+    return this.or(0, [
+      {
+        ALT: (): A.Expr => {
+          this.consume(1, T.LParen)
+          this.option(0, () => {
+            const schema = this.subrule(0, this.ident)
+            this.consume(2, T.Dot)
+            if (schema !== 'pg_catalog') this.ACTION(() => this.fail(SqlState.undefinedFunction, `schema "${schema}" has no operators (they are pg_catalog's)`, w.startOffset))
+          })
+          const op = this.or(1, [
+            { ALT: () => (this.consume(3, T.Equals), '=' as const) },
+            { ALT: () => (this.consume(4, T.NotEqual), '<>' as const) },
+            { ALT: () => (this.consume(5, T.Less), '<' as const) },
+            { ALT: () => (this.consume(6, T.Greater), '>' as const) },
+            { ALT: () => (this.consume(7, T.LessEq), '<=' as const) },
+            { ALT: () => (this.consume(8, T.GreaterEq), '>=' as const) },
+            { ALT: () => (this.consume(9, T.Concat), '||' as const) },
+            { ALT: () => (this.consume(10, T.Tilde), '~' as const) },
+            { ALT: () => (this.consume(11, T.TildeStar), '~*' as const) },
+            { ALT: () => (this.consume(12, T.BangTilde), '!~' as const) },
+            { ALT: () => (this.consume(13, T.BangTildeStar), '!~*' as const) },
+            { ALT: () => (this.consume(14, T.Plus), '+' as const) },
+            { ALT: () => (this.consume(15, T.Minus), '-' as const) },
+            { ALT: () => (this.consume(16, T.Star), '*' as const) },
+            { ALT: () => (this.consume(17, T.Slash), '/' as const) },
+            { ALT: () => (this.consume(18, T.Percent), '%' as const) },
+          ])
+          this.consume(19, T.RParen)
+          if (word(w) !== 'operator') this.ACTION(() => this.fail(SqlState.syntaxError, `syntax error at or near "${w.image}"`, w.startOffset))
+          const right = this.subrule(1, this.exprBP, { ARGS: [Prec.other + 1] })
+          return this.binary(op, operand, right, start)
+        },
+      },
+      {
+        ALT: (): A.Expr => {
+          const name = this.subrule(2, this.qualifiedName)
+          this.ACTION(() => {
+            const parts = name.parts
+            const last = parts[parts.length - 1]!
+            const known = (parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog')) && (last === 'default' || last === 'C' || last === 'POSIX' || last === 'ucs_basic')
+            if (word(w) !== 'collate') this.fail(SqlState.syntaxError, `syntax error at or near "${w.image}"`, w.startOffset)
+            if (!known) this.fail('42704', `collation "${parts.join('.')}" does not exist (the default collation, "C", is the only one)`, name.span.start)
+          })
+          return operand
+        },
+      },
+    ])
+  })
 
   private binary(op: A.BinaryOp, left: A.Expr, right: A.Expr, start: number): A.BinaryExpr {
     return { kind: 'binary', op, left, right, span: this.sp(start) }

@@ -40,8 +40,25 @@ export function exactBounds(bounds: readonly ColumnWatermark[]): ColumnWatermark
   return bounds.filter((w) => !w.offset)
 }
 
+/** A read-only relation of pg_catalog or information_schema: its rows as they are when a
+ *  statement is bound (computed from the catalog; the planner reads them as constant rows). */
+export interface SystemRelation {
+  readonly name: string
+  readonly columns: readonly Column[]
+  readonly rows: readonly (readonly unknown[])[]
+}
+
 export interface Catalog {
   getRelation(name: string): CatalogRelation | undefined
+  /** A system relation by schema and name; `schema` undefined = looked up by the search path
+   *  (pg_catalog only: as in PostgreSQL, it is implicitly first, so its names win over a
+   *  user relation of the same name). A host without it has no system relations. */
+  systemRelation?(schema: string | undefined, name: string): SystemRelation | undefined
+  /** Functions answered from the catalog or the session (current_user, version(),
+   *  pg_get_viewdef(oid), …): the bound call, or undefined when `name` is not one of them. */
+  systemFunction?(name: string, args: readonly ScalarExpr[]): ScalarExpr | undefined
+  /** `'name'::regclass`: the OID of the relation a (possibly qualified) name denotes. */
+  relationOid?(name: string): number | undefined
   /** The fixed length in microseconds of a bound constant interval expression (window sizes);
    *  undefined when it is not constant or has months. A host without it cannot bind windows. */
   intervalMicros?(e: ScalarExpr): number | undefined

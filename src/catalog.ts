@@ -506,8 +506,19 @@ export class EngineCatalog implements Catalog {
   /** Views with subscribers: the only ones whose changes are collected during a tick. */
   readonly subscribed = new Set<ViewEntry>()
 
+  /** OIDs (pg_class.oid, …) by relation name, or by a key of another object: given the
+   *  first time asked (at CREATE for relations) and kept, so they are stable. */
+  readonly #oids = new Map<string, number>()
+
+  oidOf(key: string): number {
+    let oid = this.#oids.get(key)
+    if (oid === undefined) this.#oids.set(key, (oid = 16384 + this.#oids.size))
+    return oid
+  }
+
   add(e: Entry): void {
     ;(this.entries as Map<string, Entry>).set(e.name, e)
+    this.oidOf(e.name)
     if (!isView(e)) return
     if (e.subscribers.size > 0) this.subscribed.add(e)
     for (const d of e.dependsOn) {

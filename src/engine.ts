@@ -36,6 +36,8 @@ import {
   visitExpr,
   withTypeModifier,
   hasSubquery,
+  children,
+  type Catalog,
   type Column,
   type DeltaPlan,
   type LogicalPlan,
@@ -58,6 +60,7 @@ import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type 
 import { NexmarkSource } from './nexmark/source.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, ExecuteOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SourceStatus, SqlTypeName, StatementResult, SubscribeOptions, SubscriberErrorContext } from './types.js'
 import { CLOCK, VIEW_ERRORS, VIEW_ERRORS_COLUMNS, ViewErrors, errorText, resultAsOfCommit, type MaintenanceError } from './view-errors.js'
+import { isSystemRelationName, withSystemCatalog, type SessionIdentity } from './system-catalog.js'
 import { applyTypeModifier, castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
 
 interface StatementContext {
@@ -65,6 +68,8 @@ interface StatementContext {
   /** false: a file COPY is refused (42501) */
   readonly serverFiles: boolean
   readonly stdin: Buffer | undefined
+  /** Who runs it (current_user, …); absent = the engine API's defaults. */
+  readonly session?: SessionIdentity
 }
 
 /** Runs a render (giving its errors a statement position, when there is one). */
@@ -410,7 +415,7 @@ export class Engine {
     try {
       const { statements, fromTemplate } = this.#statements.parse(sql)
       const results: StatementResult[] = []
-      const ctx: StatementContext = { text: sql, serverFiles: options.serverFiles !== false, stdin: options.stdin }
+      const ctx: StatementContext = { text: sql, serverFiles: options.serverFiles !== false, stdin: options.stdin, ...(options.session ? { session: options.session } : {}) }
       for (let i = 0; i < statements.length; i++) {
         try {
           results.push(this.#run(statements[i]!.statement, ctx))
@@ -579,6 +584,11 @@ export class Engine {
       this.#applyDelta(t, c)
       return -c.weights.reduce((a, b) => a + b, 0)
     })
+  }
+
+  /** A relation's OID (pg_class.oid): given when it is created, stable while it exists. */
+  relationOid(name: string): number {
+    return this.#catalog.oidOf(name)
   }
 
   relations(): RelationInfo[] {
@@ -800,6 +810,7 @@ export class Engine {
       query = (parse(`SELECT * FROM ${quoteIdentifier(from)}`)[0]!.statement as ast.SelectStmt).query
     }
     const { plan: logical } = this.#bindQuery(query, ctx)
+    refuseSystemRelations(logical, 'a sink', ctx, query.span.start)
     const optimized = optimize(logical)
     const lowerOptions = this.#lowerOptions
     const at = s.query?.span.start ?? s.span.start
@@ -1508,6 +1519,7 @@ export class Engine {
       this.#dropEntry(existing)
     }
     const { plan: logical, columns: bound } = this.#bindQuery(s.query, ctx)
+    refuseSystemRelations(logical, 'a view', ctx, s.query.span.start)
     if (s.columns.length > bound.length) throw new RivuletError(SqlState.syntaxError, 'CREATE VIEW specifies more column names than columns', positionAt(ctx.text, s.span.start))
     const columns = bound.map((c, i) => ({ name: s.columns[i] ?? c.name, type: c.type }))
     const seen = new Set<string>()
@@ -1784,6 +1796,8 @@ export class Engine {
       const name = lastPart(n)
       const e = this.#catalog.entries.get(name)
       const wantView = s.object === 'view' || s.object === 'materialized view'
+      const schema = n.parts.length > 1 ? n.parts[n.parts.length - 2] : undefined
+      if ((!e && isSystemRelationName(name)) || schema === 'pg_catalog' || schema === 'information_schema') throw new RivuletError('42501', `permission denied: "${n.parts.join('.')}" is a system catalog`, positionAt(ctx.text, n.span.start))
       if (!e) {
         if (s.ifExists) continue
         throw new RivuletError(SqlState.undefinedTable, `${wantView ? 'view' : s.object === 'stream' ? 'stream' : 'table'} "${name}" does not exist`, positionAt(ctx.text, n.span.start))
@@ -2138,7 +2152,7 @@ export class Engine {
     if (s.from) throw new RivuletError(SqlState.featureNotSupported, 'UPDATE ... FROM is not supported yet', positionAt(ctx.text, s.from.span.start))
     const alias = s.alias ?? t.name
     const scope = new Scope(t.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })))
-    const binder = new QueryBinder(this.#catalog, ctx)
+    const binder = new QueryBinder(this.#bindingCatalog(ctx), ctx)
     const exprCtx = { ...this.#exprCtx(scope, ctx, 'UPDATE'), bindSubquery: (q: ast.Query, outer: Scope) => binder.bindQuery(q, outer) }
     const newExprs: ScalarExpr[] = t.columns.map((c, i) => ({ kind: 'column', index: i, type: c.type }))
     for (const a of s.set) {
@@ -2204,7 +2218,7 @@ export class Engine {
     } else {
       const alias = s.alias ?? t.name
       const scope = new Scope(t.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })))
-      const binder = new QueryBinder(this.#catalog, ctx)
+      const binder = new QueryBinder(this.#bindingCatalog(ctx), ctx)
       const exprCtx = { ...this.#exprCtx(scope, ctx, 'WHERE'), bindSubquery: (q: ast.Query, outer: Scope) => binder.bindQuery(q, outer) }
       const pred = coerce(bindExpr(s.where, exprCtx), 'boolean', { err: ctx }, s.where.span, 'argument of WHERE')
       const plan: LogicalPlan = { kind: 'filter', input: { kind: 'scan', relation: t.name, columns: t.columns }, predicate: pred, columns: t.columns }
@@ -2504,13 +2518,21 @@ export class Engine {
   // ------------------------------------------------------------------------- helpers
 
   #bindQuery(q: ast.Query, ctx: StatementContext): { plan: LogicalPlan; columns: readonly Column[] } {
-    const binder = new QueryBinder(this.#catalog, ctx)
+    const binder = new QueryBinder(this.#bindingCatalog(ctx), ctx)
     return binder.bindQuery(q, undefined)
   }
 
   #exprCtx(scope: Scope, ctx: StatementContext, clause: string) {
-    const binder = new QueryBinder(this.#catalog, ctx)
-    return { err: ctx, scope, clause, bindSubquery: (q: ast.Query, outer: Scope) => binder.bindQuery(q, outer) }
+    const catalog = this.#bindingCatalog(ctx)
+    const binder = new QueryBinder(catalog, ctx)
+    return { err: ctx, scope, clause, catalog, bindSubquery: (q: ast.Query, outer: Scope) => binder.bindQuery(q, outer) }
+  }
+
+  /** The catalog a statement is bound against: the engine's relations, and the system
+   *  relations and functions of pg_catalog / information_schema over them. */
+  #bindingCatalog(ctx: StatementContext): Catalog {
+    const catalog = this.#catalog
+    return withSystemCatalog(catalog, { relations: () => this.relations(), oidOf: (key) => catalog.oidOf(key), identity: ctx.session ?? {} })
   }
 
   /** The context of an expression evaluated once, as a constant (a DEFAULT, a WITH option, a
@@ -2577,6 +2599,8 @@ export class Engine {
 
   #table(name: string, ctx?: StatementContext, at?: number): TableEntry {
     const e = this.#catalog.entries.get(name)
+    // pg_catalog's relations are computed from the catalog: read-only
+    if (!e && isSystemRelationName(name)) throw new RivuletError('42501', `permission denied for table ${name}: system catalogs are read-only`, ctx && at !== undefined ? positionAt(ctx.text, at) : undefined)
     if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${name}" does not exist`, ctx && at !== undefined ? positionAt(ctx.text, at) : undefined)
     if (e.kind !== 'table' && e.kind !== 'stream') throw new RivuletError(SqlState.wrongObjectType, `cannot change ${e.kind} "${name}"`, ctx && at !== undefined ? positionAt(ctx.text, at) : undefined)
     return e
@@ -2672,6 +2696,37 @@ function findRaise(node: unknown): ast.FuncCall | undefined {
     if (f) return f
   }
   return undefined
+}
+
+/** Views and sinks are kept up to date by the dataflow; the system relations are computed
+ *  when read, and nothing tells a view when they change: such views are refused (0A000). */
+function refuseSystemRelations(plan: LogicalPlan, what: string, ctx: StatementContext, at: number): void {
+  let found: string | undefined
+  const walk = (p: LogicalPlan): void => {
+    if (found) return
+    if (p.kind === 'values' && p.systemRelation !== undefined) found = p.systemRelation
+    for (const c of children(p)) walk(c)
+    visitPlanExprs(p, walk)
+  }
+  walk(plan)
+  if (found) throw new RivuletError(SqlState.featureNotSupported, `${what} cannot read the system catalog ${found}: it is computed when read, not maintained`, positionAt(ctx.text, at))
+}
+
+/** Calls `f` on the plans of the subqueries in `p`'s expressions (before decorrelation). */
+function visitPlanExprs(p: LogicalPlan, f: (q: LogicalPlan) => void): void {
+  const seen = (e: ScalarExpr): void =>
+    visitExpr(e, (x) => {
+      if (x.kind === 'subquery') f(x.plan)
+    })
+  for (const key of Object.keys(p) as (keyof LogicalPlan)[]) {
+    const v: unknown = p[key]
+    const exprs = Array.isArray(v) ? v : [v]
+    for (const e of exprs) if (typeof e === 'object' && e !== null && typeof (e as { kind?: unknown }).kind === 'string' && isScalar(e)) seen(e as ScalarExpr)
+  }
+}
+
+function isScalar(e: object): boolean {
+  return 'type' in e && !('columns' in e)
 }
 
 function lastPart(n: ast.Name): string {

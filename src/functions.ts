@@ -46,6 +46,7 @@ import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 import { compileLike, likeMatch } from './like.js'
 import { MAX_TEXT_LENGTH, checkTextLength, requestedLengthTooLarge } from './text-limit.js'
+import { arrayElements, formatType } from './system-catalog.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -1530,6 +1531,8 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   initcap: (s: string) => withinTextLimit(initcap(s)),
   starts_with: (s: string, p: string) => s.startsWith(p),
   md5: (s: string) => createHash('md5').update(s, 'utf8').digest('hex'),
+  format_type: (oid: number | bigint | null, typmod: number | null) => (oid === null ? null : formatType(Number(oid), typmod)),
+  array_to_string: (a: string, sep: string) => arrayElements(a).filter((x) => x !== null).join(sep),
   ascii: (s: string) => s.codePointAt(0) ?? 0,
   chr,
   translate: (s: string, from: string, to: string) => withinTextLimit(translate(s, from, to)),

@@ -106,6 +106,9 @@ export interface EngineOptions {
 }
 
 /** Per-call options of `Engine.execute`. */
+export type { SessionIdentity } from './system-catalog.js'
+import type { SessionIdentity } from './system-catalog.js'
+
 export interface ExecuteOptions {
   /** Whether `COPY t FROM 'file'` may read files of this machine (default true; a server
    *  passes false for its clients unless started with --allow-server-files: 42501). */
@@ -115,6 +118,9 @@ export interface ExecuteOptions {
   /** A deadline, a cancel request and a memory limit, checked at batch boundaries
    *  (57014, 53200); an interrupted statement changes nothing. */
   readonly limits?: StatementLimits
+  /** Who runs the statement: current_user, current_database(), pg_settings, … (a server
+   *  passes its connection's). */
+  readonly session?: SessionIdentity
 }
 
 /** Where a source stands (`Engine.sourceStatus`). */

@@ -13,6 +13,7 @@ import { RivuletError } from '../../grammar/index.js'
 import { jsonReplacer } from '../logical/tree.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import type { Scope } from './scope.js'
+import type { Catalog } from '../catalog.js'
 import { typeModifierOf, withTypeModifier } from './type-modifier.js'
 
 /** Collects aggregate calls met while binding a post-aggregation expression. */
@@ -41,7 +42,17 @@ export interface ExprContext {
   readonly bindSubquery: (q: ast.Query, outer: Scope) => { plan: LogicalPlan; columns: readonly Column[] }
   /** What the expression is for, for error messages ("WHERE", "JOIN/ON", ...). */
   readonly clause: string
+  /** For the functions and casts answered from the catalog (current_user, ::regclass, …);
+   *  without it they do not exist. */
+  readonly catalog?: Catalog
 }
+
+/** Words that are function calls without parentheses in SQL (PostgreSQL's SQLValueFunction):
+ *  a column of that name, if the scope has one, comes first here (they are not reserved). */
+const BARE_FUNCTIONS = new Set(['current_user', 'session_user', 'current_role', 'user', 'current_catalog', 'current_schema'])
+
+/** The object-identifier types: integers here (bigint: PostgreSQL's oid is unsigned 32-bit). */
+const OID_TYPES = new Set(['oid', 'regclass', 'regtype', 'regproc', 'regprocedure', 'regnamespace', 'regrole', 'xid'])
 
 /** Placeholder call ids used between binding and aggregate/window resolution. */
 export const AGG_PLACEHOLDER = '__agg'
@@ -136,6 +147,9 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): ScalarExpr {
       return bindCase(e, ctx)
     case 'cast': {
       const arg = bindExpr(e.operand, ctx)
+      if (OID_TYPES.has(e.type.name)) return oidCast(arg, e, ctx)
+      // name and "char": PostgreSQL's catalog string types, text here
+      if (e.type.name === 'name') return explicitCast(arg, 'text', ctx, e.span)
       const t = typeFromName(e.type.name)
       if (!t) throw planError(ctx.err, '42704', `type "${e.type.name}" does not exist`, e.type.span)
       return withTypeModifier(explicitCast(arg, t, ctx, e.span), typeModifierOf(e.type, t, ctx.err), true)
@@ -227,7 +241,26 @@ function bindColumn(e: ast.ColumnRef, ctx: ExprContext): ScalarExpr {
     }
     if (!known) throw planError(ctx.err, SqlState.undefinedTable, `missing FROM-clause entry for table "${q}"`, e.span)
   }
+  if (e.parts.length === 1 && BARE_FUNCTIONS.has(e.parts[0]!)) {
+    const f = ctx.catalog?.systemFunction?.(e.parts[0]!, [])
+    if (f) return f
+  }
   throw planError(ctx.err, SqlState.undefinedColumn, `column "${e.parts.join('.')}" does not exist`, e.span)
+}
+
+/** `x::oid`, `'t'::regclass`, …: OIDs are bigints; a relation name cast to regclass is the
+ *  relation's OID (42P01 if there is none), as PostgreSQL resolves it when the cast is
+ *  evaluated (here: bound, so only a constant name can be cast). */
+function oidCast(arg: ScalarExpr, e: ast.CastExpr, ctx: ExprContext): ScalarExpr {
+  if (isIntegerType(arg.type) || isNumericType(arg.type)) return explicitCast(arg, 'bigint', ctx, e.span)
+  if (e.type.name === 'regclass' && arg.kind === 'literal' && typeof arg.value === 'string') {
+    if (/^\d+$/.test(arg.value)) return lit(Number(arg.value), 'bigint')
+    const oid = ctx.catalog?.relationOid?.(arg.value)
+    if (oid === undefined) throw planError(ctx.err, SqlState.undefinedTable, `relation "${arg.value}" does not exist`, e.span)
+    return lit(oid, 'bigint')
+  }
+  if (e.type.name === 'regclass' && (arg.type === 'text' || arg.type === 'unknown')) throw unsupported(ctx.err, 'a cast to regclass of a value that is not a constant name', e.span)
+  return explicitCast(arg, 'bigint', ctx, e.span)
 }
 
 /** A number literal as written, with minus signs before it (not a cast or other expression). */
@@ -329,6 +362,12 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
   if (e.distinct || e.orderBy.length > 0 || e.filter) throw planError(ctx.err, SqlState.wrongObjectType, `DISTINCT, ORDER BY or FILTER specified, but ${name} is not an aggregate function`, e.span)
   if (e.args.some((a) => a.kind === 'star')) throw planError(ctx.err, SqlState.syntaxError, `"*" is only allowed in COUNT(*)`, e.span)
   const args = e.args.map((a) => bindExpr(a, ctx))
+  // catalog and session functions (pg_catalog's: a call qualified with another schema is no
+  // such call)
+  if (e.name.length === 1 || (e.name.length === 2 && e.name[0] === 'pg_catalog')) {
+    const f = ctx.catalog?.systemFunction?.(name, args)
+    if (f) return f
+  }
   switch (name) {
     case 'coalesce': {
       const t0 = commonSupertype(args.map((a) => a.type))

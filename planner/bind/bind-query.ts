@@ -111,6 +111,7 @@ export class QueryBinder {
       scope,
       clause,
       bindSubquery: (q, outerScope) => this.bindQuery(q, outerScope, this.#currentCtes),
+      catalog: this.#catalog,
       ...extra,
     }
   }
@@ -588,6 +589,18 @@ export class QueryBinder {
     const last = name.parts[name.parts.length - 1]!
     const cte = name.parts.length === 1 ? ctes.get(last) : undefined
     if (cte) return cte
+    // pg_catalog is first on the search path (as in PostgreSQL); information_schema is read
+    // qualified; `public.x` is a user relation
+    const schema = name.parts.length > 1 ? name.parts[name.parts.length - 2]! : undefined
+    if (schema === undefined || schema === 'pg_catalog' || schema === 'information_schema') {
+      const sys = this.#catalog.systemRelation?.(schema, last)
+      if (sys) {
+        const rows = sys.rows.map((r) => sys.columns.map((c, i) => lit(r[i] ?? null, c.type)))
+        const plan: LogicalPlan = { kind: 'values', rows, columns: sys.columns, systemRelation: sys.name }
+        return { plan, columns: sys.columns }
+      }
+      if (schema !== undefined) throw planError(this.#err, SqlState.undefinedTable, `relation "${name.parts.join('.')}" does not exist`, name.span)
+    }
     const rel = this.#catalog.getRelation(last)
     if (!rel) throw planError(this.#err, SqlState.undefinedTable, `relation "${name.parts.join('.')}" does not exist`, name.span)
     return { plan: { kind: 'scan', relation: rel.name, columns: rel.columns }, columns: rel.columns }

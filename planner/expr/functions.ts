@@ -367,6 +367,12 @@ def('reverse', 'reverse', ['text'], 'text')
 def('initcap', 'initcap', ['text'], 'text')
 def('starts_with', 'starts_with', ['text', 'text'], 'boolean')
 def('md5', 'md5', ['text'], 'text')
+// format_type(type oid, typmod): the name of a type as pg_catalog spells it (a NULL typmod is
+// none: non-strict)
+def('format_type', 'format_type', ['bigint', 'integer'], 'text', { strict: false })
+// array_to_string over an array in its text form ('{a,b}': how the catalog's array columns are
+// held, there being no array type)
+def('array_to_string', 'array_to_string', ['text', 'text'], 'text')
 def('ascii', 'ascii', ['text'], 'integer')
 def('chr', 'chr', ['integer'], 'text')
 def('translate', 'translate', ['text', 'text', 'text'], 'text')

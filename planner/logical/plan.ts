@@ -74,6 +74,9 @@ export interface ValuesNode {
   readonly kind: 'values'
   readonly rows: readonly (readonly ScalarExpr[])[]
   readonly columns: readonly Column[]
+  /** Rows of a system relation (pg_catalog.…) as of binding: what a view cannot keep up to
+   *  date, so the engine refuses views over them. */
+  readonly systemRelation?: string
 }
 
 export interface FilterNode {

@@ -1,16 +1,13 @@
-// Answers to the catalog queries that clients send, from db.relations() — a small intercept
-// layer, not a SQL engine over pg_catalog:
-// - psql 15's backslash commands (\d, \dt, \dv, \dm, \ds, \di, \d NAME, their + forms, \l,
-//   \dn): the queries of psql's describe.c are recognized by their shape (the tables they read
-//   and the patterns they filter on) and answered row by row;
-// - driver probes: SELECT version() / current_schema() / current_database() / current_user …,
-//   SHOW of the session's settings.
-// Other pg_catalog queries of \d (policies, statistics, publications, inheritance, rules)
-// read catalogs that are empty here, and get zero rows with the columns they select.
+// The answers by shape that remain for psql 15's \d NAME queries (src/server/session.ts uses
+// them only for a query the parser rejected, or one the engine could not answer): those need
+// arrays (ARRAY(SELECT …), = ANY(…), unnest) and catalogs (pg_policy, pg_statistic_ext, …)
+// the engine does not have yet. Everything else — \d, \dt, \dv, \dm, \dn, driver probes,
+// information_schema — is the engine's: real read-only relations and functions queried by
+// the ordinary planner (src/system-catalog.ts).
 
 import type { RelationInfo, ResultValue } from '../types.js'
-import { formatTypeName, OID, type Field } from './pg-types.js'
-import { closingParen, significant, stringValue, tokenize, type Token } from './sql-text.js'
+import type { Field } from './pg-types.js'
+import { tokenize } from './sql-text.js'
 
 /** A result the server sends as RowDescription + DataRows + CommandComplete. */
 export interface ResultSet {
@@ -30,14 +27,9 @@ export interface CatalogContext {
   readonly serverVersion: string
 }
 
-/** The owner shown for every relation (the engine has no roles). */
-export const OWNER = 'rivulet'
-const SCHEMA = 'public'
 
 const text = (name: string): Field => ({ name, type: 'text' })
 const bool = (name: string): Field => ({ name, type: 'boolean' })
-const oidField = (name: string): Field => ({ name, type: 'bigint', oid: OID.oid })
-const nameField = (name: string): Field => ({ name, type: 'text', oid: OID.name })
 
 function result(fields: readonly Field[], rows: ResultValue[][]): ResultSet {
   return { fields, rows, command: `SELECT ${rows.length}` }
@@ -63,65 +55,7 @@ function relkind(r: RelationInfo): { kind: string; label: string } {
 export function answerCatalogQuery(sql: string, ctx: CatalogContext): ResultSet | undefined {
   if (!/pg_catalog|information_schema|\bpg_[a-z_]+\b/i.test(sql)) return undefined
   const q = sql.replace(/\s+/g, ' ').trim()
-  return listRelations(q, ctx) ?? lookupRelation(q, ctx) ?? tableInfo(q, ctx) ?? attributes(q, sql, ctx) ?? indexes(q, sql, ctx) ?? viewDefinition(q, ctx) ?? databases(q, ctx) ?? schemas(q) ?? emptyCatalog(q, sql)
-}
-
-/** The relation patterns of a psql query: `c.relname OPERATOR(pg_catalog.~) '^(…)$'` and the
- *  same on n.nspname (POSIX regexes built by psql from \d patterns). */
-function patternFilter(q: string): (r: RelationInfo) => boolean {
-  const rel = regexAfter(q, /c\.relname OPERATOR\(pg_catalog\.~\) '((?:[^']|'')*)'/)
-  const nsp = regexAfter(q, /n\.nspname OPERATOR\(pg_catalog\.~\) '((?:[^']|'')*)'/)
-  return (r) => (!rel || rel.test(r.name)) && (!nsp || nsp.test(SCHEMA))
-}
-
-function regexAfter(q: string, re: RegExp): RegExp | undefined {
-  const m = re.exec(q)
-  if (!m) return undefined
-  try {
-    return new RegExp(m[1]!.replace(/''/g, "'"))
-  } catch {
-    return /$^/ // a pattern JS cannot read matches nothing
-  }
-}
-
-/** \d, \dt, \dv, \dm, \ds, \di (and +): "List of relations". */
-function listRelations(q: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/FROM pg_catalog\.pg_class c /.test(q) || !/ as "Schema"/i.test(q)) return undefined
-  const kinds = /c\.relkind IN \(([^)]*)\)/.exec(q)?.[1]?.split(',').map((s) => s.trim().replace(/'/g, '')) ?? []
-  const aliases = [...q.slice(0, q.indexOf(' FROM pg_catalog.pg_class c ')).matchAll(/ as "((?:[^"]|"")*)"/gi)].map((m) => m[1]!)
-  const matches = patternFilter(q)
-  const rels = ctx.relations().filter((r) => kinds.includes(relkind(r).kind) && matches(r))
-  rels.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const rows = rels.map((r) =>
-    aliases.map((a): ResultValue => {
-      switch (a) {
-        case 'Schema':
-          return SCHEMA
-        case 'Name':
-          return r.name
-        case 'Type':
-          return relkind(r).label
-        case 'Owner':
-          return OWNER
-        case 'Persistence':
-          return 'permanent'
-        case 'Access method':
-          return r.kind === 'view' ? null : 'heap'
-        default:
-          return null // Size, Description, Table (of an index), …
-      }
-    }),
-  )
-  return result(aliases.map(text), rows)
-}
-
-/** The first query of `\d NAME`: which relations the pattern names. */
-function lookupRelation(q: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/^SELECT c\.oid, n\.nspname, c\.relname FROM pg_catalog\.pg_class c /.test(q)) return undefined
-  const matches = patternFilter(q)
-  const rels = ctx.relations().filter(matches)
-  rels.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  return result([oidField('oid'), nameField('nspname'), nameField('relname')], rels.map((r) => [ctx.oidOf(r.name), SCHEMA, r.name]))
+  return tableInfo(q, ctx) ?? emptyCatalog(q, sql)
 }
 
 function relationByOid(q: string, re: RegExp, ctx: CatalogContext): RelationInfo | undefined {
@@ -157,73 +91,10 @@ function tableInfo(q: string, ctx: CatalogContext): ResultSet | undefined {
   return result(fields, [row])
 }
 
-/** `\d NAME`: the columns. */
-function attributes(q: string, sql: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/^SELECT a\.attname, pg_catalog\.format_type\(a\.atttypid, a\.atttypmod\)/.test(q)) return undefined
-  const r = relationByOid(q, /a\.attrelid = '(\d+)'/, ctx)
-  const items = selectItems(sql)
-  const fields = items.map((it, i) => (/attnotnull/.test(it) ? bool('attnotnull') : text(itemName(it, i))))
-  const rows = (r?.columns ?? []).map((c) =>
-    items.map((it): ResultValue => {
-      if (/^a\.attname$/.test(it)) return c.name
-      if (/format_type/.test(it)) return formatTypeName(c.type)
-      if (/attnotnull/.test(it)) return r!.primaryKey.includes(c.name) || r!.notNull.includes(c.name)
-      if (/pg_get_expr\(d\.adbin/.test(it)) return r!.defaults[c.name] ?? null
-      if (/attidentity|attgenerated|attcompression/.test(it)) return ''
-      if (/attstorage/.test(it)) return c.type === 'text' || c.type === 'numeric' ? 'x' : 'p'
-      return null // collation, stats target, description, FDW options
-    }),
-  )
-  return result(fields, rows)
-}
-
-/** `\d NAME`: indexes — the primary key, shown as Postgres names it (`t_pkey`). */
-function indexes(q: string, sql: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/FROM pg_catalog\.pg_class c, pg_catalog\.pg_class c2, pg_catalog\.pg_index i/.test(q)) return undefined
-  const r = relationByOid(q, /WHERE c\.oid = '(\d+)'/, ctx)
-  const items = selectItems(sql)
-  const fields = items.map((it, i) => (/indis|condeferr/.test(it) ? bool(itemName(it, i)) : text(itemName(it, i))))
-  if (!r || r.primaryKey.length === 0) return result(fields, [])
-  const keyList = r.primaryKey.join(', ')
-  const name = `${r.name}_pkey`
-  const row = items.map((it): ResultValue => {
-    if (/c2\.relname/.test(it)) return name
-    if (/indisprimary|indisunique|indisvalid/.test(it)) return true
-    if (/indisclustered|indisreplident|condeferrable|condeferred/.test(it)) return false
-    if (/pg_get_indexdef/.test(it)) return `CREATE UNIQUE INDEX ${name} ON ${r.name} USING btree (${keyList})`
-    if (/pg_get_constraintdef/.test(it)) return `PRIMARY KEY (${keyList})`
-    if (/contype/.test(it)) return 'p'
-    if (/reltablespace/.test(it)) return 0
-    return null
-  })
-  return result(fields, [row])
-}
-
-/** `\d+ VIEW`: the definition. */
-function viewDefinition(q: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/^SELECT pg_catalog\.pg_get_viewdef\('(\d+)'::pg_catalog\.oid, true\)$/.test(q.replace(/;$/, ''))) return undefined
-  const r = relationByOid(q, /pg_get_viewdef\('(\d+)'/, ctx)
-  return result([text('pg_get_viewdef')], [[r?.definition === undefined ? null : ` ${r.definition};`]])
-}
-
-/** \l */
-function databases(q: string, ctx: CatalogContext): ResultSet | undefined {
-  if (!/FROM pg_catalog\.pg_database d/.test(q) || !/ as "Name"/i.test(q)) return undefined
-  const aliases = [...q.matchAll(/ (?:as|AS) "((?:[^"]|"")*)"/g)].map((m) => m[1]!)
-  const values: Record<string, ResultValue> = { Name: ctx.database, Owner: OWNER, Encoding: 'UTF8', Collate: 'C', Ctype: 'C', 'Locale Provider': 'libc' }
-  return result(aliases.map(text), [aliases.map((a) => values[a] ?? null)])
-}
-
-/** \dn */
-function schemas(q: string): ResultSet | undefined {
-  if (!/FROM pg_catalog\.pg_namespace n/.test(q) || !/ AS "Name"/i.test(q) || /pg_class/.test(q)) return undefined
-  const aliases = [...q.matchAll(/ (?:as|AS) "((?:[^"]|"")*)"/g)].map((m) => m[1]!)
-  return result(aliases.map(text), [aliases.map((a) => (a === 'Name' ? SCHEMA : a === 'Owner' ? OWNER : null))])
-}
-
-/** Catalogs that are empty here (no policies, extended statistics, publications,
- *  inheritance, rules, triggers, constraints beyond primary keys, comments). */
-const EMPTY_CATALOGS = /pg_catalog\.(pg_policy|pg_statistic_ext|pg_publication|pg_inherits|pg_rewrite|pg_trigger|pg_constraint|pg_description|pg_foreign_table|pg_partitioned_table|pg_sequence|pg_event_trigger|pg_extension|pg_proc|pg_type|pg_operator|pg_opclass|pg_am|pg_cast|pg_conversion|pg_collation|pg_ts_\w+|pg_default_acl|pg_largeobject_metadata|pg_foreign_\w+|pg_user_mapping|pg_subscription|pg_roles|pg_auth_members)\b/
+/** Catalogs the engine does not have yet, empty here (no policies, extended statistics,
+ *  publications, rules, triggers, …); those it has (pg_type, pg_proc, pg_roles,
+ *  pg_constraint, pg_description, pg_inherits, …) are never answered here. */
+const EMPTY_CATALOGS = /pg_catalog\.(pg_policy|pg_statistic_ext|pg_publication|pg_rewrite|pg_trigger|pg_foreign_table|pg_partitioned_table|pg_sequence|pg_event_trigger|pg_extension|pg_operator|pg_opclass|pg_cast|pg_conversion|pg_ts_\w+|pg_default_acl|pg_largeobject_metadata|pg_foreign_\w+|pg_user_mapping|pg_subscription|pg_auth_members)\b/
 
 function emptyCatalog(q: string, sql: string): ResultSet | undefined {
   if (!/^SELECT /i.test(q) || !EMPTY_CATALOGS.test(q)) return undefined
@@ -267,84 +138,6 @@ function itemName(item: string, _i: number): string {
   if (m) return m[1]!.startsWith('"') ? m[1]!.slice(1, -1).replace(/""/g, '"') : m[1]!.toLowerCase()
   const last = /(\w+)\s*(?:\([^()]*\))?\s*$/.exec(item)
   return last ? last[1]!.toLowerCase() : '?column?'
-}
-
-// ------------------------------------------------------------------------ driver probes
-
-/** Functions a driver or tool asks the server about, answered without the engine. */
-function probeFunction(name: string, args: readonly Token[], sql: string, ctx: CatalogContext): { value: ResultValue; type: Field['type'] } | undefined {
-  switch (name) {
-    case 'version':
-      return args.length === 0 ? { value: `PostgreSQL ${ctx.serverVersion} on Node.js ${process.version}`, type: 'text' } : undefined
-    case 'current_schema':
-      return args.length === 0 ? { value: SCHEMA, type: 'text' } : undefined
-    case 'current_database':
-    case 'current_catalog':
-      return args.length === 0 ? { value: ctx.database, type: 'text' } : undefined
-    case 'current_user':
-    case 'session_user':
-    case 'user':
-    case 'current_role':
-      return args.length === 0 ? { value: ctx.user, type: 'text' } : undefined
-    case 'pg_is_in_recovery':
-      return args.length === 0 ? { value: false, type: 'boolean' } : undefined
-    case 'current_setting': {
-      const s = args.length === 1 ? stringValue(args[0]!, sql) : undefined
-      if (s === undefined) return undefined
-      const v = ctx.settings.get(s.toLowerCase())
-      return v === undefined ? undefined : { value: v, type: 'text' }
-    }
-    default:
-      return undefined
-  }
-}
-
-/** Names that are functions without parentheses in SQL. */
-const BARE_FUNCTIONS = new Set(['current_user', 'session_user', 'user', 'current_role', 'current_catalog', 'current_schema'])
-
-/** `SELECT f() [AS x], …` with only probe functions (no FROM): answered here. */
-export function answerProbe(sql: string, ctx: CatalogContext): ResultSet | undefined {
-  const tokens = significant(sql)
-  if (tokens[0]?.kind !== 'word' || tokens[0].value !== 'select') return undefined
-  const fields: Field[] = []
-  const row: ResultValue[] = []
-  let i = 1
-  while (i < tokens.length) {
-    let t = tokens[i]!
-    // optional pg_catalog. qualification
-    if (t.kind === 'word' && t.value === 'pg_catalog' && tokens[i + 1]?.value === '.') {
-      i += 2
-      t = tokens[i]!
-      if (!t) return undefined
-    }
-    if (t.kind !== 'word') return undefined
-    const name = t.value
-    let args: Token[] = []
-    i++
-    if (tokens[i]?.kind === 'punct' && tokens[i]!.value === '(') {
-      const close = closingParen(tokens, i)
-      if (close < 0) return undefined
-      args = tokens.slice(i + 1, close)
-      i = close + 1
-    } else if (!BARE_FUNCTIONS.has(name)) return undefined
-    const v = probeFunction(name, args, sql, ctx)
-    if (!v) return undefined
-    let alias = name
-    if (tokens[i]?.kind === 'word' && tokens[i]!.value === 'as') i++
-    const a = tokens[i]
-    if (a && (a.kind === 'ident' || (a.kind === 'word' && a.value !== 'from'))) {
-      alias = a.value
-      i++
-    }
-    fields.push({ name: alias, type: v.type })
-    row.push(v.value)
-    const sep = tokens[i]
-    if (sep === undefined || (sep.kind === 'punct' && sep.value === ';')) break
-    if (sep.kind !== 'punct' || sep.value !== ',') return undefined
-    i++
-  }
-  if (fields.length === 0 || tokens.slice(i).some((t) => !(t.kind === 'punct' && t.value === ';'))) return undefined
-  return result(fields, [row])
 }
 
 // ------------------------------------------------------------------------ settings

@@ -74,7 +74,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const gate = new EngineGate(options.engine)
   const sessions = new Map<number, Session>() // by pid, once started (for CancelRequest)
   const connections = new Map<Socket, Session>()
-  const oids = new Map<string, number>()
   const maxConnections = options.maxConnections ?? 100
   let pid = 0
   const ctx: ServerContext & { drainCancels: () => void } = {
@@ -91,11 +90,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxResultBytes: options.maxResultBytes ?? 1 << 30,
     drainCancels: () => undefined,
     serverVersion: SERVER_VERSION,
-    oidOf(name) {
-      let oid = oids.get(name)
-      if (oid === undefined) oids.set(name, (oid = 16384 + oids.size))
-      return oid
-    },
+    oidOf: (name) => options.engine.relationOid(name),
     nextPid: () => (pid = (pid % 0x7ffffffe) + 1) + 1000,
     register: (s) => void sessions.set(s.pid, s),
     unregister: (s) => {

@@ -12,10 +12,10 @@ import { randomInt } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { TLSSocket, type SecureContext } from 'node:tls'
 import { parse, RivuletError, type ParsedStatement } from '../../grammar/index.js'
-import type { ResultValue } from '../types.js'
+import type { ResultValue, SessionIdentity } from '../types.js'
 import { createAuthenticator, type AuthMethod, type Authenticator } from './auth.js'
 import type { AuthThrottle } from './throttle.js'
-import { answerCatalogQuery, answerProbe, SETTINGS, type CatalogContext, type ResultSet } from './catalog.js'
+import { answerCatalogQuery, SETTINGS, type CatalogContext } from './catalog.js'
 import { Cancellation, cancelledError, type EngineGate } from './gate.js'
 import type { EngineSession } from '../transactions.js'
 import { castNameForOid, decodeBinaryParameter, describeFields, encodeValue, OID, resultFormats, type Field } from './pg-types.js'
@@ -454,9 +454,10 @@ export class Session {
     try {
       statements = parse(sql)
     } catch (e) {
-      // psql's describe queries use syntax the engine does not have (OPERATOR(pg_catalog.~),
-      // ::regclass, …): a query that does not parse may still be one of them, answered from
-      // the catalog (it reads, and runs nothing)
+      // psql's \d NAME queries use arrays (ARRAY(SELECT …), = ANY(…), unnest), which the
+      // engine does not have yet: a query that does not parse may be one of them, answered by
+      // its shape from the catalog (it reads, and runs nothing) — the last pattern-matched
+      // answers, only for what the parser rejected
       const described = this.#tx === 'E' ? undefined : answerCatalogQuery(sql, this.#catalogContext())
       if (described) {
         const op = this.#begin()
@@ -701,9 +702,22 @@ export class Session {
     if (this.#tx === 'E') throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
     this.#deadline = deadline
     if (action.kind === 'engine') {
-      const result = action.read ? this.#answerLocally(action.text, action.catalog === true) : undefined
-      if (result) return { kind: 'rows', ...result }
-      return this.#engineStatement(action.text, action.read, op)
+      // inside a block a failed read would abort it: psql's \d queries that read the catalog
+      // are answered by shape first there (outside one, only after the engine could not)
+      const catalog = action.read && action.catalog === true
+      if (catalog && this.#tx !== 'I') {
+        const r = answerCatalogQuery(action.text, this.#catalogContext())
+        if (r) return { kind: 'rows', ...r }
+      }
+      try {
+        return await this.#engineStatement(action.text, action.read, op)
+      } catch (e) {
+        // the engine's system relations answer every catalog query they can; psql's \d NAME
+        // ones that need arrays or catalogs not there yet fail, and are answered by shape
+        const r = catalog && this.#tx === 'I' && e instanceof RivuletError && CATALOG_GAPS.has(e.code) ? answerCatalogQuery(action.text, this.#catalogContext()) : undefined
+        if (r) return { kind: 'rows', ...r }
+        throw e
+      }
     }
     return this.#serverCommand(action, op)
   }
@@ -715,13 +729,6 @@ export class Session {
   #statementTimeoutMs(): number {
     const v = this.#settings.get('statement_timeout')
     return v === undefined ? this.#ctx.statementTimeoutMs : parseMilliseconds(v, 'statement_timeout')
-  }
-
-  /** A parsed read that asks the server about itself (version(), current_schema(), …) or
-   *  reads the catalog (psql's describe queries). */
-  #answerLocally(text: string, readsCatalog: boolean): ResultSet | undefined {
-    const ctx = this.#catalogContext()
-    return answerProbe(text, ctx) ?? (readsCatalog ? answerCatalogQuery(text, ctx) : undefined)
   }
 
   /** A statement for the engine, run as this connection's engine session. */
@@ -738,7 +745,7 @@ export class Session {
         return op.reason !== undefined
       },
     }
-    const results = this.#engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, limits, ...(stdin ? { stdin } : {}) })
+    const results = this.#engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, limits, session: this.#identity(), ...(stdin ? { stdin } : {}) })
     const r = results[results.length - 1]
     if (!r) return { kind: 'empty' }
     // a notice (COPY's rejected records) goes to the client as psql shows it: NOTICE:  …
@@ -883,8 +890,6 @@ export class Session {
 
   /** A read's rows: answered locally or by the engine. */
   async #queryRows(text: string, op: Cancellation): Promise<{ fields: readonly Field[]; rows: ResultValue[][] }> {
-    const local = this.#answerLocally(text, false)
-    if (local) return local
     const o = await this.#engineStatement(text, true, op)
     if (o.kind !== 'rows') throw new RivuletError('42601', 'expected a query that returns rows')
     return o
@@ -1172,6 +1177,11 @@ export class Session {
     else this.#socket.destroy()
   }
 
+  /** Who this connection is, for the engine's catalog functions and pg_settings. */
+  #identity(): SessionIdentity {
+    return { user: this.user, database: this.database, pid: this.pid, settings: this.#settings, serverVersion: this.#ctx.serverVersion }
+  }
+
   #catalogContext(): CatalogContext {
     const gate = this.#ctx.gate
     return {
@@ -1184,6 +1194,10 @@ export class Session {
     }
   }
 }
+
+/** The errors of a catalog query that the engine cannot answer yet (an unknown function,
+ *  relation or type, a feature not there): psql's \d NAME queries. */
+const CATALOG_GAPS = new Set(['42883', '42P01', '42704', '0A000', '42601'])
 
 /** The client encodings accepted: UTF-8 (the server's) and SQL_ASCII (no conversion). */
 function clientEncoding(value: string, strict = false): string {

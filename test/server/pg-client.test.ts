@@ -243,6 +243,49 @@ describe('catalog names in data', () => {
     expect((await c.query("SELECT note FROM notes WHERE note <> 'pg_catalog.pg_proc'")).rows).toEqual([{ note: 'plain' }])
     expect((await c.query("SELECT count(*)::int AS n FROM notes WHERE note LIKE '%pg_roles%' OR note = 'information_schema.tables'")).rows).toEqual([{ n: 0 }])
     expect((await c.query({ text: 'SELECT note FROM notes WHERE note = $1', values: ['pg_catalog.pg_proc'] })).rows).toEqual([{ note: 'pg_catalog.pg_proc' }])
+    expect((await c.query("SELECT 'pg_catalog.pg_proc' AS note")).rows).toEqual([{ note: 'pg_catalog.pg_proc' }])
     await c.query('DROP TABLE notes')
+  })
+
+  it('pg_catalog and information_schema are relations the planner queries', async () => {
+    const c = await client()
+    // real rows, not an empty stand-in
+    const types = await c.query("SELECT oid::int AS oid, typname FROM pg_catalog.pg_type WHERE typname IN ('int4', 'text') ORDER BY oid")
+    expect(types.rows).toEqual([{ oid: 23, typname: 'int4' }, { oid: 25, typname: 'text' }])
+    expect(types.fields.map((f) => f.name)).toEqual(['oid', 'typname'])
+    expect((await c.query("SELECT count(*)::int AS n FROM pg_catalog.pg_class WHERE relname = 'people'")).rows).toEqual([{ n: 1 }])
+    // the kind of query introspection tools (kysely, drizzle) send
+    const cols = await c.query(
+      `SELECT c.column_name, c.data_type, c.is_nullable, c.column_default, c.ordinal_position
+         FROM information_schema.columns c
+         JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+        WHERE t.table_schema = $1 AND t.table_type = 'BASE TABLE' AND t.table_name = $2
+        ORDER BY c.ordinal_position`,
+      ['public', 'people'],
+    )
+    expect(cols.rows.map((r: { column_name: string; data_type: string; is_nullable: string }) => [r.column_name, r.data_type, r.is_nullable])).toEqual([
+      ['id', 'integer', 'NO'],
+      ['name', 'text', 'YES'],
+      ['score', 'double precision', 'YES'],
+      ['active', 'boolean', 'YES'],
+      ['born', 'date', 'YES'],
+    ])
+    const attrs = await c.query(
+      `SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull,
+              coalesce(i.indisprimary, false) AS pk
+         FROM pg_catalog.pg_attribute a
+         JOIN pg_catalog.pg_class cl ON cl.oid = a.attrelid
+         JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace
+         LEFT JOIN pg_catalog.pg_index i ON i.indrelid = cl.oid AND i.indkey = a.attnum::text
+        WHERE n.nspname = 'public' AND cl.relname = 'people' AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attnum`,
+    )
+    expect(attrs.rows[0]).toEqual({ attname: 'id', type: 'integer', attnotnull: true, pk: true })
+    expect(attrs.rows[2]).toEqual({ attname: 'score', type: 'double precision', attnotnull: false, pk: false })
+    const keys = await c.query("SELECT column_name FROM information_schema.key_column_usage WHERE table_name = 'people' AND constraint_name = 'people_pkey'")
+    expect(keys.rows).toEqual([{ column_name: 'id' }])
+    expect((await c.query('SELECT current_user AS u, current_database() AS d')).rows).toEqual([{ u: 'app', d: 'db' }])
+    // read-only
+    await expect(c.query("INSERT INTO pg_catalog.pg_class (relname) VALUES ('x')")).rejects.toMatchObject({ code: '42501' })
   })
 })

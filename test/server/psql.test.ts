@@ -102,6 +102,8 @@ describe('psql', () => {
     expect(r.stderr).toBe(`psql:${file}:4: ERROR:  division by zero\n`)
   })
 
+  // psql's own queries over the engine's pg_catalog; it names a relation's type from
+  // pg_class.relkind, where a stream is a table ('r')
   it('lists relations with \\d, \\dt, \\dv, \\dm', async () => {
     const r = await psql(server.port, c('\\d', '\\dt', '\\dv', '\\dm'))
     expect(r.stderr).toBe('')
@@ -111,18 +113,18 @@ describe('psql', () => {
         ' Schema |  Name  |       Type        |  Owner  ',
         '--------+--------+-------------------+---------',
         ' public | big    | view              | rivulet',
-        ' public | clicks | stream            | rivulet',
+        ' public | clicks | table             | rivulet',
         ' public | notes  | table             | rivulet',
         ' public | orders | table             | rivulet',
         ' public | totals | materialized view | rivulet',
         '(5 rows)',
         '',
         '         List of relations',
-        ' Schema |  Name  |  Type  |  Owner  ',
-        '--------+--------+--------+---------',
-        ' public | clicks | stream | rivulet',
-        ' public | notes  | table  | rivulet',
-        ' public | orders | table  | rivulet',
+        ' Schema |  Name  | Type  |  Owner  ',
+        '--------+--------+-------+---------',
+        ' public | clicks | table | rivulet',
+        ' public | notes  | table | rivulet',
+        ' public | orders | table | rivulet',
         '(3 rows)',
         '',
         '       List of relations',
@@ -135,6 +137,28 @@ describe('psql', () => {
         ' Schema |  Name  |       Type        |  Owner  ',
         '--------+--------+-------------------+---------',
         ' public | totals | materialized view | rivulet',
+        '(1 row)',
+        '',
+        '',
+      ].join('\n'),
+    )
+  })
+
+  it('lists databases with \\l and schemas with \\dn (psql\'s queries over pg_database and pg_namespace)', async () => {
+    const r = await psql(server.port, c('\\l', '\\dn'))
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(
+      [
+        '                                       List of databases',
+        ' Name |  Owner  | Encoding | Collate | Ctype | ICU Locale | Locale Provider | Access privileges ',
+        '------+---------+----------+---------+-------+------------+-----------------+-------------------',
+        ' db   | rivulet | UTF8     | C       | C     |            | libc            | ',
+        '(1 row)',
+        '',
+        ' List of schemas',
+        '  Name  |  Owner  ',
+        '--------+---------',
+        ' public | rivulet',
         '(1 row)',
         '',
         '',
