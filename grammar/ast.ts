@@ -26,6 +26,8 @@ export interface TypeName {
   readonly name: string
   /** Modifiers, e.g. NUMERIC(10, 2) → [10, 2], VARCHAR(20) → [20]. */
   readonly args: readonly number[]
+  /** `integer[]`, `text[][]`, `int[3]`: the number of `[…]` after the name (absent: 0). */
+  readonly arrayDimensions?: number
   readonly span: Span
 }
 
@@ -52,6 +54,10 @@ export type Expr =
   | IntervalExpr
   | TypedLiteralExpr
   | ExtractExpr
+  | ArrayExpr
+  | ArraySubqueryExpr
+  | SubscriptExpr
+  | QuantifiedExpr
 
 export type LiteralValue =
   | { readonly type: 'null' }
@@ -275,6 +281,41 @@ export interface FuncCall {
   readonly orderBy: readonly OrderItem[]
   readonly filter: Expr | undefined
   readonly over: WindowSpec | undefined
+  readonly span: Span
+}
+
+/** `ARRAY[a, b, …]`: an array of the items (`ARRAY[[1, 2], [3, 4]]` nests ArrayExprs). */
+export interface ArrayExpr {
+  readonly kind: 'array'
+  readonly items: readonly Expr[]
+  readonly span: Span
+}
+
+/** `ARRAY(SELECT …)`: the subquery's one column as an array, in the subquery's order. */
+export interface ArraySubqueryExpr {
+  readonly kind: 'arraySubquery'
+  readonly query: Query
+  readonly span: Span
+}
+
+/** `a[i]`: the element at subscript i (1-based). */
+export interface SubscriptExpr {
+  readonly kind: 'subscript'
+  readonly operand: Expr
+  readonly index: Expr
+  readonly span: Span
+}
+
+/** `x op ANY (array)`, `x op SOME (…)`, `x op ALL (…)`, with an array expression or a
+ *  subquery. */
+export interface QuantifiedExpr {
+  readonly kind: 'quantified'
+  readonly op: '=' | '<>' | '<' | '>' | '<=' | '>='
+  readonly quantifier: 'any' | 'all'
+  readonly operand: Expr
+  /** The array, or undefined when `query` is given. */
+  readonly array: Expr | undefined
+  readonly query: Query | undefined
   readonly span: Span
 }
 

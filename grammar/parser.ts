@@ -67,6 +67,7 @@ setPrec([T.Plus, T.Minus], Prec.add)
 setPrec([T.Star, T.Slash, T.Percent], Prec.mul)
 setPrec([T.Caret], Prec.exp)
 setPrec([T.ColonColon], Prec.cast)
+setPrec([T.LBracket], Prec.primary)
 
 const NOT_IDX = T.NOT.tokenTypeIdx as number
 const IDENT_IDX = T.Identifier.tokenTypeIdx as number
@@ -608,9 +609,17 @@ export class SqlParser extends EmbeddedActionsParser {
         words = `${first} ${tz ? 'with' : 'without'} time zone`
       },
     })
+    // integer[], text[][], int[3] (a size is accepted and, as in PostgreSQL, not enforced)
+    let arrayDimensions = 0
+    this.many(1, () => {
+      this.consume(13, T.LBracket)
+      this.option(6, () => this.consume(14, T.IntegerLiteral))
+      this.consume(15, T.RBracket)
+      arrayDimensions++
+    })
     return this.ACTION(() => {
       const n = normalizeTypeName(words, args)
-      return { name: n.name, args: n.args, span: this.sp(start) }
+      return arrayDimensions > 0 ? { name: n.name, args: n.args, arrayDimensions, span: this.sp(start) } : { name: n.name, args: n.args, span: this.sp(start) }
     })
   })
 
@@ -708,7 +717,21 @@ export class SqlParser extends EmbeddedActionsParser {
       },
     },
     { ALT: () => this.subrule(3, this.isTail, { ARGS: [this.infixLeft!, this.infixStart] }) },
-    this.binaryAlt(this.cmpOps, 1, 4, Prec.cmp),
+    {
+      ALT: (): A.Expr => {
+        const left = this.infixLeft!
+        const start = this.infixStart
+        const op = this.or(1, this.cmpOps)
+        return this.or(5, [
+          {
+            // x op ANY | SOME | ALL ( array | subquery )
+            GATE: () => (is(this.LA(1), T.ALL) || word(this.LA(1)) === 'any' || word(this.LA(1)) === 'some') && is(this.LA(2), T.LParen),
+            ALT: () => this.subrule(12, this.quantifiedTail, { ARGS: [op, left, start] }),
+          },
+          { ALT: () => this.binary(op, left, this.subrule(4, this.exprBP, { ARGS: [Prec.cmp + 1] }), start) },
+        ])
+      },
+    },
     { ALT: () => this.subrule(5, this.predicateTail, { ARGS: [this.infixLeft!, this.infixStart] }) },
     this.binaryAlt(this.otherOps, 2, 6, Prec.other),
     this.binaryAlt(this.addOps, 3, 7, Prec.add),
@@ -732,7 +755,36 @@ export class SqlParser extends EmbeddedActionsParser {
         return { kind: 'cast', operand: left, type, shorthand: true, span: this.sp(start) }
       },
     },
+    {
+      ALT: (): A.Expr => {
+        const operand = this.infixLeft!
+        const start = this.infixStart
+        this.consume(26, T.LBracket)
+        const index = this.subrule(13, this.expr)
+        const colon = this.option(7, () => this.consume(27, T.Colon))
+        if (colon !== undefined) this.ACTION(() => this.fail(SqlState.featureNotSupported, 'array slices (a[i:j]) are not supported', colon.startOffset))
+        this.consume(28, T.RBracket)
+        return { kind: 'subscript', operand, index, span: this.sp(start) }
+      },
+    },
   ]
+
+  /** After `x op`: `ANY | SOME | ALL ( array | subquery )`. */
+  quantifiedTail = this.RULE('quantifiedTail', (op: A.BinaryOp, operand: A.Expr, start: number): A.Expr => {
+    const q = this.or(0, [{ ALT: () => this.consume(0, T.ALL) }, { ALT: () => this.consume(1, T.Identifier) }])
+    const body = this.subrule(0, this.parenBody)
+    return this.ACTION((): A.Expr => {
+      const quantifier = word(q) === 'all' ? 'all' : 'any'
+      if (op !== '=' && op !== '<>' && op !== '<' && op !== '>' && op !== '<=' && op !== '>=') this.fail(SqlState.syntaxError, `syntax error at or near "${q.image}"`, q.startOffset)
+      const span = this.sp(start)
+      if (body.query !== undefined) return { kind: 'quantified', op, quantifier, operand, array: undefined, query: body.query, span }
+      if (body.exprs.length !== 1) this.fail(SqlState.syntaxError, `syntax error at or near ","`, body.span.start)
+      const only = body.exprs[0]!
+      // `x = ANY ((SELECT …))` is a subquery, as in Postgres
+      if (only.kind === 'subquery') return { kind: 'quantified', op, quantifier, operand, array: undefined, query: only.query, span }
+      return { kind: 'quantified', op, quantifier, operand, array: only, query: undefined, span }
+    })
+  })
 
   /** After `operand`: `OPERATOR([pg_catalog.]op) right` — an operator named explicitly, as
    *  psql's describe queries write them (every operator here is pg_catalog's, so the schema
@@ -1065,9 +1117,56 @@ export class SqlParser extends EmbeddedActionsParser {
             return { kind: 'typedLiteral', type, value, span: this.sp(start) }
           },
         },
+        {
+          GATE: () => word(this.LA(1)) === 'array' && (is(this.LA(2), T.LBracket) || (is(this.LA(2), T.LParen) && isQueryStart(this.LA(3)))),
+          ALT: () => this.subrule(14, this.arrayExpr),
+        },
         { ALT: () => this.subrule(13, this.columnOrCall) },
     ],
   }
+
+  /** `ARRAY[a, b, …]` (items may be bracketed lists: `ARRAY[[1, 2], [3, 4]]`) or
+   *  `ARRAY(SELECT …)`. */
+  arrayExpr = this.RULE('arrayExpr', (): A.Expr => {
+    const start = this.start()
+    this.consume(0, T.Identifier)
+    return this.or(0, [
+      {
+        ALT: (): A.Expr => {
+          this.consume(1, T.LParen)
+          const query = this.subrule(0, this.query)
+          this.consume(2, T.RParen)
+          return { kind: 'arraySubquery', query, span: this.sp(start) }
+        },
+      },
+      { ALT: () => this.subrule(1, this.arrayItems, { ARGS: [start] }) },
+    ])
+  })
+
+  /** An element of ARRAY[…]: an expression, or a bracketed list (a dimension more). */
+  arrayItem = this.RULE('arrayItem', (): A.Expr =>
+    this.or(0, [{ ALT: () => this.subrule(0, this.arrayItems, { ARGS: [this.start()] }) }, { ALT: () => this.subrule(1, this.expr) }]),
+  )
+
+  /** `[item, …]` after ARRAY, where an item is an expression or a bracketed list. */
+  arrayItems = this.RULE('arrayItems', (start: number): A.ArrayExpr => {
+    try {
+      this.enterNesting()
+      this.consume(0, T.LBracket)
+      const items: A.Expr[] = []
+      this.option(0, () => {
+        items.push(this.subrule(0, this.arrayItem))
+        this.many(0, () => {
+          this.consume(1, T.Comma)
+          items.push(this.subrule(1, this.arrayItem))
+        })
+      })
+      this.consume(2, T.RBracket)
+      return { kind: 'array', items, span: this.sp(start) }
+    } finally {
+      this.nesting--
+    }
+  })
 
   /** `( query )`, `( expr )` or `( expr, … )`; see ParenBody. The caller decides what it is. */
   parenBody = this.RULE('parenBody', (): ParenBody => {

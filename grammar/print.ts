@@ -55,7 +55,7 @@ const typeSpelling: Record<string, string> = {
 
 export function printTypeName(t: A.TypeName): string {
   const base = typeSpelling[t.name] ?? quoteIdent(t.name)
-  return t.args.length > 0 ? `${base}(${t.args.join(', ')})` : base
+  return (t.args.length > 0 ? `${base}(${t.args.join(', ')})` : base) + '[]'.repeat(t.arrayDimensions ?? 0)
 }
 
 // ---------------------------------------------------------------------------------- expressions
@@ -105,6 +105,8 @@ function exprPrec(e: A.Expr): number {
       return Prec.like
     case 'cast':
       return e.shorthand ? Prec.cast : Prec.primary
+    case 'quantified':
+      return Prec.cmp
     default:
       return Prec.primary
   }
@@ -261,7 +263,22 @@ function exprRaw(e: A.Expr): string {
     }
     case 'typedLiteral':
       return `${printTypeName(e.type)} ${quoteString(e.value)}`
+    case 'array':
+      return `ARRAY${arrayItems(e)}`
+    case 'arraySubquery':
+      return `ARRAY(${printQuery(e.query)})`
+    case 'subscript':
+      return `${expr(e.operand, Prec.primary)}[${expr(e.index, 0)}]`
+    case 'quantified': {
+      const list = e.query !== undefined ? printQuery(e.query) : expr(e.array!, 0)
+      return `${expr(e.operand, Prec.cmp)} ${e.op} ${e.quantifier.toUpperCase()} (${list})`
+    }
   }
+}
+
+/** `[a, b]` of an ARRAY constructor, nested lists without the ARRAY keyword. */
+function arrayItems(e: A.ArrayExpr): string {
+  return `[${e.items.map((i) => (i.kind === 'array' ? arrayItems(i) : expr(i, 0))).join(', ')}]`
 }
 
 // ---------------------------------------------------------------------------------- queries

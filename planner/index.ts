@@ -1,7 +1,9 @@
 // Public API of the planner: bind SQL ASTs to logical plans, optimize them, lower them to
 // delta plans, and print each stage.
 
-export type { SqlType, TypeModifier } from './types.js'
+export type { SqlType, ScalarType, ArrayType, TypeModifier } from './types.js'
+export { isArrayType, elementType, arrayOf } from './types.js'
+export { ArrayValue, isArrayValue, EMPTY_ARRAY } from './array-value.js'
 export { typeWithModifier } from './types.js'
 export { isNumericType, isIntegerType, isFloatType, typeFromName, typeDisplayName, INTEGER_BOUNDS, INT8_MIN, INT8_MAX } from './types.js'
 export type * from './expr/scalar.js'

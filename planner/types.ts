@@ -6,10 +6,12 @@
 //   (planner/numeric.ts); text → string; bpchar (CHAR(n)) → string, padded with spaces to n,
 //   whose trailing spaces never count (comparisons and the cast to text drop them); date → number (days since 1970-01-01); timestamp →
 //   number (microseconds since 1970-01-01 00:00:00); interval → an Interval object (months,
-//   days, microseconds). NULL → null. 'unknown' is the type of an untyped NULL or string
-//   literal before coercion.
+//   days, microseconds); an array (`integer[]`, one dimension, lower bound 1) → an ArrayValue
+//   of its elements' values (planner/array-value.ts). NULL → null. 'unknown' is the type of an
+//   untyped NULL or string literal before coercion.
 
-export type SqlType =
+/** The types of single values (every type but the arrays). */
+export type ScalarType =
   | 'boolean'
   | 'smallint'
   | 'integer'
@@ -23,6 +25,27 @@ export type SqlType =
   | 'timestamp'
   | 'interval'
   | 'unknown'
+
+/** An array of elements of a scalar type (PostgreSQL's `integer[]`; arrays of arrays are
+ *  one type with more dimensions there, and not supported here). */
+export type ArrayType = `${Exclude<ScalarType, 'unknown'>}[]`
+
+export type SqlType = ScalarType | ArrayType
+
+export function isArrayType(t: SqlType): t is ArrayType {
+  return t.endsWith('[]')
+}
+
+/** The element type of an array type. */
+export function elementType(t: ArrayType): Exclude<ScalarType, 'unknown'> {
+  return t.slice(0, -2) as Exclude<ScalarType, 'unknown'>
+}
+
+/** The array type of an element type ('unknown' elements are text, as PostgreSQL types an
+ *  array of untyped literals). */
+export function arrayOf(t: ScalarType): ArrayType {
+  return `${t === 'unknown' ? 'text' : t}[]`
+}
 
 export const NUMERIC_TYPES: readonly SqlType[] = ['smallint', 'integer', 'bigint', 'numeric', 'real', 'double']
 
@@ -45,8 +68,14 @@ export function widerNumeric(a: SqlType, b: SqlType): SqlType {
   return (NUMERIC_RANK[a] ?? 0) >= (NUMERIC_RANK[b] ?? 0) ? a : b
 }
 
-/** Maps a grammar TypeName.name to an SqlType. */
-export function typeFromName(name: string): SqlType | undefined {
+/** Maps a grammar TypeName.name (and its array dimensions) to an SqlType. */
+export function typeFromName(name: string, arrayDimensions = 0): SqlType | undefined {
+  const t = scalarTypeFromName(name)
+  if (t === undefined || arrayDimensions === 0) return t
+  return arrayOf(t)
+}
+
+function scalarTypeFromName(name: string): ScalarType | undefined {
   switch (name) {
     case 'boolean':
     case 'smallint':
@@ -73,6 +102,7 @@ export function typeFromName(name: string): SqlType | undefined {
 
 /** The Postgres spelling used in messages and result metadata. */
 export function typeDisplayName(t: SqlType): string {
+  if (isArrayType(t)) return `${typeDisplayName(elementType(t))}[]`
   switch (t) {
     case 'double':
       return 'double precision'

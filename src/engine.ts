@@ -55,10 +55,11 @@ import { StatementCache } from './statement-cache.js'
 import { allocationLimitError } from './text-limit.js'
 import { EffectRecorder, EngineSession, sameEffect, type SessionHost } from './transactions.js'
 import { copyFrom, REJECTED, REJECTED_COLUMNS } from './copy.js'
-import { withLimits } from './statement-limits.js'
+import { defaultMemoryLimit, withLimits } from './statement-limits.js'
 import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type SinkStats, type SourceConnector } from './sources.js'
 import { NexmarkSource } from './nexmark/source.js'
 import type { ChangeBatch, ColumnInfo, EngineOptions, ExecuteOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, ResultValue, SourceStatus, SqlTypeName, StatementResult, SubscribeOptions, SubscriberErrorContext } from './types.js'
+import { sqlTypeName } from './types.js'
 import { CLOCK, VIEW_ERRORS, VIEW_ERRORS_COLUMNS, ViewErrors, errorText, resultAsOfCommit, type MaintenanceError } from './view-errors.js'
 import { isSystemRelationName, withSystemCatalog, type SessionIdentity } from './system-catalog.js'
 import { applyTypeModifier, castValue, clock as wallClock, fromInputValue, toResultValue } from './values.js'
@@ -193,6 +194,7 @@ export class Engine {
     if (options.dir !== undefined) throw new RivuletError(SqlState.featureNotSupported, 'durable mode (--data DIR) arrives with the durability issue; run in memory for now')
     this.#clock = options.clock ?? (() => this.#wall() / 1000)
     this.#sourceDriving = options.sources ?? 'background'
+    this.#maxMemoryBytes = options.maxMemoryBytes ?? defaultMemoryLimit()
     const columns: Column[] = [
       { name: 'stream', type: 'text' },
       { name: 'seq', type: 'bigint' },
@@ -389,8 +391,12 @@ export class Engine {
 
   execute(sql: string, options: ExecuteOptions = {}): StatementResult[] {
     this.#checkOpen()
-    return this.#onClock(() => withLimits(options.limits, () => this.#execute(sql, options)))
+    const limits = options.limits?.maxMemoryBytes !== undefined ? options.limits : { ...options.limits, maxMemoryBytes: this.#maxMemoryBytes }
+    return this.#onClock(() => withLimits(limits, () => this.#execute(sql, options)))
   }
+
+  /** The heap a statement may leave in use (EngineOptions.maxMemoryBytes). */
+  readonly #maxMemoryBytes: number
 
   /** Runs `f` with NOW(), CURRENT_DATE and 'now' reading this engine's tick time. */
   #onClock<T>(f: () => T): T {
@@ -546,15 +552,22 @@ export class Engine {
     }
   }
 
+  /** Runs an API call under the engine's memory limit (execute has the statement's). */
+  #guarded<T>(f: () => T): T {
+    return withLimits({ maxMemoryBytes: this.#maxMemoryBytes }, f)
+  }
+
   insert(table: string, rows: readonly InputRow[]): number {
     this.#checkOpen()
     this.#checkNotAborted()
     this.#prepare()
     const t = this.#table(foldName(table))
-    return this.#onClock(() => {
-      const converted = rows.map((r) => this.#convertInput(t, r))
-      return this.#inTick(() => this.#insertRows(t, converted, { text: '', serverFiles: false, stdin: undefined }))
-    })
+    return this.#guarded(() =>
+      this.#onClock(() => {
+        const converted = rows.map((r) => this.#convertInput(t, r))
+        return this.#inTick(() => this.#insertRows(t, converted, { text: '', serverFiles: false, stdin: undefined }))
+      }),
+    )
   }
 
   delete(table: string, rows: readonly InputRow[]): number {
@@ -564,7 +577,7 @@ export class Engine {
     const t = this.#table(foldName(table))
     this.#refuseStream(t, 'DELETE')
     const converted = rows.map((r) => this.#convertInput(t, r))
-    return this.#inTick(() => {
+    return this.#guarded(() => this.#inTick(() => {
       const delta = new ivm.ZSet()
       const seen = new Set<ivm.RowKey>()
       for (const row of converted) {
@@ -583,7 +596,7 @@ export class Engine {
       if (!t.store.keyOf) for (let i = 0; i < c.rows.length; i++) c.weights[i] = -Math.min(-c.weights[i]!, t.store.counts.get(ivm.rowKey(c.rows[i]!)) ?? 0)
       this.#applyDelta(t, c)
       return -c.weights.reduce((a, b) => a + b, 0)
-    })
+    }))
   }
 
   /** A relation's OID (pg_class.oid): given when it is created, stable while it exists. */
@@ -628,7 +641,7 @@ export class Engine {
     if (maxEvents === Infinity && !Number.isFinite(src.connector.total)) throw new RivuletError(SqlState.invalidParameterValue, `source "${src.name}" is unbounded: give stepSource() a number of events`)
     let n = 0
     while (n < maxEvents && !src.connector.done && src.error === undefined) {
-      const got = this.#sourceBatch(src, Math.min(src.connector.batchSize, maxEvents - n))
+      const got = this.#guarded(() => this.#sourceBatch(src, Math.min(src.connector.batchSize, maxEvents - n)))
       if (got === 0) break
       n += got
     }
@@ -738,7 +751,7 @@ export class Engine {
       if (src.connector.pace !== Infinity) allowed = Math.min(allowed, Math.floor(((Date.now() - src.startedAt) * src.connector.pace) / 1000) - src.connector.emitted + 1)
       if (allowed <= 0) continue
       try {
-        this.#sourceBatch(src, allowed)
+        this.#guarded(() => this.#sourceBatch(src, allowed))
       } catch {
         // recorded on the source (sourceStatus, sourceDone); the others go on
       }
@@ -1341,7 +1354,7 @@ export class Engine {
     for (const c of s.columns) {
       if (seen.has(c.name)) throw new RivuletError(SqlState.duplicateColumn, `column "${c.name}" specified more than once`, positionAt(ctx.text, c.span.start))
       seen.add(c.name)
-      const t = typeFromName(c.type.name)
+      const t = typeFromName(c.type.name, c.type.arrayDimensions)
       if (!t) throw new RivuletError(SqlState.undefinedObject, `type "${c.type.name}" does not exist`, positionAt(ctx.text, c.type.span.start))
       columns.push({ name: c.name, type: t })
       modifiers.push(typeModifierOf(c.type, t, { text: ctx.text }))
@@ -2802,10 +2815,6 @@ function foldName(name: string): string {
 
 function columnInfo(columns: readonly Column[]): ColumnInfo[] {
   return columns.map((c) => ({ name: c.name, type: sqlTypeName(c.type) }))
-}
-
-function sqlTypeName(t: SqlType): SqlTypeName {
-  return t === 'double' ? 'double precision' : t === 'bpchar' ? 'character' : t
 }
 
 /** An expression stored into column i of t: the assignment cast, then the column's type

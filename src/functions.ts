@@ -46,7 +46,8 @@ import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 import { compileLike, likeMatch } from './like.js'
 import { MAX_TEXT_LENGTH, checkTextLength, requestedLengthTooLarge } from './text-limit.js'
-import { arrayElements, formatType } from './system-catalog.js'
+import { formatType } from './system-catalog.js'
+import { ARRAY_FUNCTIONS } from './array-functions.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -1485,6 +1486,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   degrees: (x: number) => f8div(x, RADIANS_PER_DEGREE),
   radians: (x: number) => f8mul(x, RADIANS_PER_DEGREE),
   ...NUMERIC_FUNCTIONS,
+  ...ARRAY_FUNCTIONS,
   typmod_numeric: applyNumericTypmod,
   typmod_varchar: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'varchar', length }, explicit),
   typmod_char: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'char', length }, explicit),
@@ -1532,7 +1534,6 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   starts_with: (s: string, p: string) => s.startsWith(p),
   md5: (s: string) => createHash('md5').update(s, 'utf8').digest('hex'),
   format_type: (oid: number | bigint | null, typmod: number | null) => (oid === null ? null : formatType(Number(oid), typmod)),
-  array_to_string: (a: string, sep: string) => arrayElements(a).filter((x) => x !== null).join(sep),
   ascii: (s: string) => s.codePointAt(0) ?? 0,
   chr,
   translate: (s: string, from: string, to: string) => withinTextLimit(translate(s, from, to)),

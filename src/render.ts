@@ -6,7 +6,7 @@ import * as ivm from '../ivm/index.js'
 import type { Operator, Row } from '../ivm/index.js'
 import type { AggregateCall, DeltaPlan, SortKey, SqlType, TimeBound } from '../planner/index.js'
 import { createHash } from 'node:crypto'
-import { jsonReplacer } from '../planner/index.js'
+import { ArrayValue, jsonReplacer } from '../planner/index.js'
 import { RivuletError, SqlState } from '../grammar/index.js'
 import { compileFilterProjection, compileJoinProjection, compilePredicate, compileProjection, compileScalar, evaluateConstant } from './compile-scalar.js'
 import { compareFn, Interval } from './values.js'
@@ -108,6 +108,20 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
             key: p.key.map((k) => (k === width ? ivm.SESSION_START : k === width + 1 ? ivm.SESSION_END : k)),
             aggregates: p.aggregates.map((a) => aggregateSpec(a)),
             ...(freeBy ? { watermark: () => ctx.watermark(freeBy.sources) } : {}),
+          }),
+        )
+      }
+      case 'unnest': {
+        const array = compileScalar(p.array)
+        return add(
+          new ivm.FlatMapOperator(go(p.input), (row, emit) => {
+            const a = array(row) as ArrayValue | null
+            if (a === null) return
+            for (const item of a.items) {
+              const out = row.slice()
+              out.push(item)
+              emit(out)
+            }
           }),
         )
       }
@@ -430,6 +444,13 @@ function aggregateSpec(a: AggregateCall): ivm.AggregateSpec {
       aggregator = ivm.stringAgg(cmp, STRING_AGG_LIMIT) as ivm.Aggregator<unknown, unknown>
       if (a.distinct) aggregator = ivm.distinctOf(aggregator, (t) => ivm.rowKey([(t as unknown[])[0], (t as unknown[])[1], ...((t as unknown[][])[2] ?? [])])) as ivm.Aggregator<unknown, unknown>
       return { aggregator, arg: (row) => [value(row), delim(row), orderGets.map((g) => g(row))], filter }
+    }
+    case 'array_agg': {
+      const value = compileScalar(a.args[0]!)
+      const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
+      const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
+      aggregator = ivm.arrayAgg(cmp, (values) => new ArrayValue(values)) as ivm.Aggregator<unknown, unknown>
+      return { aggregator, arg: (row) => [value(row), orderGets.map((g) => g(row))], filter }
     }
     case 'single_value':
       aggregator = singleValue

@@ -44,7 +44,9 @@ export class ConnectorOptions {
     const o = this.#take(name)
     if (o === undefined) return fallback
     const v = typeof o.value === 'string' ? Number(o.value) : o.value
-    const { min = -Infinity, max = Infinity, integer = false } = opts
+    const { min = -Infinity, integer = false } = opts
+    // an integer option is exact: at most 2^53 − 1
+    const max = opts.max ?? (integer ? Number.MAX_SAFE_INTEGER : Infinity)
     if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
       const range = max === Infinity ? `${integer ? 'an integer' : 'a number'} ≥ ${min}` : `${integer ? 'an integer' : 'a number'} in [${min}, ${max}]`
       throw this.#invalid(o.at, `${this.#what} option "${name}" must be ${range}${opts.what ? ` (${opts.what})` : ''}, not ${JSON.stringify(o.value)}`)

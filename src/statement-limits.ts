@@ -68,13 +68,16 @@ function mib(n: number): string {
   return `${Math.round(n / (1 << 20))} MiB`
 }
 
-/** Runs `f` with `limits` checked at its batch boundaries (and once first). */
+/** Runs `f` with `limits` checked at its batch boundaries (and once first), besides any
+ *  limits already in force. */
 export function withLimits<T>(limits: StatementLimits | undefined, f: () => T): T {
   if (limits === undefined || (limits.deadline === undefined && limits.cancelled === undefined && limits.maxMemoryBytes === undefined)) return f()
   const previous = ivm.interruptHook.check
   const { deadline, cancelled, maxMemoryBytes } = limits
   let heapReadAt = 0
+  // nested limits (a FLUSH running a source step that has its own) hold together
   const check = (): void => {
+    previous()
     if (cancelled?.()) throw cancelError()
     const now = Date.now()
     if (deadline !== undefined && now >= deadline) throw timeoutError()

@@ -11,6 +11,8 @@ import type { Catalog, Column, ScalarExpr, SqlType, SystemRelation } from '../pl
 import { lit } from '../planner/index.js'
 import { RivuletError } from '../grammar/index.js'
 import type { RelationInfo, SqlTypeName } from './types.js'
+import { sqlTypeName } from './types.js'
+import { typeOidOf } from './type-oids.js'
 
 /** Who runs the statement (a server passes its connection's; the engine API has defaults). */
 export interface SessionIdentity {
@@ -119,22 +121,6 @@ const TYPES: readonly PgType[] = [
 ]
 const TYPE_BY_OID = new Map(TYPES.map((t) => [t.oid, t]))
 
-const TYPE_OF: Record<SqlTypeName, number> = {
-  boolean: 16,
-  smallint: 21,
-  integer: 23,
-  bigint: 20,
-  real: 700,
-  'double precision': 701,
-  numeric: 1700,
-  text: 25,
-  character: 1042,
-  date: 1082,
-  timestamp: 1114,
-  interval: 1186,
-  unknown: 705,
-}
-
 /** A column's type OID and typmod, from its declared type ('numeric(10,2)',
  *  'character varying(20)', 'character(3)') when it has a modifier. */
 function columnTypeOf(type: SqlTypeName, declared: string | undefined): { oid: number; typmod: number } {
@@ -146,7 +132,7 @@ function columnTypeOf(type: SqlTypeName, declared: string | undefined): { oid: n
       return { oid: d[1] === 'character' ? 1042 : 1043, typmod: n + 4 }
     }
   }
-  return { oid: TYPE_OF[type], typmod: -1 }
+  return { oid: typeOidOf(type), typmod: -1 }
 }
 
 /** format_type(type oid, typmod), as PostgreSQL spells it. */
@@ -284,14 +270,10 @@ function attributeRows(s: SystemCatalogSource): AttributeRow[] {
       })
     } else if (c.kind === 'v') {
       const t = SYSTEM_BY_OID.get(c.oid)!
-      t.columns.forEach((col, i) => out.push({ relation: c, num: i + 1, name: col.name, typid: TYPE_OF[sqlTypeName(col.type)], typmod: -1, notNull: false, default: undefined }))
+      t.columns.forEach((col, i) => out.push({ relation: c, num: i + 1, name: col.name, typid: typeOidOf(sqlTypeName(col.type)), typmod: -1, notNull: false, default: undefined }))
     }
   }
   return out
-}
-
-function sqlTypeName(t: SqlType): SqlTypeName {
-  return t === 'double' ? 'double precision' : t === 'bpchar' ? 'character' : t
 }
 
 const yesNo = (b: boolean): string => (b ? 'YES' : 'NO')

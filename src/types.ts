@@ -5,9 +5,10 @@
 // Postgres text form ('2024-01-01 10:00:00'), so results print and compare the same everywhere.
 
 import type { StatementLimits } from './statement-limits.js'
+import { elementType, isArrayType, type SqlType } from '../planner/index.js'
 
-/** SQL type names as the engine reports them (Postgres spelling). */
-export type SqlTypeName =
+/** SQL type names of single values as the engine reports them (Postgres spelling). */
+export type ScalarTypeName =
   | 'boolean'
   | 'smallint'
   | 'integer'
@@ -21,6 +22,16 @@ export type SqlTypeName =
   | 'timestamp'
   | 'interval'
   | 'unknown'
+
+/** SQL type names as the engine reports them: a scalar type, or an array of one
+ *  ('integer[]', 'text[]'). */
+export type SqlTypeName = ScalarTypeName | `${Exclude<ScalarTypeName, 'unknown'>}[]`
+
+/** The reported name of a planner type. */
+export function sqlTypeName(t: SqlType): SqlTypeName {
+  if (isArrayType(t)) return `${sqlTypeName(elementType(t)) as Exclude<ScalarTypeName, 'unknown'>}[]`
+  return t === 'double' ? 'double precision' : t === 'bpchar' ? 'character' : t
+}
 
 export interface ColumnInfo {
   readonly name: string
@@ -103,6 +114,10 @@ export interface EngineOptions {
    *  turn of the event loop between statements; 'manual' only when `stepSource()` or FLUSH
    *  runs them (benchmarks, deterministic tests). */
   readonly sources?: 'background' | 'manual'
+  /** Bytes of heap in use past which a statement fails with 53200 "out of memory" and changes
+   *  nothing (checked at batch boundaries): one statement never takes the process down.
+   *  Default: 80% of V8's heap limit; a statement's own `limits.maxMemoryBytes` comes first. */
+  readonly maxMemoryBytes?: number
 }
 
 /** Per-call options of `Engine.execute`. */

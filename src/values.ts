@@ -29,8 +29,10 @@
 //   milliseconds; Date objects are accepted for date/timestamp.
 
 import { RivuletError } from '../grammar/errors.js'
-import { INTEGER_BOUNDS, typeDisplayName } from '../planner/types.js'
-import type { SqlType, TypeModifier } from '../planner/types.js'
+import { INTEGER_BOUNDS, elementType, isArrayType, typeDisplayName } from '../planner/types.js'
+import type { ArrayType, SqlType, TypeModifier } from '../planner/types.js'
+import { ArrayValue } from '../planner/array-value.js'
+import { formatArray, parseArray } from './array-text.js'
 import {
   Numeric,
   applyNumericTypmod,
@@ -905,8 +907,15 @@ export function formatOutput(v: unknown, t: SqlType): string {
   return toText(v, t)
 }
 
+/** An array's text: its elements by their output function (booleans t/f, as array_out). */
+function arrayText(v: ArrayValue, t: ArrayType): string {
+  const e = elementType(t)
+  return formatArray(v, (x) => formatOutput(x, e))
+}
+
 /** Text of a non-null value as `CAST(v AS text)` gives it (booleans 'true'/'false'). */
 export function toText(v: unknown, t: SqlType): string {
+  if (isArrayType(t)) return arrayText(v as ArrayValue, t)
   switch (t) {
     case 'text':
     case 'bpchar':
@@ -935,6 +944,10 @@ export function toText(v: unknown, t: SqlType): string {
 
 /** Parses text input for a type (the PG input function). */
 export function parseText(s: string, to: SqlType): unknown {
+  if (isArrayType(to)) {
+    const e = elementType(to)
+    return parseArray(s, (x) => parseText(x, e))
+  }
   switch (to) {
     case 'text':
     case 'bpchar':
@@ -1037,6 +1050,13 @@ export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
   if (from === 'bpchar' && (to === 'text' || to === 'unknown')) return trimPadding(v as string)
   if (from === 'text' || from === 'unknown' || from === 'bpchar') return parseText(v as string, to)
   if (to === 'text' || to === 'unknown') return toText(v, from)
+  if (isArrayType(to) && isArrayType(from)) {
+    // element by element (int[] → bigint[], text[] → integer[], …)
+    const a = elementType(from)
+    const b = elementType(to)
+    return new ArrayValue((v as ArrayValue).items.map((x) => (x === null ? null : castValue(x, a, b))))
+  }
+  if (isArrayType(to) || isArrayType(from)) throw cannotCast(from, to)
   switch (to) {
     case 'smallint':
     case 'integer':
@@ -1085,6 +1105,8 @@ function isNum(t: SqlType): boolean {
  *  decimal (so 0.1::real → 0.1), text/boolean as is, date/timestamp/interval as PG text. */
 export function toResultValue(v: unknown, t: SqlType): ResultValue {
   if (v === null || v === undefined) return null
+  // an array as its PostgreSQL text ('{1,2,NULL}'), as the other non-JS types are
+  if (isArrayType(t)) return arrayText(v as ArrayValue, t)
   switch (t) {
     case 'real': {
       const x = v as number
@@ -1126,6 +1148,16 @@ function badInput(v: unknown, t: SqlType): RivuletError {
 export function fromInputValue(v: unknown, t: SqlType): unknown {
   if (v === null || v === undefined) return null
   if (typeof v === 'string') return parseText(v, t)
+  if (isArrayType(t)) {
+    // a JS array of element values (or an ArrayValue)
+    if (v instanceof ArrayValue) return v
+    if (!Array.isArray(v)) throw badInput(v, t)
+    const e = elementType(t)
+    return new ArrayValue(v.map((x: unknown) => {
+      if (Array.isArray(x)) throw new RivuletError('0A000', 'multidimensional arrays are not supported')
+      return fromInputValue(x, e)
+    }))
+  }
   switch (t) {
     case 'boolean':
       if (typeof v === 'boolean') return v
@@ -1296,6 +1328,7 @@ function compareBool(a: boolean, b: boolean): number {
 
 /** Total order on non-null values of type t (ORDER BY, MIN/MAX, greatest/least). */
 export function compareFn(t: SqlType): (a: unknown, b: unknown) => number {
+  if (isArrayType(t)) return compareArrays(compareFn(elementType(t)))
   switch (t) {
     case 'text':
     case 'unknown':
@@ -1310,6 +1343,27 @@ export function compareFn(t: SqlType): (a: unknown, b: unknown) => number {
       return compareBpchar as (a: unknown, b: unknown) => number
     default:
       return compareNumber as (a: unknown, b: unknown) => number
+  }
+}
+
+/** PostgreSQL's array order (btarraycmp): element by element, a NULL element equal to another
+ *  NULL and after every value; then the shorter array first. */
+export function compareArrays(element: (a: unknown, b: unknown) => number): (a: unknown, b: unknown) => number {
+  return (x, y) => {
+    const a = (x as ArrayValue).items
+    const b = (y as ArrayValue).items
+    const n = Math.min(a.length, b.length)
+    for (let i = 0; i < n; i++) {
+      const p = a[i]
+      const q = b[i]
+      if (p === null || q === null) {
+        if (p === q) continue
+        return p === null ? 1 : -1
+      }
+      const c = element(p, q)
+      if (c !== 0) return c < 0 ? -1 : 1
+    }
+    return a.length < b.length ? -1 : a.length > b.length ? 1 : 0
   }
 }
 

@@ -5,9 +5,10 @@
 import type * as ast from '../../grammar/index.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 import { lit } from '../expr/scalar.js'
-import { canCast, commonSupertype, resolveBinaryOperator, resolveFunction, resolveUnaryOperator, type Resolved } from '../expr/functions.js'
+import { canCast, commonSupertype, resolveBinaryOperator, resolveFunction, resolveQuantified, resolveUnaryOperator, type Resolved } from '../expr/functions.js'
 import type { AggregateCall, AggregateFunction, Column, LogicalPlan, SortKey } from '../logical/plan.js'
-import { INT8_MAX, INT8_MIN, isIntegerType, isNumericType, typeDisplayName, typeFromName, type SqlType } from '../types.js'
+import { INT8_MAX, INT8_MIN, arrayOf, elementType, isArrayType, isIntegerType, isNumericType, typeDisplayName, typeFromName, type SqlType } from '../types.js'
+import { EMPTY_ARRAY } from '../array-value.js'
 import { isNumeric, numericFromInteger, numericNeg, numericToDouble, parseNumericText, type NumericValue } from '../numeric.js'
 import { RivuletError } from '../../grammar/index.js'
 import { jsonReplacer } from '../logical/tree.js'
@@ -58,7 +59,7 @@ const OID_TYPES = new Set(['oid', 'regclass', 'regtype', 'regproc', 'regprocedur
 export const AGG_PLACEHOLDER = '__agg'
 export const WINDOW_PLACEHOLDER = '__window'
 
-const AGGREGATES = new Set(['count', 'sum', 'avg', 'min', 'max', 'string_agg', 'bool_and', 'bool_or', 'every'])
+const AGGREGATES = new Set(['count', 'sum', 'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or', 'every'])
 
 export function isAggregateName(name: string): boolean {
   return AGGREGATES.has(name)
@@ -146,6 +147,13 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): ScalarExpr {
     case 'case':
       return bindCase(e, ctx)
     case 'cast': {
+      if ((e.type.arrayDimensions ?? 0) > 0) {
+        // oid[], name[] and "char"[]: the catalog's arrays, of bigints and texts here
+        const name = OID_TYPES.has(e.type.name) ? 'bigint' : e.type.name === 'name' ? 'text' : e.type.name
+        const t = typeFromName(name, e.type.arrayDimensions)
+        if (!t) throw planError(ctx.err, '42704', `type "${e.type.name}[]" does not exist`, e.type.span)
+        return explicitCast(e.operand.kind === 'array' ? bindArray(e.operand, ctx, t) : bindExpr(e.operand, ctx), t, ctx, e.span)
+      }
       const arg = bindExpr(e.operand, ctx)
       if (OID_TYPES.has(e.type.name)) return oidCast(arg, e, ctx)
       // name and "char": PostgreSQL's catalog string types, text here
@@ -163,7 +171,99 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): ScalarExpr {
       return bindFunc(e, ctx)
     case 'row':
       throw unsupported(ctx.err, 'row constructors in this position', e.span)
+    case 'array':
+      return bindArray(e, ctx, undefined)
+    case 'arraySubquery':
+      return bindArraySubquery(e, ctx)
+    case 'subscript': {
+      const arr = bindExpr(e.operand, ctx)
+      if (!isArrayType(arr.type)) throw planError(ctx.err, SqlState.datatypeMismatch, `cannot subscript type ${typeDisplayName(arr.type)} because it does not support subscripting`, e.operand.span)
+      const index = coerce(bindExpr(e.index, ctx), 'integer', ctx, e.index.span, 'array subscript')
+      return { kind: 'call', fn: 'array_subscript', args: [arr, index], type: elementType(arr.type) }
+    }
+    case 'quantified':
+      return bindQuantified(e, ctx)
   }
+}
+
+/** `ARRAY[a, b]`: the items' common type, as PostgreSQL's ARRAY[] types them (untyped
+ *  literals: text); `as`, from a cast around the constructor, types an empty ARRAY[]. */
+function bindArray(e: ast.ArrayExpr, ctx: ExprContext, as: SqlType | undefined): ScalarExpr {
+  if (e.items.some((i) => i.kind === 'array')) throw unsupported(ctx.err, 'multidimensional arrays', e.span)
+  const items = e.items.map((i) => bindExpr(i, ctx))
+  if (items.length === 0) {
+    if (as === undefined || !isArrayType(as)) throw planError(ctx.err, '42P18', 'cannot determine type of empty array (cast it, for example ARRAY[]::integer[])', e.span)
+    return lit(EMPTY_ARRAY, as)
+  }
+  const t0 = commonSupertype(items.map((i) => i.type))
+  if (t0 === undefined) throw planError(ctx.err, SqlState.datatypeMismatch, `ARRAY types ${items.map((x) => typeDisplayName(x.type)).filter((v, i, a) => a.indexOf(v) === i).join(' and ')} cannot be matched`, e.span)
+  if (isArrayType(t0)) throw unsupported(ctx.err, 'multidimensional arrays', e.span)
+  const t = t0 === 'unknown' ? 'text' : t0
+  return { kind: 'call', fn: 'array_construct', args: items.map((i) => coerce(i, t, ctx, e.span)), type: arrayOf(t) }
+}
+
+/** `ARRAY(SELECT x … ORDER BY …)` is `(SELECT array_agg(x ORDER BY …) …)`, with `'{}'` for no
+ *  rows: the subquery's ORDER BY keys become the aggregate's, its rows the aggregate's input. */
+function bindArraySubquery(e: ast.ArraySubqueryExpr, ctx: ExprContext): ScalarExpr {
+  const q = e.query
+  const body = q.body
+  const span = e.span
+  const plain = body.kind === 'select' && !body.distinct && body.distinctOn === undefined && body.groupBy.length === 0 && body.having === undefined && q.limit === undefined && q.offset === undefined && q.with.length === 0
+  let inner: ast.Query
+  if (plain && body.kind === 'select') {
+    if (body.items.length !== 1 || body.items[0]!.expr.kind === 'star') throw planError(ctx.err, SqlState.syntaxError, 'subquery must return only one column', span)
+    const item = body.items[0]!
+    // ORDER BY 1 or the item's alias is the item itself
+    const orderBy = q.orderBy.map((o): ast.OrderItem => {
+      const x = o.expr
+      if (x.kind === 'literal' && x.value.type === 'integer') {
+        if (x.value.text !== '1') throw planError(ctx.err, SqlState.invalidColumnReference, `ORDER BY position ${x.value.text} is not in select list`, x.span)
+        return { ...o, expr: item.expr }
+      }
+      if (x.kind === 'column' && x.parts.length === 1 && x.parts[0] === item.alias) return { ...o, expr: item.expr }
+      return o
+    })
+    const agg: ast.FuncCall = { kind: 'func', name: ['array_agg'], args: [item.expr], distinct: false, orderBy, filter: undefined, over: undefined, span }
+    inner = { ...q, body: { ...body, items: [{ expr: agg, alias: item.alias, span: item.span }] }, orderBy: [] }
+  } else {
+    // anything else: the rows of the query as a derived table, aggregated in no set order
+    // (LIMIT keeps its ORDER BY inside)
+    const v: ast.ColumnRef = { kind: 'column', parts: ['__array_rows', '__array_value'], span }
+    const agg: ast.FuncCall = { kind: 'func', name: ['array_agg'], args: [v], distinct: false, orderBy: [], filter: undefined, over: undefined, span }
+    const from: ast.SubqueryTableRef = { kind: 'subquery', query: q, alias: { name: '__array_rows', columns: ['__array_value'] }, lateral: false, span }
+    inner = { kind: 'query', with: [], recursive: false, body: { kind: 'select', distinct: false, distinctOn: undefined, items: [{ expr: agg, alias: undefined, span }], from, where: undefined, groupBy: [], having: undefined, span }, orderBy: [], limit: undefined, offset: undefined, emitOnWindowClose: false, span }
+  }
+  const sub = ctx.bindSubquery(inner, ctx.scope)
+  if (sub.columns.length !== 1) throw planError(ctx.err, SqlState.syntaxError, 'subquery must return only one column', span)
+  const t = sub.columns[0]!.type
+  const scalar: ScalarExpr = { kind: 'subquery', mode: 'scalar', plan: sub.plan, operands: [], type: t }
+  return { kind: 'coalesce', args: [scalar, lit(EMPTY_ARRAY, t)], type: t }
+}
+
+/** `x op ANY (array)` / `x op ALL (array)`; with a subquery, `= ANY` is IN and `<> ALL` is
+ *  NOT IN. */
+function bindQuantified(e: ast.QuantifiedExpr, ctx: ExprContext): ScalarExpr {
+  if (e.query !== undefined) {
+    if ((e.op === '=' && e.quantifier === 'any') || (e.op === '<>' && e.quantifier === 'all')) {
+      return bindExpr({ kind: 'inSubquery', operand: e.operand, query: e.query, negated: e.quantifier === 'all', span: e.span }, ctx)
+    }
+    throw unsupported(ctx.err, `${e.op} ${e.quantifier.toUpperCase()} (subquery) (= ANY and <> ALL are supported)`, e.span)
+  }
+  const x = bindExpr(e.operand, ctx)
+  const arr = e.array!.kind === 'array' ? bindArray(e.array!, ctx, undefined) : bindExpr(e.array!, ctx)
+  const t = resolveQuantified(x.type, arr.type)
+  if (t === undefined) {
+    if (!isArrayType(arr.type) && arr.type !== 'unknown') throw planError(ctx.err, SqlState.wrongObjectType, `op ANY/ALL (array) requires array on right side`, e.array!.span)
+    throw planError(ctx.err, SqlState.undefinedFunction, `operator does not exist: ${typeDisplayName(x.type)} ${e.op} ${typeDisplayName(arr.type)}`, e.span)
+  }
+  const elem = elementType(t)
+  if (compareFnCheck(elem) === false) throw planError(ctx.err, SqlState.undefinedFunction, `operator does not exist: ${typeDisplayName(elem)} ${e.op} ${typeDisplayName(elem)}`, e.span)
+  return { kind: 'call', fn: e.quantifier === 'any' ? 'array_any' : 'array_all', args: [lit(e.op, 'text'), coerce(x, elem, ctx, e.span), coerce(arr, t, ctx, e.span)], type: 'boolean' }
+}
+
+/** Whether the element type has the comparison operators. */
+function compareFnCheck(t: SqlType): boolean {
+  return resolveBinaryOperator('=', t, t) !== undefined
 }
 
 function bindLiteral(e: ast.LiteralExpr, ctx: ExprContext): ScalarExpr {
@@ -452,6 +552,16 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
       fn = 'string_agg'
       type = 'text'
       finalArgs = [coerce(arg0!, 'text', ctx, e.span), coerce(args[1]!, 'text', ctx, e.span)]
+      break
+    }
+    case 'array_agg': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'text' : arg0!.type
+      if (isArrayType(t)) throw unsupported(ctx.err, 'array_agg of arrays (multidimensional arrays)', e.span)
+      if (e.distinct) throw unsupported(ctx.err, 'array_agg(DISTINCT …)', e.span)
+      fn = 'array_agg'
+      type = arrayOf(t)
+      finalArgs = [coerce(arg0!, t, ctx, e.span)]
       break
     }
     case 'bool_and':

@@ -7,7 +7,7 @@ import { col, lit } from '../expr/scalar.js'
 import { commonSupertype } from '../expr/functions.js'
 import type { AggregateCall, AsOfMatch, Column, JoinType, LogicalPlan, SortKey, TimeJoinNode, WindowSpec } from '../logical/plan.js'
 import { exprChildren, mapChildren, mapExpr, mapOuterRefs, sameExpr, visitExpr } from '../logical/tree.js'
-import { typeDisplayName, type SqlType } from '../types.js'
+import { elementType, isArrayType, typeDisplayName, type SqlType } from '../types.js'
 import type { Catalog } from '../catalog.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import { Scope, type ScopeColumn } from './scope.js'
@@ -184,7 +184,7 @@ export class QueryBinder {
     const saved = this.#currentCtes
     this.#currentCtes = ctes
     try {
-      return this.#bindSelectInner(s, outer, ctes, orderItems)
+      return this.#bindSelectInner(unnestInSelectList(s, this.#err), outer, ctes, orderItems)
     } finally {
       this.#currentCtes = saved
     }
@@ -404,10 +404,31 @@ export class QueryBinder {
         return { plan: b.plan, scope: new Scope(b.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })), outer) }
       }
       case 'function':
+        if (isUnnest(ref)) return this.#bindUnnest(ref, undefined, outer)
         return this.#bindWindow(ref, outer, ctes)
       case 'join':
         return this.#bindJoin(ref, outer, ctes)
     }
+  }
+
+  /** `unnest(array) [AS] alias [(column)]` over the rows of `input` (the FROM items before
+ *  it), or over one empty row. */
+  #bindUnnest(ref: ast.FunctionTableRef, input: BoundFrom | undefined, outer: Scope | undefined): BoundFrom {
+    const args = ref.args
+    const first = args[0]
+    if (args.length !== 1 || first === undefined || first.kind !== 'expr') throw planError(this.#err, SqlState.undefinedFunction, args.length === 1 ? 'unnest takes an array expression' : 'unnest with more than one array is not supported', ref.span)
+    const scope = input?.scope ?? new Scope([], outer)
+    const inputPlan: LogicalPlan = input?.plan ?? { kind: 'values', rows: [[]], columns: [] }
+    const arg = first.expr
+    const array = bindExpr(arg, this.#ctx(scope, 'FROM'))
+    if (!isArrayType(array.type)) throw planError(this.#err, SqlState.undefinedFunction, `function unnest(${typeDisplayName(array.type === 'unknown' ? 'text' : array.type)}) does not exist`, arg.span)
+    if (ref.alias && ref.alias.columns.length > 1) throw planError(this.#err, SqlState.syntaxError, `too many column aliases for unnest (it returns one column)`, ref.span)
+    const name = ref.alias?.columns[0] ?? ref.alias?.name ?? 'unnest'
+    const type = elementType(array.type)
+    const columns = [...inputPlan.columns, { name, type }]
+    const plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array, columns }
+    const own: ScopeColumn = { table: ref.alias?.name ?? 'unnest', name, type, hidden: false }
+    return { plan, scope: new Scope([...scope.columns, own], outer) }
   }
 
   /** TUMBLE / HOP / SESSION in FROM (SPEC §3.1), in the Flink form `TUMBLE(TABLE t,
@@ -609,6 +630,14 @@ export class QueryBinder {
   #bindJoin(ref: ast.JoinTableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {
     if (ref.type === 'asof' || ref.type === 'asof left' || (ref.right.kind === 'table' && ref.right.asOf)) return this.#bindTimeJoin(ref, outer, ctes)
     const l = this.#bindFrom(ref.left, outer, ctes)
+    if (ref.right.kind === 'function' && isUnnest(ref.right)) {
+      // a function in FROM is LATERAL: `t, unnest(t.tags)` reads t's row for each element
+      if ((ref.type !== 'inner' && ref.type !== 'cross') || ref.using !== undefined || ref.natural) throw unsupported(this.#err, `${ref.type.toUpperCase()} JOIN with unnest (an inner or comma join is)`, ref.span)
+      const u = this.#bindUnnest(ref.right, l, outer)
+      if (ref.on === undefined) return u
+      const predicate = coerce(bindExpr(ref.on, this.#ctx(u.scope, 'JOIN/ON')), 'boolean', { err: this.#err }, ref.on.span, 'argument of JOIN/ON')
+      return { plan: { kind: 'filter', input: u.plan, predicate, columns: u.plan.columns }, scope: u.scope }
+    }
     const r = this.#bindFrom(ref.right, outer, ctes)
     const nl = l.scope.columns.length
     const combined = new Scope([...l.scope.columns, ...r.scope.columns], outer)
@@ -755,3 +784,30 @@ function internalTypeName(name: string): string {
 }
 
 export { lit }
+
+/** `unnest(…)` or `pg_catalog.unnest(…)` in FROM. */
+function isUnnest(ref: ast.FunctionTableRef): boolean {
+  const n = ref.name
+  return n[n.length - 1] === 'unnest' && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'))
+}
+
+/** `SELECT k, unnest(tags) FROM t` is `SELECT k, u FROM t, unnest(tags) AS u`: a select item
+ *  that is an unnest call becomes a LATERAL unnest in FROM (one per query: PostgreSQL zips
+ *  several, and evaluates them after grouping, which this rewrite does not). */
+function unnestInSelectList(s: ast.SelectBody, err: ErrorContext): ast.SelectBody {
+  const isCall = (e: ast.Expr): e is ast.FuncCall => e.kind === 'func' && e.over === undefined && e.name[e.name.length - 1] === 'unnest' && (e.name.length === 1 || (e.name.length === 2 && e.name[0] === 'pg_catalog'))
+  const at = s.items.flatMap((it, i) => (isCall(it.expr) ? [i] : []))
+  if (at.length === 0) return s
+  const call = s.items[at[0]!]!.expr as ast.FuncCall
+  if (at.length > 1) throw unsupported(err, 'more than one unnest in a select list', s.items[at[1]!]!.span)
+  if (s.groupBy.length > 0 || s.having !== undefined || s.distinct || s.distinctOn !== undefined) throw unsupported(err, 'unnest in the select list of a query with GROUP BY, HAVING or DISTINCT (unnest in FROM is)', call.span)
+  if (call.distinct || call.orderBy.length > 0 || call.filter !== undefined) throw planError(err, SqlState.wrongObjectType, 'DISTINCT, ORDER BY or FILTER specified, but unnest is not an aggregate function', call.span)
+  const item = s.items[at[0]!]!
+  const name = item.alias ?? 'unnest'
+  const alias = '__unnest'
+  const fn: ast.FunctionTableRef = { kind: 'function', name: call.name, args: call.args.map((expr) => ({ kind: 'expr', expr })), alias: { name: alias, columns: [name] }, span: call.span }
+  const from: ast.TableRef = s.from === undefined ? fn : { kind: 'join', type: 'cross', left: s.from, right: fn, on: undefined, using: undefined, natural: false, comma: true, span: s.span }
+  const ref: ast.ColumnRef = { kind: 'column', parts: [alias, name], span: call.span }
+  const items = s.items.map((it, i) => (i === at[0] ? { ...it, expr: ref, alias: name } : it))
+  return { ...s, from, items }
+}

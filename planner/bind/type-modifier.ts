@@ -19,6 +19,8 @@ const MAX_CHAR_LENGTH = 10485760
 
 /** The modifier a type name declares (undefined for none); CHAR without a length is CHAR(1). */
 export function typeModifierOf(name: ast.TypeName, t: SqlType, err: ErrorContext): TypeModifier | undefined {
+  // the elements of an array keep their type without its modifier (not enforced here)
+  if ((name.arrayDimensions ?? 0) > 0) return undefined
   const args = name.args
   if (name.name === 'numeric') {
     if (args.length === 0) return undefined

@@ -85,7 +85,7 @@
 // Volatile functions (now, current_timestamp, localtimestamp, current_date, clock_timestamp,
 // random) are marked `volatile: true`; NULLIF and COALESCE are handled by the binder.
 
-import type { SqlType } from '../types.js'
+import { arrayOf, elementType, isArrayType, type ArrayType, type SqlType } from '../types.js'
 
 export interface Overload {
   readonly id: string
@@ -108,9 +108,10 @@ export interface Resolved {
 
 // ---------------------------------------------------------------------------------- casts
 
-type Category = 'N' | 'S' | 'B' | 'D' | 'T' | 'U'
+type Category = 'N' | 'S' | 'B' | 'D' | 'T' | 'U' | 'A'
 
 export function typeCategory(t: SqlType): Category {
+  if (isArrayType(t)) return 'A'
   switch (t) {
     case 'smallint':
     case 'integer':
@@ -145,6 +146,8 @@ const NUM_RANK: Partial<Record<SqlType, number>> = { smallint: 1, integer: 2, bi
  *  smallint→integer→bigint→numeric→real→double, date→timestamp, unknown→anything. */
 export function canImplicitCast(from: SqlType, to: SqlType): boolean {
   if (from === to || from === 'unknown') return true
+  // an array converts as its elements do (PostgreSQL's array coercion)
+  if (isArrayType(from) || isArrayType(to)) return isArrayType(from) && isArrayType(to) && canImplicitCast(elementType(from), elementType(to))
   const a = NUM_RANK[from]
   const b = NUM_RANK[to]
   if (a !== undefined && b !== undefined) return a < b
@@ -157,6 +160,7 @@ export function canImplicitCast(from: SqlType, to: SqlType): boolean {
  *  (with rounding and range checks), timestamp→date, and anything→text. */
 export function canAssignmentCast(from: SqlType, to: SqlType): boolean {
   if (canImplicitCast(from, to)) return true
+  if (isArrayType(from) && isArrayType(to)) return canAssignmentCast(elementType(from), elementType(to))
   if (to === 'text' || to === 'bpchar') return true
   if (NUM_RANK[from] !== undefined && NUM_RANK[to] !== undefined) return true
   return from === 'timestamp' && to === 'date'
@@ -168,6 +172,8 @@ export function canAssignmentCast(from: SqlType, to: SqlType): boolean {
 export function canCast(from: SqlType, to: SqlType, explicit: boolean): boolean {
   if (!explicit) return canAssignmentCast(from, to)
   if (canAssignmentCast(from, to)) return true
+  if (isArrayType(from) && isArrayType(to)) return canCast(elementType(from), elementType(to), true)
+  if (isArrayType(from)) return false
   if (from === 'text' || from === 'bpchar') return to !== 'unknown' // I/O conversion: text → any type
   if (from === 'boolean') return to === 'integer'
   if (to === 'boolean') return from === 'integer'
@@ -370,9 +376,10 @@ def('md5', 'md5', ['text'], 'text')
 // format_type(type oid, typmod): the name of a type as pg_catalog spells it (a NULL typmod is
 // none: non-strict)
 def('format_type', 'format_type', ['bigint', 'integer'], 'text', { strict: false })
-// array_to_string over an array in its text form ('{a,b}': how the catalog's array columns are
-// held, there being no array type)
-def('array_to_string', 'array_to_string', ['text', 'text'], 'text')
+// string_to_array(s, delimiter [, null string]): non-strict (a NULL delimiter splits into
+// characters)
+def('string_to_array', 'string_to_array', ['text', 'text'], 'text[]', { strict: false })
+def('string_to_array_null', 'string_to_array', ['text', 'text', 'text'], 'text[]', { strict: false })
 def('ascii', 'ascii', ['text'], 'integer')
 def('chr', 'chr', ['integer'], 'text')
 def('translate', 'translate', ['text', 'text', 'text'], 'text')
@@ -433,7 +440,109 @@ const POLYMORPHIC: readonly Overload[] = [
   { id: 'least', name: 'least', args: [], variadic: 'unknown', returns: 'unknown', strict: false },
   { id: 'concat', name: 'concat', args: [], variadic: 'unknown', returns: 'text', strict: false },
   { id: 'concat_ws', name: 'concat_ws', args: ['text'], variadic: 'unknown', returns: 'text', strict: false },
+  // arrays (src/array-functions.ts): 'text[]' stands for any array type, 'unknown' for its
+  // element type; resolved by resolveArrayFunction
+  ...['eq', 'ne', 'lt', 'le', 'gt', 'ge'].map((op): Overload => ({ id: `array_${op}`, name: `array_${op}`, args: ['text[]', 'text[]'], returns: 'boolean', strict: true })),
+  { id: 'array_construct', name: 'array', args: [], variadic: 'unknown', returns: 'text[]', strict: false },
+  { id: 'array_subscript', name: 'array_subscript', args: ['text[]', 'integer'], returns: 'unknown', strict: true },
+  { id: 'array_any', name: 'array_any', args: ['text', 'unknown', 'text[]'], returns: 'boolean', strict: false },
+  { id: 'array_all', name: 'array_all', args: ['text', 'unknown', 'text[]'], returns: 'boolean', strict: false },
+  { id: 'array_cat', name: 'array_cat', args: ['text[]', 'text[]'], returns: 'text[]', strict: false },
+  { id: 'array_append', name: 'array_append', args: ['text[]', 'unknown'], returns: 'text[]', strict: false },
+  { id: 'array_prepend', name: 'array_prepend', args: ['unknown', 'text[]'], returns: 'text[]', strict: false },
+  { id: 'array_length', name: 'array_length', args: ['text[]', 'integer'], returns: 'integer', strict: true },
+  { id: 'array_lower', name: 'array_lower', args: ['text[]', 'integer'], returns: 'integer', strict: true },
+  { id: 'array_upper', name: 'array_upper', args: ['text[]', 'integer'], returns: 'integer', strict: true },
+  { id: 'cardinality', name: 'cardinality', args: ['text[]'], returns: 'integer', strict: true },
+  { id: 'array_to_string', name: 'array_to_string', args: ['text[]', 'text'], returns: 'text', strict: true },
+  { id: 'array_to_string_null', name: 'array_to_string', args: ['text[]', 'text', 'text'], returns: 'text', strict: false },
+  { id: 'array_position', name: 'array_position', args: ['text[]', 'unknown'], returns: 'integer', strict: false },
+  { id: 'array_remove', name: 'array_remove', args: ['text[]', 'unknown'], returns: 'text[]', strict: false },
 ]
+
+const ARRAY_TEMPLATES = new Map(POLYMORPHIC.filter((o) => o.id.startsWith('array_') || o.id === 'cardinality').map((o) => [o.id, o]))
+
+/** An array function's overload for actual types (its 'text[]' and 'unknown' placeholders
+ *  made the array type and its element type). */
+function arrayOverload(id: string, array: ArrayType, argTypes: readonly SqlType[]): Resolved {
+  const o = ARRAY_TEMPLATES.get(id)!
+  const elem = elementType(array)
+  const subst = (t: SqlType): SqlType => (t === 'text[]' ? array : t === 'unknown' ? elem : t)
+  const overload: Overload = { ...o, args: o.args.map(subst), returns: subst(o.returns) }
+  return { overload, argTypes: argTypes.map((_, i) => overload.args[i] ?? elem) }
+}
+
+/** The one array type of array (and unknown) arguments, or undefined: as PostgreSQL's
+ *  anyarray, two arrays must have the same type (int[] = numeric[] does not exist). */
+function commonArray(types: readonly SqlType[]): ArrayType | undefined {
+  const known = types.filter((t) => t !== 'unknown')
+  const t = known[0]
+  return t !== undefined && isArrayType(t) && known.every((k) => k === t) ? t : undefined
+}
+
+/** The array type whose elements `element` and an array's elements `array` share. */
+function arrayWithElement(array: SqlType, element: SqlType): ArrayType | undefined {
+  if (!isArrayType(array)) return undefined
+  const e = commonSupertype([elementType(array), element])
+  return e === undefined || isArrayType(e) ? undefined : arrayOf(e)
+}
+
+/** Resolves the array functions (anyarray in PostgreSQL), or undefined for other names. */
+export function resolveArrayFunction(name: string, argTypes: readonly SqlType[]): Resolved | undefined {
+  const [a, b] = argTypes
+  switch (name) {
+    case 'array_length':
+    case 'array_lower':
+    case 'array_upper':
+      return argTypes.length === 2 && a !== undefined && isArrayType(a) && canImplicitCast(b!, 'integer') ? arrayOverload(name, a, argTypes) : undefined
+    case 'cardinality':
+      return argTypes.length === 1 && isArrayType(a!) ? arrayOverload(name, a, argTypes) : undefined
+    case 'array_to_string': {
+      if ((argTypes.length !== 2 && argTypes.length !== 3) || !isArrayType(a!)) return undefined
+      if (!argTypes.slice(1).every((t) => canImplicitCast(t, 'text'))) return undefined
+      // the elements as their text, by a cast of the array to text[]
+      return arrayOverload(argTypes.length === 2 ? 'array_to_string' : 'array_to_string_null', 'text[]', argTypes)
+    }
+    case 'array_cat': {
+      const t = argTypes.length === 2 ? commonArray(argTypes) : undefined
+      return t === undefined ? undefined : arrayOverload(name, t, argTypes)
+    }
+    case 'array_append':
+    case 'array_position':
+    case 'array_remove': {
+      const t = argTypes.length === 2 ? arrayWithElement(a!, b!) : undefined
+      return t === undefined ? undefined : arrayOverload(name, t, argTypes)
+    }
+    case 'array_prepend': {
+      const t = argTypes.length === 2 ? arrayWithElement(b!, a!) : undefined
+      return t === undefined ? undefined : arrayOverload(name, t, argTypes)
+    }
+  }
+  return undefined
+}
+
+/** `a op b` where one side is an array: comparisons of two arrays, and `||` (array_cat,
+ *  array_append, array_prepend; an untyped literal beside an array is an array, as in
+ *  PostgreSQL). */
+function resolveArrayOperator(op: string, l: SqlType, r: SqlType): Resolved | undefined {
+  if (op === '||') {
+    if (isArrayType(l) && (isArrayType(r) || r === 'unknown')) return resolveArrayFunction('array_cat', [l, r])
+    if (isArrayType(r) && l === 'unknown') return resolveArrayFunction('array_cat', [l, r])
+    if (isArrayType(l)) return resolveArrayFunction('array_append', [l, r])
+    if (isArrayType(r)) return resolveArrayFunction('array_prepend', [l, r])
+    return undefined
+  }
+  const cmp = ({ '=': 'eq', '<>': 'ne', '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge' } as Record<string, string>)[op]
+  if (cmp === undefined) return undefined
+  const t = commonArray([l, r])
+  return t === undefined ? undefined : arrayOverload(`array_${cmp}`, t, [l, r])
+}
+
+/** The element comparison `x op ANY|ALL (array)`: the array type both sides are cast to. */
+export function resolveQuantified(operand: SqlType, array: SqlType): ArrayType | undefined {
+  if (array === 'unknown') return operand === 'unknown' ? 'text[]' : isArrayType(operand) ? undefined : arrayOf(operand)
+  return arrayWithElement(array, operand)
+}
 
 /** All overloads, including the polymorphic templates (for listings, and for the code
  *  generator to learn which ids are non-strict). */
@@ -460,7 +569,7 @@ export function overloadIds(): string[] {
 
 /** True when `name` is a scalar function known to the catalog (any arity). */
 export function isScalarFunctionName(name: string): boolean {
-  return BY_NAME.has(name) || name === 'greatest' || name === 'least' || name === 'concat' || name === 'concat_ws'
+  return BY_NAME.has(name) || name === 'greatest' || name === 'least' || name === 'concat' || name === 'concat_ws' || ARRAY_TEMPLATES.has(name)
 }
 
 // ---------------------------------------------------------------------------------- resolution
@@ -590,7 +699,7 @@ export function resolveFunction(name: string, argTypes: readonly SqlType[]): Res
       break
   }
   const list = BY_NAME.get(name)
-  if (list === undefined) return undefined
+  if (list === undefined) return resolveArrayFunction(name, argTypes)
   return selectCandidate(list, argTypes, false)
 }
 
@@ -604,6 +713,7 @@ const BINARY_OPS = new Set(['+', '-', '*', '/', '%', '^', '||', '=', '<>', '!=',
 export function resolveBinaryOperator(op: string, left: SqlType, right: SqlType): Resolved | undefined {
   if (!BINARY_OPS.has(op)) return undefined
   if (op === '!=') op = '<>'
+  if (isArrayType(left) || isArrayType(right)) return resolveArrayOperator(op, left, right)
   if (op === '||') return resolveConcat(left, right)
   const list = BY_NAME.get(op)
   if (list === undefined) return undefined

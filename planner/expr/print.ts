@@ -1,8 +1,16 @@
 // Prints scalar expressions for EXPLAIN: columns by position (#0), calls by overload id.
 
 import type { ScalarExpr } from './scalar.js'
+import { isArrayValue } from '../array-value.js'
 
 const INFIX: Record<string, string> = { eq: '=', ne: '<>', lt: '<', le: '<=', gt: '>', ge: '>=' }
+
+function printValue(v: unknown): string {
+  if (v === null) return 'NULL'
+  if (typeof v === 'string') return `'${v.replace(/'/g, "''")}'`
+  if (isArrayValue(v)) return `ARRAY[${v.items.map(printValue).join(', ')}]`
+  return String(v)
+}
 
 export function printScalar(e: ScalarExpr): string {
   switch (e.kind) {
@@ -11,7 +19,7 @@ export function printScalar(e: ScalarExpr): string {
     case 'outerColumn':
       return `outer(${e.depth})#${e.index}`
     case 'literal':
-      return e.value === null ? 'NULL' : typeof e.value === 'string' ? `'${e.value.replace(/'/g, "''")}'` : String(e.value)
+      return printValue(e.value)
     case 'call': {
       const op = INFIX[e.fn]
       if (op && e.args.length === 2) return `(${printScalar(e.args[0]!)} ${op} ${printScalar(e.args[1]!)})`

@@ -34,6 +34,8 @@ function line(p: LogicalPlan): string {
       return `Sort ${printSortKeys(p.orderBy)}`
     case 'window':
       return `Window ${describeWindow(p.spec)} on #${p.timeColumn}`
+    case 'unnest':
+      return `Unnest ${printScalar(p.array)}`
     case 'timeJoin':
       return `TimeJoin ${describeTimeJoin(p)}`
   }

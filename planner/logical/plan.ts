@@ -30,6 +30,7 @@ export type AggregateFunction =
   | 'sum_distinct'
   | 'avg_distinct'
   | 'string_agg'
+  | 'array_agg'
   | 'bool_and'
   | 'bool_or'
   | 'single_value'
@@ -61,6 +62,7 @@ export type LogicalPlan =
   | SortNode
   | WindowNode
   | TimeJoinNode
+  | UnnestNode
 
 /** Reads a table, stream or view by name. */
 export interface ScanNode {
@@ -210,5 +212,16 @@ export interface TimeJoinNode {
   readonly rightTime: ScalarExpr | undefined
   readonly match: AsOfMatch
   readonly residual: ScalarExpr | undefined
+  readonly columns: readonly Column[]
+}
+
+/** `unnest(array)` in FROM: each input row once per element of `array` (an expression over
+ *  the input row), the element appended as the last column; a NULL or empty array gives no
+ *  rows. Standalone, its input is one empty row; beside another FROM item it reads that
+ *  item's rows (a function in FROM is implicitly LATERAL). */
+export interface UnnestNode {
+  readonly kind: 'unnest'
+  readonly input: LogicalPlan
+  readonly array: ScalarExpr
   readonly columns: readonly Column[]
 }

@@ -16,6 +16,7 @@ export function children(p: LogicalPlan): readonly LogicalPlan[] {
     case 'topK':
     case 'sort':
     case 'window':
+    case 'unnest':
       return [p.input]
     case 'join':
     case 'setOp':
@@ -38,6 +39,7 @@ export function withChildren(p: LogicalPlan, cs: readonly LogicalPlan[]): Logica
     case 'topK':
     case 'sort':
     case 'window':
+    case 'unnest':
       return cs[0] === p.input ? p : { ...p, input: cs[0]! }
     case 'join':
     case 'setOp':
@@ -220,6 +222,8 @@ export function mapNodeExprs(p: LogicalPlan, f: (e: ScalarExpr) => ScalarExpr): 
       return { ...p, rows: p.rows.map((r) => r.map(f)) }
     case 'filter':
       return { ...p, predicate: f(p.predicate) }
+    case 'unnest':
+      return { ...p, array: f(p.array) }
     case 'project':
       return { ...p, exprs: p.exprs.map(f) }
     case 'join':

@@ -21,6 +21,7 @@ export type DeltaPlan =
   | UnionDelta
   | TopKDelta
   | WindowDelta
+  | UnnestDelta
   | EmitOnCloseDelta
   | TemporalFilterDelta
   | AsOfJoinDelta
@@ -163,6 +164,15 @@ export interface WindowDelta {
   readonly timeColumn: number
   /** The watermark bounding the time column, if any: sessions it has passed are freed. */
   readonly freeBy: ColumnWatermark | undefined
+  readonly columns: readonly Column[]
+}
+
+/** unnest(array): each input row once per element, the element appended (stateless: a
+ *  flat-map). */
+export interface UnnestDelta {
+  readonly kind: 'unnest'
+  readonly input: DeltaPlan
+  readonly array: ScalarExpr
   readonly columns: readonly Column[]
 }
 

@@ -43,6 +43,8 @@ export function deltaLine(p: DeltaPlan): string {
       return 'Union'
     case 'topK':
       return `TopK${p.partitionBy.length ? ' partition=' + keys(p.partitionBy) : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.rowNumber ? ' row_number' : ''}  // state: ${!p.appendOnly ? 'ordered rows per partition; unbounded' : p.offset + p.limit! === 1 ? 'one row per partition (append-only input)' : `the first ${p.offset + p.limit!} rows per partition (append-only input)`}`
+    case 'unnest':
+      return `Unnest ${printScalar(p.array)}`
     case 'window':
       if (p.spec.kind !== 'session') return `Window ${describeWindow(p.spec)} on #${p.timeColumn}`
       return `Window ${describeWindow(p.spec)} on #${p.timeColumn}  // state: events per partition; ${p.freeBy ? `bounded: a session is freed once ${watermarkText(p.freeBy.sources)} ≥ its window_end` : 'unbounded'}`

@@ -106,6 +106,8 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       return lower(p.input, opts)
     case 'timeJoin':
       return lowerTimeJoin(p, opts)
+    case 'unnest':
+      return { kind: 'unnest', input: lower(p.input, opts), array: p.array, columns: p.columns }
     case 'window': {
       // sessions the watermark has passed can never change again: their state is freed
       const time = opts.watermarks ? exactBounds(watermarkColumns(p.input, opts.watermarks)).find((w) => w.column === p.timeColumn) : undefined

@@ -30,6 +30,7 @@ export function appendOnly(p: LogicalPlan, opts: LowerOptions): boolean {
       return opts.isAppendOnly?.(p.relation) ?? false
     case 'filter':
     case 'project':
+    case 'unnest':
       return appendOnly(p.input, opts)
     case 'window':
       return p.spec.kind !== 'session' && appendOnly(p.input, opts)

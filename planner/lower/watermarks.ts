@@ -64,6 +64,7 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks, i
     case 'filter':
     case 'sort':
     case 'distinct':
+    case 'unnest':
       return watermarkColumns(p.input, relation, interval)
     case 'project':
       return passThrough(p.exprs, watermarkColumns(p.input, relation, interval), interval)

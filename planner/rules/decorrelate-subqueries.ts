@@ -53,6 +53,8 @@ function nodeExprs(p: LogicalPlan): readonly ScalarExpr[] {
       return [...p.leftKeys, ...p.rightKeys, ...(p.leftTime ? [p.leftTime] : []), ...(p.rightTime ? [p.rightTime] : []), ...(p.residual ? [p.residual] : [])]
     case 'filter':
       return [p.predicate]
+    case 'unnest':
+      return [p.array]
     case 'project':
       return p.exprs
     case 'join':
@@ -656,6 +658,14 @@ function pushDomain(p: LogicalPlan, d: Domain): LogicalPlan {
       const iw = p.input.columns.length
       const input = pushDomain(p.input, d)
       return project(input, [...p.exprs.map((e) => substOuter(e, iw, d)), ...dCols(iw, d)], outCols)
+    }
+    case 'unnest': {
+      // the element after the input's and D's columns: moved back before D's
+      const iw = p.input.columns.length
+      const input = pushDomain(p.input, d)
+      const elem = p.columns[iw]!
+      const u: LogicalPlan = { kind: 'unnest', input, array: substOuter(p.array, iw, d), columns: [...input.columns, elem] }
+      return project(u, [...p.input.columns.map((c, i) => col(i, c.type)), col(iw + nD, elem.type), ...dCols(iw, d)], outCols)
     }
     case 'sort': {
       const iw = p.input.columns.length

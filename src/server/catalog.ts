@@ -53,6 +53,7 @@ function relkind(r: RelationInfo): { kind: string; label: string } {
 
 /** Answers a catalog query psql or a driver sends, or undefined when it is not one. */
 export function answerCatalogQuery(sql: string, ctx: CatalogContext): ResultSet | undefined {
+  process.stderr.write("FALLBACK: " + sql.replace(/\s+/g, " ") + "\n\n")
   if (!/pg_catalog|information_schema|\bpg_[a-z_]+\b/i.test(sql)) return undefined
   const q = sql.replace(/\s+/g, ' ').trim()
   return tableInfo(q, ctx) ?? emptyCatalog(q, sql)

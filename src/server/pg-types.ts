@@ -6,6 +6,7 @@
 import { formatValue } from '../format.js'
 import type { ColumnInfo, ResultValue, SqlTypeName } from '../types.js'
 import type { FieldDescription } from './protocol.js'
+import { arrayTypeOids, typeOidOf } from '../type-oids.js'
 
 export const OID = {
   bool: 16,
@@ -34,24 +35,21 @@ export interface Field extends ColumnInfo {
   readonly oid?: number
 }
 
-const TYPES: Record<SqlTypeName, { oid: number; size: number }> = {
-  boolean: { oid: OID.bool, size: 1 },
-  smallint: { oid: OID.int2, size: 2 },
-  integer: { oid: OID.int4, size: 4 },
-  bigint: { oid: OID.int8, size: 8 },
-  real: { oid: OID.float4, size: 4 },
-  'double precision': { oid: OID.float8, size: 8 },
-  numeric: { oid: OID.numeric, size: -1 },
-  text: { oid: OID.text, size: -1 },
-  character: { oid: OID.bpchar, size: -1 },
-  date: { oid: OID.date, size: 4 },
-  timestamp: { oid: OID.timestamp, size: 8 },
-  interval: { oid: OID.interval, size: 16 },
-  unknown: { oid: OID.text, size: -1 },
+/** The byte size of each fixed-width type (RowDescription's typlen; −1: variable). */
+const SIZES: Partial<Record<SqlTypeName, number>> = {
+  boolean: 1,
+  smallint: 2,
+  integer: 4,
+  bigint: 8,
+  real: 4,
+  'double precision': 8,
+  date: 4,
+  timestamp: 8,
+  interval: 16,
 }
 
 export function typeOid(f: Field): number {
-  return f.oid ?? TYPES[f.type]?.oid ?? OID.text
+  return f.oid ?? (f.type === 'unknown' ? OID.text : typeOidOf(f.type))
 }
 
 /** Whether values of this field can be sent in binary. */
@@ -84,7 +82,7 @@ export function resultFormats(fields: readonly Field[], codes: readonly number[]
 }
 
 export function describeFields(fields: readonly Field[], formats: readonly number[] = []): FieldDescription[] {
-  return fields.map((f, i) => ({ name: f.name, typeOid: typeOid(f), typeSize: f.oid === undefined ? (TYPES[f.type]?.size ?? -1) : f.oid === OID.oid ? 4 : -1, format: formats[i] ?? 0 }))
+  return fields.map((f, i) => ({ name: f.name, typeOid: typeOid(f), typeSize: f.oid === undefined ? (SIZES[f.type] ?? -1) : f.oid === OID.oid ? 4 : -1, format: formats[i] ?? 0 }))
 }
 
 /** The Postgres text form of a value (NULL → null). */
@@ -167,10 +165,14 @@ export function castNameForOid(oid: number): string | undefined {
       return 'timestamp'
     case OID.interval:
       return 'interval'
-    default:
-      return undefined
+    default: {
+      const a = ARRAY_ELEMENT.get(oid)
+      return a === undefined ? undefined : `${a === 'character' ? 'text' : a}[]`
+    }
   }
 }
+
+const ARRAY_ELEMENT = new Map(arrayTypeOids().map((a) => [a.oid, a.name]))
 
 /** Decodes a binary-format parameter of a known fixed-width type into its text form. */
 export function decodeBinaryParameter(b: Buffer, oid: number): string | undefined {
