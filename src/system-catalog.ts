@@ -877,11 +877,20 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
 }
 
 /** The binder's catalog: the engine's relations plus the system relations and functions. */
-export function withSystemCatalog(base: Catalog, s: SystemCatalogSource): Catalog {
+export function withSystemCatalog(base: Catalog, source: SystemCatalogSource): Catalog {
+  // one statement is bound against it: the engine's relations are listed once, and a system
+  // relation named twice (pg_class c JOIN pg_class c2) is computed once
+  let relations: RelationInfo[] | undefined
+  const s: SystemCatalogSource = { relations: () => (relations ??= source.relations()), oidOf: (key) => source.oidOf(key), identity: source.identity }
+  const computed = new Map<string, SystemRelation | undefined>()
   return {
     getRelation: (name) => base.getRelation(name),
     ...(base.intervalMicros ? { intervalMicros: (e: ScalarExpr) => base.intervalMicros!(e) } : {}),
-    systemRelation: (schema, name) => systemRelation(s, schema, name),
+    systemRelation: (schema, name) => {
+      const key = `${schema ?? ''}.${name}`
+      if (!computed.has(key)) computed.set(key, systemRelation(s, schema, name))
+      return computed.get(key)
+    },
     systemFunction: (name, args) => systemFunction(s, name, args),
     relationOid: (name) => relationOid(s, name),
   }
