@@ -53,7 +53,9 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
         return ctx.source(p.relation, p.versions)
       case 'constant': {
         const z = new ivm.ZSet()
-        for (const r of p.rows) z.push(r.map((e) => evaluateConstant(e)), 1)
+        // a literal is its value (compiling one per cell made a system relation's thousands
+        // of rows cost more than the query over them)
+        for (const r of p.rows) z.push(r.map((e) => (e.kind === 'literal' ? e.value : evaluateConstant(e))), 1)
         return add(new ivm.ConstantOperator(z))
       }
       case 'mfp': {

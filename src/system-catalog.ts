@@ -107,6 +107,7 @@ const TYPES: readonly PgType[] = [
   { oid: 23, typname: 'int4', typlen: 4, typcategory: 'N', display: 'integer' },
   { oid: 25, typname: 'text', typlen: -1, typcategory: 'S', display: 'text' },
   { oid: 26, typname: 'oid', typlen: 4, typcategory: 'N', display: 'oid' },
+  { oid: 194, typname: 'pg_node_tree', typlen: -1, typcategory: 'Z', display: 'pg_node_tree' },
   { oid: 700, typname: 'float4', typlen: 4, typcategory: 'N', display: 'real' },
   { oid: 701, typname: 'float8', typlen: 8, typcategory: 'N', display: 'double precision' },
   { oid: 705, typname: 'unknown', typlen: -2, typcategory: 'X', display: 'unknown' },
@@ -508,13 +509,17 @@ const SYSTEM_TABLES: readonly SystemTable[] = [
       'oid:oid proname:name pronamespace:oid proowner:oid prolang:oid procost:real prorows:real provariadic:oid prosupport:regproc prokind:"char" prosecdef:boolean proleakproof:boolean proisstrict:boolean proretset:boolean provolatile:"char" proparallel:"char" pronargs:smallint pronargdefaults:smallint prorettype:oid proargtypes:oidvector proallargtypes:oid[] proargmodes:"char"[] proargnames:text[] proargdefaults:pg_node_tree protrftypes:oid[] prosrc:text probin:text prosqlbody:pg_node_tree proconfig:text[] proacl:aclitem[]',
     ),
     // the catalog functions of this file (the engine's other functions are not listed)
-    rows: (s) => CATALOG_FUNCTIONS.map((proname) => ({ oid: s.oidOf(`\u0000proc ${proname}`), proname, pronamespace: NS.pg_catalog, proowner: OWNER_OID, prolang: 12, procost: 1, prorows: 0, provariadic: 0, prokind: 'f', prosecdef: false, proleakproof: false, proisstrict: false, proretset: false, provolatile: 's', proparallel: 's', pronargs: 0, pronargdefaults: 0, prorettype: 25, proargtypes: '', prosrc: proname })),
+    rows: (s) =>
+      CATALOG_FUNCTIONS.map(([proname, args, ret]) => ({ oid: procOid(s, proname), proname, pronamespace: NS.pg_catalog, proowner: OWNER_OID, prolang: 12, procost: 1, prorows: 0, provariadic: 0, prosupport: 0, prokind: 'f', prosecdef: false, proleakproof: false, proisstrict: true, proretset: false, provolatile: 's', proparallel: 's', pronargs: args.length, pronargdefaults: 0, prorettype: ret, proargtypes: args.join(' '), prosrc: proname })),
   },
   { schema: 'pg_catalog', name: 'pg_am', oid: 2601, columns: columns('oid:oid amname:name amhandler:regproc amtype:"char"'), rows: () => [{ oid: 2, amname: 'heap', amtype: 't' }, { oid: 403, amname: 'btree', amtype: 'i' }] },
   // the default collation only, which pg_attribute.attcollation names as pg_type's own: no row
   // is ever looked up (psql's \d shows a collation only when it differs from the type's)
   { schema: 'pg_catalog', name: 'pg_collation', oid: 3456, columns: columns('oid:oid collname:name collnamespace:oid collowner:oid collprovider:"char" collisdeterministic:boolean collencoding:integer collcollate:text collctype:text colliculocale:text collversion:text'), rows: () => [] },
   { schema: 'pg_catalog', name: 'pg_inherits', oid: 2611, columns: columns('inhrelid:oid inhparent:oid inhseqno:integer inhdetachpending:boolean'), rows: () => [] },
+  // no enum types, and no extensions (PostgreSQL's plpgsql among them)
+  { schema: 'pg_catalog', name: 'pg_enum', oid: 3501, columns: columns('oid:oid enumtypid:oid enumsortorder:real enumlabel:name'), rows: () => [] },
+  { schema: 'pg_catalog', name: 'pg_extension', oid: 3079, columns: columns('oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:boolean extversion:text extconfig:oid[] extcondition:text[]'), rows: () => [] },
   {
     schema: 'information_schema',
     name: 'schemata',
@@ -662,23 +667,41 @@ function splitName(text: string): string[] | undefined {
 
 // ---------------------------------------------------------------------------------- functions
 
-const CATALOG_FUNCTIONS = [
-  'current_database',
-  'current_schema',
-  'current_user',
-  'format_type',
-  'pg_encoding_to_char',
-  'pg_get_constraintdef',
-  'pg_get_indexdef',
-  'has_table_privilege',
-  'obj_description',
-  'pg_backend_pid',
-  'pg_get_expr',
-  'pg_get_userbyid',
-  'pg_get_viewdef',
-  'pg_table_is_visible',
-  'version',
+/** The catalog functions of this file as pg_proc lists them: name, argument types and result
+ *  type (type OIDs; one overload each, the one tools call). */
+const CATALOG_FUNCTIONS: readonly (readonly [string, readonly number[], number])[] = [
+  ['col_description', [26, 23], 25],
+  ['current_database', [], 19],
+  ['current_schema', [], 19],
+  ['current_setting', [25], 25],
+  ['current_user', [], 19],
+  ['format_type', [26, 23], 25],
+  ['has_database_privilege', [25, 25], 16],
+  ['has_schema_privilege', [25, 25], 16],
+  ['has_table_privilege', [25, 25], 16],
+  ['obj_description', [26, 19], 25],
+  ['pg_backend_pid', [], 23],
+  ['pg_encoding_to_char', [23], 19],
+  ['pg_function_is_visible', [26], 16],
+  ['pg_get_constraintdef', [26], 25],
+  ['pg_get_expr', [194, 26], 25],
+  ['pg_get_function_arguments', [26], 25],
+  ['pg_get_function_identity_arguments', [26], 25],
+  ['pg_get_function_result', [26], 25],
+  ['pg_get_indexdef', [26], 25],
+  ['pg_get_serial_sequence', [25, 25], 25],
+  ['pg_get_userbyid', [26], 19],
+  ['pg_get_viewdef', [26], 25],
+  ['pg_is_in_recovery', [], 16],
+  ['pg_table_is_visible', [26], 16],
+  ['pg_type_is_visible', [26], 16],
+  ['quote_ident', [25], 25],
+  ['session_user', [], 19],
+  ['shobj_description', [26, 19], 25],
+  ['version', [], 25],
 ]
+
+const procOid = (s: SystemCatalogSource, name: string): number => s.oidOf(`\u0000proc ${name}`)
 
 /** An OID argument as bigint (a quoted '16384' is one). */
 function asOid(e: ScalarExpr): ScalarExpr {
@@ -723,6 +746,32 @@ function visible(arg: ScalarExpr): ScalarExpr {
   const key = asOid(arg)
   const hidden = SYSTEM_TABLES.filter((t) => t.schema === 'information_schema').map((t) => lit(t.oid, 'bigint'))
   return { kind: 'inList', arg: key, list: hidden, negated: true, type: 'boolean' }
+}
+
+/** The keywords PostgreSQL 15's quote_ident quotes: every one but the unreserved (reserved,
+ *  column-name and type-or-function-name keywords, from its parser's kwlist.h). */
+const QUOTED_KEYWORDS = new Set(
+  (
+    'all analyse analyze and any array as asc asymmetric authorization between bigint binary bit boolean both case cast char character check coalesce collate collation column concurrently constraint create cross ' +
+    'current_catalog current_date current_role current_schema current_time current_timestamp current_user dec decimal default deferrable desc distinct do else end except exists extract false fetch float for ' +
+    'foreign freeze from full grant greatest group grouping having ilike in initially inner inout int integer intersect interval into is isnull join lateral leading least left like limit localtime ' +
+    'localtimestamp national natural nchar none normalize not notnull null nullif numeric offset on only or order out outer overlaps overlay placing position precision primary real references returning right row ' +
+    'select session_user setof similar smallint some substring symmetric table tablesample then time timestamp to trailing treat trim true union unique user using values varchar variadic verbose when where ' +
+    'window with xmlattributes xmlconcat xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi xmlroot xmlserialize xmltable'
+  ).split(' '),
+)
+
+/** quote_ident(text) as PostgreSQL's quote_identifier: unchanged when it is a lower-case
+ *  identifier that is no such keyword, else double-quoted with its quotes doubled. (A string
+ *  function, bound here from the existing operators until src/functions.ts has it.) */
+function quoteIdent(arg: ScalarExpr): ScalarExpr {
+  const quoted = (x: string): string => (/^[a-z_][a-z0-9_]*$/.test(x) && !QUOTED_KEYWORDS.has(x) ? x : `"${x.replace(/"/g, '""')}"`)
+  if (arg.kind === 'literal') return lit(arg.value === null ? null : quoted(String(arg.value)), 'text')
+  const x: ScalarExpr = arg.type === 'text' ? arg : { kind: 'cast', arg, type: 'text' }
+  const call = (fn: string, args: ScalarExpr[], type: SqlType): ScalarExpr => ({ kind: 'call', fn, args, type })
+  const safe: ScalarExpr = { kind: 'and', args: [call('regex_match', [x, lit('^[a-z_][a-z0-9_]*$', 'text')], 'boolean'), { kind: 'inList', arg: x, list: [...QUOTED_KEYWORDS].map((k) => lit(k, 'text')), negated: true, type: 'boolean' }], type: 'boolean' }
+  const wrapped = call('text_concat', [call('text_concat', [lit('"', 'text'), call('replace', [x, lit('"', 'text'), lit('""', 'text')], 'text')], 'text'), lit('"', 'text')], 'text')
+  return { kind: 'case', whens: [{ when: { kind: 'isNull', arg: x, negated: false, type: 'boolean' }, then: lit(null, 'text') }, { when: safe, then: x }], else: wrapped, type: 'text' }
 }
 
 /** The catalog's functions, bound: constants of the session, or lookups over the catalog as it
@@ -773,6 +822,23 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
       const keyed = userRelations(s).filter((r) => r.primaryKey.length > 0)
       return lookup(args[0]!, keyed.map((r) => [s.oidOf(constraintKey(r)), `PRIMARY KEY (${r.primaryKey.join(', ')})`] as const), 'text')
     }
+    case 'pg_function_is_visible':
+      // every function is pg_catalog's, which is on the search path; NULL for no function
+      return n === 1 ? lookup(args[0]!, CATALOG_FUNCTIONS.map(([name]) => [procOid(s, name), true] as const), 'boolean') : undefined
+    case 'pg_type_is_visible':
+      // every type is pg_catalog's too
+      return n === 1 ? lookup(args[0]!, TYPES.map((t) => [t.oid, true] as const), 'boolean') : undefined
+    case 'pg_get_function_result':
+      return n === 1 ? lookup(args[0]!, CATALOG_FUNCTIONS.map(([name, , ret]) => [procOid(s, name), formatType(ret, -1)] as const), 'text') : undefined
+    case 'pg_get_function_arguments':
+    case 'pg_get_function_identity_arguments':
+      // unnamed arguments: their types
+      return n === 1 ? lookup(args[0]!, CATALOG_FUNCTIONS.map(([name, argTypes]) => [procOid(s, name), argTypes.map((t) => formatType(t, -1)).join(', ')] as const), 'text') : undefined
+    case 'pg_get_serial_sequence':
+      // the engine has no sequences: no column owns one
+      return n === 2 ? lit(null, 'text') : undefined
+    case 'quote_ident':
+      return n === 1 ? quoteIdent(args[0]!) : undefined
     case 'pg_get_expr':
       // adbin holds the expression's text already
       return n === 2 || n === 3 ? (args[0]!.type === 'text' ? args[0]! : { kind: 'cast', arg: args[0]!, type: 'text' }) : undefined
@@ -793,11 +859,20 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
 }
 
 /** The binder's catalog: the engine's relations plus the system relations and functions. */
-export function withSystemCatalog(base: Catalog, s: SystemCatalogSource): Catalog {
+export function withSystemCatalog(base: Catalog, source: SystemCatalogSource): Catalog {
+  // one statement is bound against it: the engine's relations are listed once, and a system
+  // relation named twice (pg_class c JOIN pg_class c2) is computed once
+  let relations: RelationInfo[] | undefined
+  const s: SystemCatalogSource = { relations: () => (relations ??= source.relations()), oidOf: (key) => source.oidOf(key), identity: source.identity }
+  const computed = new Map<string, SystemRelation | undefined>()
   return {
     getRelation: (name) => base.getRelation(name),
     ...(base.intervalMicros ? { intervalMicros: (e: ScalarExpr) => base.intervalMicros!(e) } : {}),
-    systemRelation: (schema, name) => systemRelation(s, schema, name),
+    systemRelation: (schema, name) => {
+      const key = `${schema ?? ''}.${name}`
+      if (!computed.has(key)) computed.set(key, systemRelation(s, schema, name))
+      return computed.get(key)
+    },
     systemFunction: (name, args) => systemFunction(s, name, args),
     relationOid: (name) => relationOid(s, name),
   }

@@ -616,7 +616,17 @@ export class QueryBinder {
     if (schema === undefined || schema === 'pg_catalog' || schema === 'information_schema') {
       const sys = this.#catalog.systemRelation?.(schema, last)
       if (sys) {
-        const rows = sys.rows.map((r) => sys.columns.map((c, i) => lit(r[i] ?? null, c.type)))
+        // one literal per distinct value of a column (plans are immutable and share nodes): a
+        // relation of thousands of rows repeats few values, and the optimizer walks each node
+        const pools = sys.columns.map(() => new Map<unknown, ScalarExpr>())
+        const cell = (v: unknown, i: number): ScalarExpr => {
+          if (typeof v === 'object' && v !== null) return lit(v, sys.columns[i]!.type)
+          if (Object.is(v, -0)) return lit(v, sys.columns[i]!.type)
+          let e = pools[i]!.get(v)
+          if (e === undefined) pools[i]!.set(v, (e = lit(v, sys.columns[i]!.type)))
+          return e
+        }
+        const rows = sys.rows.map((r) => sys.columns.map((_, i) => cell(r[i] ?? null, i)))
         const plan: LogicalPlan = { kind: 'values', rows, columns: sys.columns, systemRelation: sys.name }
         return { plan, columns: sys.columns }
       }

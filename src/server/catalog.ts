@@ -95,7 +95,7 @@ function tableInfo(q: string, ctx: CatalogContext): ResultSet | undefined {
 /** Catalogs the engine does not have yet, empty here (no policies, extended statistics,
  *  publications, rules, triggers, …); those it has (pg_type, pg_proc, pg_roles,
  *  pg_constraint, pg_description, pg_inherits, …) are never answered here. */
-const EMPTY_CATALOGS = /pg_catalog\.(pg_policy|pg_statistic_ext|pg_publication|pg_rewrite|pg_trigger|pg_foreign_table|pg_partitioned_table|pg_sequence|pg_event_trigger|pg_extension|pg_operator|pg_opclass|pg_cast|pg_conversion|pg_ts_\w+|pg_default_acl|pg_largeobject_metadata|pg_foreign_\w+|pg_user_mapping|pg_subscription|pg_auth_members)\b/
+const EMPTY_CATALOGS = /pg_catalog\.(pg_policy|pg_statistic_ext|pg_publication|pg_rewrite|pg_trigger|pg_foreign_table|pg_partitioned_table|pg_sequence|pg_event_trigger|pg_operator|pg_opclass|pg_cast|pg_conversion|pg_ts_\w+|pg_default_acl|pg_largeobject_metadata|pg_foreign_\w+|pg_user_mapping|pg_subscription|pg_auth_members)\b/
 
 function emptyCatalog(q: string, sql: string): ResultSet | undefined {
   if (!/^SELECT /i.test(q) || !EMPTY_CATALOGS.test(q)) return undefined

@@ -1,7 +1,8 @@
 // The server against the real psql (15): statements and their aligned output, errors with
-// LINE and caret, scripts (-f), the describe commands (\d, \dt, \dv, \dm, \d NAME), password
-// authentication (SCRAM-SHA-256, MD5, cleartext), COPY (SUBSCRIBE …) TO STDOUT streamed to a
-// psql child process and stopped with Ctrl-C (a CancelRequest), and `rivulet serve` itself.
+// LINE and caret, scripts (-f), the describe commands (\d, \dt, \dv, \dm, \d NAME, \df, \dT,
+// \ds, \di), password authentication (SCRAM-SHA-256, MD5, cleartext), COPY (SUBSCRIBE …) TO
+// STDOUT streamed to a psql child process and stopped with Ctrl-C (a CancelRequest), and
+// `rivulet serve` itself.
 // psql runs as a child process (asynchronously: the server lives in this process).
 
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -207,6 +208,23 @@ describe('psql', () => {
     expect(r.stderr).toBe('Did not find any relation named "nosuch".\n')
   })
 
+  // a stream is listed as a table (PostgreSQL has no streams) and described as one
+  it('describes a stream with \\d NAME', async () => {
+    const r = await psql(server.port, c('\\d clicks'))
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(
+      [
+        '                         Table "public.clicks"',
+        ' Column |            Type             | Collation | Nullable | Default ',
+        '--------+-----------------------------+-----------+----------+---------',
+        ' ad     | integer                     |           |          | ',
+        ' ts     | timestamp without time zone |           |          | ',
+        '',
+        '',
+      ].join('\n'),
+    )
+  })
+
   it('shows NOT NULL columns and defaults in \\d NAME', async () => {
     engine.execute("CREATE TABLE accounts (id INT, owner TEXT NOT NULL, balance NUMERIC DEFAULT 0, kind TEXT DEFAULT 'basic', PRIMARY KEY (id))")
     const r = await psql(server.port, c('\\d accounts'))
@@ -250,6 +268,59 @@ describe('psql', () => {
       expect(engine.query('SHOW VIEWS').rows.map((r) => r[0])).not.toContainEqual(expect.stringMatching(/^__rivulet_subscribe_/))
     } finally {
       child.kill('SIGKILL')
+    }
+  })
+})
+
+// \\df, \\dT, \\ds and \\di: psql's queries over pg_proc, pg_type, pg_class and pg_index, with
+// pg_function_is_visible, pg_type_is_visible, pg_get_function_result and
+// pg_get_function_arguments (a server of its own: the listing is of exactly one table)
+describe('psql \\df, \\dT, \\ds, \\di', () => {
+  it('lists no user functions, types or sequences, and the primary key\'s index', async () => {
+    const eng = Engine.open()
+    const srv = await startServer({ engine: eng, port: 0 })
+    try {
+      eng.execute('CREATE TABLE t (id INT PRIMARY KEY, v TEXT)')
+      eng.execute('CREATE VIEW tv AS SELECT id FROM t')
+      const r = await psql(srv.port, c('\\df', '\\dT', '\\di', '\\df pg_catalog.pg_*_is_visible'))
+      expect(r.stderr).toBe('')
+      expect(r.stdout).toBe(
+        [
+          '                       List of functions',
+          ' Schema | Name | Result data type | Argument data types | Type ',
+          '--------+------+------------------+---------------------+------',
+          '(0 rows)',
+          '',
+          '     List of data types',
+          ' Schema | Name | Description ',
+          '--------+------+-------------',
+          '(0 rows)',
+          '',
+          '             List of relations',
+          ' Schema |  Name  | Type  |  Owner  | Table ',
+          '--------+--------+-------+---------+-------',
+          ' public | t_pkey | index | rivulet | t',
+          '(1 row)',
+          '',
+          '                                  List of functions',
+          '   Schema   |          Name          | Result data type | Argument data types | Type ',
+          '------------+------------------------+------------------+---------------------+------',
+          ' pg_catalog | pg_function_is_visible | boolean          | oid                 | func',
+          ' pg_catalog | pg_table_is_visible    | boolean          | oid                 | func',
+          ' pg_catalog | pg_type_is_visible     | boolean          | oid                 | func',
+          '(3 rows)',
+          '',
+          '',
+        ].join('\n'),
+      )
+      // no sequences: psql says so on stderr, as PostgreSQL's does for an empty listing
+      const seq = await psql(srv.port, c('\\ds'))
+      expect(seq.code).toBe(0)
+      expect(seq.stdout).toBe('')
+      expect(seq.stderr).toBe('Did not find any relations.\n')
+    } finally {
+      await srv.close()
+      eng.close()
     }
   })
 })
