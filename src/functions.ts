@@ -48,6 +48,7 @@ import { compileLike, likeMatch } from './like.js'
 import { MAX_TEXT_LENGTH, checkTextLength, requestedLengthTooLarge } from './text-limit.js'
 import { formatType } from './system-catalog.js'
 import { ARRAY_FUNCTIONS } from './array-functions.js'
+import { seriesFunctions } from './series-functions.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -1487,6 +1488,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   radians: (x: number) => f8mul(x, RADIANS_PER_DEGREE),
   ...NUMERIC_FUNCTIONS,
   ...ARRAY_FUNCTIONS,
+  ...seriesFunctions(tsAddInterval),
   typmod_numeric: applyNumericTypmod,
   typmod_varchar: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'varchar', length }, explicit),
   typmod_char: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'char', length }, explicit),

@@ -3,16 +3,18 @@
 // it is bound, and then queried by the ordinary planner like any other rows (so a filter, a
 // join or a string literal that happens to name a catalog is just SQL). Their columns are
 // PostgreSQL 15's, by name and order; the types are the engine's nearest: oid (and regproc,
-// xid) → bigint, name and "char" → text, arrays and vectors → their text form ('{1,2}',
-// '1 2'). The functions that tools call on them (current_user, format_type, pg_get_viewdef,
+// xid) → bigint, name and "char" → text, arrays → arrays of those, int2vector and oidvector
+// → smallint[] and bigint[] (from 1, printed '{1,2}'; PostgreSQL's vectors count from 0 and
+// print '1 2'). The functions that tools call on them (current_user, format_type, pg_get_viewdef,
 // …) are bound here too, from the same catalog.
 
-import type { Catalog, Column, ScalarExpr, SqlType, SystemRelation } from '../planner/index.js'
-import { lit } from '../planner/index.js'
+import type { Catalog, Column, ScalarExpr, ScalarType, SqlType, SystemRelation } from '../planner/index.js'
+import { arrayOf, isArrayType, lit } from '../planner/index.js'
+import { parseText } from './values.js'
 import { RivuletError } from '../grammar/index.js'
 import type { RelationInfo, SqlTypeName } from './types.js'
 import { sqlTypeName } from './types.js'
-import { typeOidOf } from './type-oids.js'
+import { arrayTypeOids, typeOidOf } from './type-oids.js'
 
 /** Who runs the statement (a server passes its connection's; the engine API has defaults). */
 export interface SessionIdentity {
@@ -46,6 +48,14 @@ const DEFAULT_COLLATION = 100
 
 /** A PostgreSQL column type, as `format_type` spells it in the specs below, → the engine's. */
 function columnType(pg: string): SqlType {
+  // arrays, and the vectors (int2vector, oidvector: arrays here, from 1, printed '{1,2}')
+  if (pg.endsWith('[]')) return arrayOf(elementColumnType(pg.slice(0, -2)))
+  if (pg === 'int2vector') return 'smallint[]'
+  if (pg === 'oidvector') return 'bigint[]'
+  return elementColumnType(pg)
+}
+
+function elementColumnType(pg: string): ScalarType {
   switch (pg) {
     case 'oid':
     case 'regproc':
@@ -62,7 +72,7 @@ function columnType(pg: string): SqlType {
     case 'timestamp with time zone':
       return 'timestamp'
     default:
-      return 'text' // name, "char", text, character varying, arrays, vectors, pg_node_tree
+      return 'text' // name, "char", text, character varying, aclitem, pg_node_tree, anyarray
   }
 }
 
@@ -120,7 +130,12 @@ const TYPES: readonly PgType[] = [
   { oid: 1700, typname: 'numeric', typlen: -1, typcategory: 'N', display: 'numeric' },
   { oid: 2205, typname: 'regclass', typlen: 4, typcategory: 'N', display: 'regclass' },
 ]
-const TYPE_BY_OID = new Map(TYPES.map((t) => [t.oid, t]))
+/** The array type of each element type above that the engine has (`_int4`, `integer[]`). */
+const ARRAY_TYPES: readonly (PgType & { readonly typelem: number })[] = arrayTypeOids().flatMap((a) => {
+  const e = TYPES.find((t) => t.oid === a.element)
+  return e ? [{ oid: a.oid, typname: `_${e.typname}`, typlen: -1, typcategory: 'A', display: `${e.display}[]`, typelem: e.oid }] : []
+})
+const TYPE_BY_OID = new Map([...TYPES, ...ARRAY_TYPES].map((t) => [t.oid, t]))
 
 /** A column's type OID and typmod, from its declared type ('numeric(10,2)',
  *  'character varying(20)', 'character(3)') when it has a modifier. */
@@ -147,41 +162,6 @@ export function formatType(oid: number, typmod: number | null): string {
   return t.display
 }
 
-/** The elements of a one-dimensional array in PostgreSQL's text form (`{a,"b c",NULL}`);
- *  22P02 for text that is not one. */
-export function arrayElements(text: string): (string | null)[] {
-  const t = text.trim()
-  if (!t.startsWith('{') || !t.endsWith('}')) throw new RivuletError('22P02', `malformed array literal: "${text}"`)
-  const body = t.slice(1, -1)
-  const out: (string | null)[] = []
-  if (body.trim() === '') return out
-  let i = 0
-  while (i <= body.length) {
-    while (body[i] === ' ') i++
-    if (body[i] === '"') {
-      let v = ''
-      i++
-      while (i < body.length && body[i] !== '"') {
-        if (body[i] === '\\') i++
-        v += body[i] ?? ''
-        i++
-      }
-      i++
-      out.push(v)
-    } else {
-      let j = i
-      while (j < body.length && body[j] !== ',') j++
-      const v = body.slice(i, j).trim()
-      out.push(v.toUpperCase() === 'NULL' ? null : v)
-      i = j
-    }
-    while (body[i] === ' ') i++
-    if (i >= body.length) break
-    if (body[i] !== ',') throw new RivuletError('22P02', `malformed array literal: "${text}"`)
-    i++
-  }
-  return out
-}
 
 /** information_schema.columns' numeric_precision / radix / scale and datetime_precision. */
 function precisionOf(oid: number, typmod: number): RowObject {
@@ -382,7 +362,7 @@ const SYSTEM_TABLES: readonly SystemTable[] = [
       'oid:oid typname:name typnamespace:oid typowner:oid typlen:smallint typbyval:boolean typtype:"char" typcategory:"char" typispreferred:boolean typisdefined:boolean typdelim:"char" typrelid:oid typsubscript:regproc typelem:oid typarray:oid typinput:regproc typoutput:regproc typreceive:regproc typsend:regproc typmodin:regproc typmodout:regproc typanalyze:regproc typalign:"char" typstorage:"char" typnotnull:boolean typbasetype:oid typtypmod:integer typndims:integer typcollation:oid typdefaultbin:pg_node_tree typdefault:text typacl:aclitem[]',
     ),
     rows: () =>
-      TYPES.map((t) => ({
+      [...TYPES, ...ARRAY_TYPES].map((t) => ({
         oid: t.oid,
         typname: t.typname,
         typnamespace: NS.pg_catalog,
@@ -395,8 +375,8 @@ const SYSTEM_TABLES: readonly SystemTable[] = [
         typisdefined: true,
         typdelim: ',',
         typrelid: 0,
-        typelem: 0,
-        typarray: 0,
+        typelem: 'typelem' in t ? t.typelem : 0,
+        typarray: ARRAY_TYPES.find((a) => a.typelem === t.oid)?.oid ?? 0,
         typalign: t.typlen === 8 ? 'd' : t.typlen === 2 ? 's' : t.typlen === 1 ? 'c' : 'i',
         typstorage: t.typlen === -1 ? 'x' : 'p',
         typnotnull: false,
@@ -517,6 +497,30 @@ const SYSTEM_TABLES: readonly SystemTable[] = [
   // is ever looked up (psql's \d shows a collation only when it differs from the type's)
   { schema: 'pg_catalog', name: 'pg_collation', oid: 3456, columns: columns('oid:oid collname:name collnamespace:oid collowner:oid collprovider:"char" collisdeterministic:boolean collencoding:integer collcollate:text collctype:text colliculocale:text collversion:text'), rows: () => [] },
   { schema: 'pg_catalog', name: 'pg_inherits', oid: 2611, columns: columns('inhrelid:oid inhparent:oid inhseqno:integer inhdetachpending:boolean'), rows: () => [] },
+  // what psql's \d NAME reads besides: no policies, extended statistics, publications,
+  // triggers or rules; one role, who is a member of none; no tablespaces but the defaults
+  { schema: 'pg_catalog', name: 'pg_policy', oid: 3256, columns: columns('oid:oid polname:name polrelid:oid polcmd:"char" polpermissive:boolean polroles:oid[] polqual:pg_node_tree polwithcheck:pg_node_tree'), rows: () => [] },
+  { schema: 'pg_catalog', name: 'pg_statistic_ext', oid: 3381, columns: columns('oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid stxstattarget:integer stxkeys:int2vector stxkind:"char"[] stxexprs:pg_node_tree'), rows: () => [] },
+  { schema: 'pg_catalog', name: 'pg_publication', oid: 6104, columns: columns('oid:oid pubname:name pubowner:oid puballtables:boolean pubinsert:boolean pubupdate:boolean pubdelete:boolean pubtruncate:boolean pubviaroot:boolean'), rows: () => [] },
+  { schema: 'pg_catalog', name: 'pg_publication_rel', oid: 6106, columns: columns('oid:oid prpubid:oid prrelid:oid prqual:pg_node_tree prattrs:int2vector'), rows: () => [] },
+  { schema: 'pg_catalog', name: 'pg_publication_namespace', oid: 6237, columns: columns('oid:oid pnpubid:oid pnnspid:oid'), rows: () => [] },
+  { schema: 'pg_catalog', name: 'pg_trigger', oid: 2620, columns: columns('oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:smallint tgenabled:"char" tgisinternal:boolean tgconstrrelid:oid tgconstrindid:oid tgconstraint:oid tgdeferrable:boolean tginitdeferred:boolean tgnargs:smallint tgattr:int2vector tgargs:text tgqual:pg_node_tree tgoldtable:name tgnewtable:name'), rows: () => [] },
+  { schema: 'pg_catalog', name: 'pg_rewrite', oid: 2618, columns: columns('oid:oid rulename:name ev_class:oid ev_type:"char" ev_enabled:"char" is_instead:boolean ev_qual:pg_node_tree ev_action:pg_node_tree'), rows: () => [] },
+  { schema: 'pg_catalog', name: 'pg_auth_members', oid: 1261, columns: columns('roleid:oid member:oid grantor:oid admin_option:boolean'), rows: () => [] },
+  {
+    schema: 'pg_catalog',
+    name: 'pg_language',
+    oid: 2612,
+    columns: columns('oid:oid lanname:name lanowner:oid lanispl:boolean lanpltrusted:boolean lanplcallfoid:oid laninline:oid lanvalidator:oid lanacl:aclitem[]'),
+    rows: () => ['internal', 'c', 'sql'].map((lanname, i) => ({ oid: 12 + i, lanname, lanowner: OWNER_OID, lanispl: false, lanpltrusted: lanname === 'sql', lanplcallfoid: 0, laninline: 0, lanvalidator: 0 })),
+  },
+  {
+    schema: 'pg_catalog',
+    name: 'pg_tablespace',
+    oid: 1213,
+    columns: columns('oid:oid spcname:name spcowner:oid spcacl:aclitem[] spcoptions:text[]'),
+    rows: () => [{ oid: 1663, spcname: 'pg_default', spcowner: OWNER_OID }, { oid: 1664, spcname: 'pg_global', spcowner: OWNER_OID }],
+  },
   // no enum types, and no extensions (PostgreSQL's plpgsql among them)
   { schema: 'pg_catalog', name: 'pg_enum', oid: 3501, columns: columns('oid:oid enumtypid:oid enumsortorder:real enumlabel:name'), rows: () => [] },
   { schema: 'pg_catalog', name: 'pg_extension', oid: 3079, columns: columns('oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:boolean extversion:text extconfig:oid[] extcondition:text[]'), rows: () => [] },
@@ -633,7 +637,16 @@ export function isSystemRelationName(name: string): boolean {
 export function systemRelation(s: SystemCatalogSource, schema: string | undefined, name: string): SystemRelation | undefined {
   const t = SYSTEM_TABLES.find((x) => x.name === name && x.schema === (schema ?? 'pg_catalog'))
   if (!t) return undefined
-  const rows = t.rows(s).map((o) => t.columns.map((c) => o[c.name] ?? null))
+  // an array column's value is given in its text form: '{1,2}', or a vector's '1 2'
+  const arrays = t.columns.flatMap((c, i) => (isArrayType(c.type) ? [i] : []))
+  const rows = t.rows(s).map((o) => {
+    const row: unknown[] = t.columns.map((c) => o[c.name] ?? null)
+    for (const i of arrays) {
+      const v = row[i]
+      if (typeof v === 'string') row[i] = parseText(v.startsWith('{') ? v : `{${v.trim().split(/\s+/).filter((x) => x !== '').join(',')}}`, t.columns[i]!.type)
+    }
+    return row
+  })
   return { name: `${t.schema}.${t.name}`, columns: t.columns, rows }
 }
 
@@ -690,9 +703,13 @@ const CATALOG_FUNCTIONS: readonly (readonly [string, readonly number[], number])
   ['pg_get_function_result', [26], 25],
   ['pg_get_indexdef', [26], 25],
   ['pg_get_serial_sequence', [25, 25], 25],
+  ['pg_get_statisticsobjdef_columns', [26], 25],
+  ['pg_get_ruledef', [26, 16], 25],
+  ['pg_get_triggerdef', [26, 16], 25],
   ['pg_get_userbyid', [26], 19],
   ['pg_get_viewdef', [26], 25],
   ['pg_is_in_recovery', [], 16],
+  ['pg_relation_is_publishable', [2205], 16],
   ['pg_table_is_visible', [26], 16],
   ['pg_type_is_visible', [26], 16],
   ['quote_ident', [25], 25],
@@ -837,6 +854,14 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
     case 'pg_get_serial_sequence':
       // the engine has no sequences: no column owns one
       return n === 2 ? lit(null, 'text') : undefined
+    case 'pg_get_statisticsobjdef_columns':
+    case 'pg_get_ruledef':
+    case 'pg_get_triggerdef':
+      // there are no extended statistics, rules (but views' own) or triggers
+      return n === 1 || n === 2 ? lit(null, 'text') : undefined
+    case 'pg_relation_is_publishable':
+      // nothing is published (there is no logical replication out of the engine)
+      return n === 1 ? lit(false, 'boolean') : undefined
     case 'quote_ident':
       return n === 1 ? quoteIdent(args[0]!) : undefined
     case 'pg_get_expr':

@@ -4,10 +4,10 @@
 import type * as ast from '../../grammar/index.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit } from '../expr/scalar.js'
-import { commonSupertype } from '../expr/functions.js'
+import { commonSupertype, resolveSeries } from '../expr/functions.js'
 import type { AggregateCall, AsOfMatch, Column, JoinType, LogicalPlan, SortKey, TimeJoinNode, WindowSpec } from '../logical/plan.js'
 import { exprChildren, mapChildren, mapExpr, mapOuterRefs, sameExpr, visitExpr } from '../logical/tree.js'
-import { elementType, isArrayType, typeDisplayName, type SqlType } from '../types.js'
+import { elementType, isArrayType, typeDisplayName, type ArrayType, type SqlType } from '../types.js'
 import type { Catalog } from '../catalog.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import { Scope, type ScopeColumn } from './scope.js'
@@ -404,30 +404,41 @@ export class QueryBinder {
         return { plan: b.plan, scope: new Scope(b.columns.map((c) => ({ table: alias, name: c.name, type: c.type, hidden: false })), outer) }
       }
       case 'function':
-        if (isUnnest(ref)) return this.#bindUnnest(ref, undefined, outer)
+        if (isSetFunction(ref)) return this.#bindUnnest(ref, undefined, outer)
         return this.#bindWindow(ref, outer, ctes)
       case 'join':
         return this.#bindJoin(ref, outer, ctes)
     }
   }
 
-  /** `unnest(array) [AS] alias [(column)]` over the rows of `input` (the FROM items before
- *  it), or over one empty row. */
+  /** `unnest(array)` or `generate_series(start, stop [, step])` in FROM, `[AS] alias
+   *  [(column)]`, over the rows of `input` (the FROM items before it) or over one empty row.
+   *  A series is the unnest of the array of its values. */
   #bindUnnest(ref: ast.FunctionTableRef, input: BoundFrom | undefined, outer: Scope | undefined): BoundFrom {
-    const args = ref.args
-    const first = args[0]
-    if (args.length !== 1 || first === undefined || first.kind !== 'expr') throw planError(this.#err, SqlState.undefinedFunction, args.length === 1 ? 'unnest takes an array expression' : 'unnest with more than one array is not supported', ref.span)
+    const fn = ref.name[ref.name.length - 1]!
     const scope = input?.scope ?? new Scope([], outer)
     const inputPlan: LogicalPlan = input?.plan ?? { kind: 'values', rows: [[]], columns: [] }
-    const arg = first.expr
-    const array = bindExpr(arg, this.#ctx(scope, 'FROM'))
-    if (!isArrayType(array.type)) throw planError(this.#err, SqlState.undefinedFunction, `function unnest(${typeDisplayName(array.type === 'unknown' ? 'text' : array.type)}) does not exist`, arg.span)
-    if (ref.alias && ref.alias.columns.length > 1) throw planError(this.#err, SqlState.syntaxError, `too many column aliases for unnest (it returns one column)`, ref.span)
-    const name = ref.alias?.columns[0] ?? ref.alias?.name ?? 'unnest'
-    const type = elementType(array.type)
+    const args = ref.args.map((a) => {
+      if (a.kind !== 'expr') throw planError(this.#err, SqlState.syntaxError, `${fn} takes expressions`, a.span)
+      return { bound: bindExpr(a.expr, this.#ctx(scope, 'FROM')), span: a.expr.span }
+    })
+    let array: ScalarExpr
+    if (fn === 'unnest') {
+      if (args.length !== 1) throw planError(this.#err, SqlState.featureNotSupported, args.length === 0 ? 'unnest takes an array' : 'unnest with more than one array is not supported', ref.span)
+      array = args[0]!.bound
+      if (!isArrayType(array.type)) throw planError(this.#err, SqlState.undefinedFunction, `function unnest(${typeDisplayName(array.type === 'unknown' ? 'text' : array.type)}) does not exist`, args[0]!.span)
+    } else {
+      const types = args.map((a) => a.bound.type)
+      const series = resolveSeries(types)
+      if (series === undefined) throw planError(this.#err, SqlState.undefinedFunction, `function generate_series(${types.map((t) => typeDisplayName(t === 'unknown' ? 'text' : t)).join(', ')}) does not exist`, ref.span)
+      array = { kind: 'call', fn: series.fn, args: args.map((a, i) => coerce(a.bound, series.args[i]!, { err: this.#err }, a.span)), type: series.returns }
+    }
+    if (ref.alias && ref.alias.columns.length > 1) throw planError(this.#err, SqlState.syntaxError, `too many column aliases for ${fn} (it returns one column)`, ref.span)
+    const name = ref.alias?.columns[0] ?? ref.alias?.name ?? fn
+    const type = elementType(array.type as ArrayType)
     const columns = [...inputPlan.columns, { name, type }]
     const plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array, columns }
-    const own: ScopeColumn = { table: ref.alias?.name ?? 'unnest', name, type, hidden: false }
+    const own: ScopeColumn = { table: ref.alias?.name ?? fn, name, type, hidden: false }
     return { plan, scope: new Scope([...scope.columns, own], outer) }
   }
 
@@ -640,7 +651,7 @@ export class QueryBinder {
   #bindJoin(ref: ast.JoinTableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {
     if (ref.type === 'asof' || ref.type === 'asof left' || (ref.right.kind === 'table' && ref.right.asOf)) return this.#bindTimeJoin(ref, outer, ctes)
     const l = this.#bindFrom(ref.left, outer, ctes)
-    if (ref.right.kind === 'function' && isUnnest(ref.right)) {
+    if (ref.right.kind === 'function' && isSetFunction(ref.right)) {
       // a function in FROM is LATERAL: `t, unnest(t.tags)` reads t's row for each element
       if ((ref.type !== 'inner' && ref.type !== 'cross') || ref.using !== undefined || ref.natural) throw unsupported(this.#err, `${ref.type.toUpperCase()} JOIN with unnest (an inner or comma join is)`, ref.span)
       const u = this.#bindUnnest(ref.right, l, outer)
@@ -795,10 +806,11 @@ function internalTypeName(name: string): string {
 
 export { lit }
 
-/** `unnest(…)` or `pg_catalog.unnest(…)` in FROM. */
-function isUnnest(ref: ast.FunctionTableRef): boolean {
+/** `unnest(…)` or `generate_series(…)` (or pg_catalog's) in FROM. */
+function isSetFunction(ref: ast.FunctionTableRef): boolean {
   const n = ref.name
-  return n[n.length - 1] === 'unnest' && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'))
+  const last = n[n.length - 1]
+  return (last === 'unnest' || last === 'generate_series') && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'))
 }
 
 /** `SELECT k, unnest(tags) FROM t` is `SELECT k, u FROM t, unnest(tags) AS u`: a select item

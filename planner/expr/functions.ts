@@ -458,6 +458,11 @@ const POLYMORPHIC: readonly Overload[] = [
   { id: 'array_to_string_null', name: 'array_to_string', args: ['text[]', 'text', 'text'], returns: 'text', strict: false },
   { id: 'array_position', name: 'array_position', args: ['text[]', 'unknown'], returns: 'integer', strict: false },
   { id: 'array_remove', name: 'array_remove', args: ['text[]', 'unknown'], returns: 'text[]', strict: false },
+  // generate_series in FROM (resolveSeries): the array of the series' values
+  { id: 'generate_series_int', name: 'generate_series', args: ['integer', 'integer'], variadic: 'integer', returns: 'integer[]', strict: true },
+  { id: 'generate_series_int8', name: 'generate_series', args: ['bigint', 'bigint'], variadic: 'bigint', returns: 'bigint[]', strict: true },
+  { id: 'generate_series_num', name: 'generate_series', args: ['numeric', 'numeric'], variadic: 'numeric', returns: 'numeric[]', strict: true },
+  { id: 'generate_series_ts', name: 'generate_series', args: ['timestamp', 'timestamp', 'interval'], returns: 'timestamp[]', strict: true },
 ]
 
 const ARRAY_TEMPLATES = new Map(POLYMORPHIC.filter((o) => o.id.startsWith('array_') || o.id === 'cardinality').map((o) => [o.id, o]))
@@ -518,6 +523,21 @@ export function resolveArrayFunction(name: string, argTypes: readonly SqlType[])
       return t === undefined ? undefined : arrayOverload(name, t, argTypes)
     }
   }
+  return undefined
+}
+
+/** generate_series(start, stop [, step]) in FROM: the function building the array of its
+ *  values (integers, bigints, numerics; timestamps by an interval). */
+export function resolveSeries(argTypes: readonly SqlType[]): { fn: string; args: SqlType[]; returns: ArrayType } | undefined {
+  if (argTypes.length !== 2 && argTypes.length !== 3) return undefined
+  const [a, b, c] = argTypes
+  const time = (x: SqlType | undefined) => x === 'timestamp' || x === 'date'
+  if (argTypes.length === 3 && (time(a) || time(b)) && (c === 'interval' || c === 'unknown')) return { fn: 'generate_series_ts', args: ['timestamp', 'timestamp', 'interval'], returns: 'timestamp[]' }
+  if (time(a) || time(b)) return undefined
+  const t = commonSupertype(argTypes.map((x) => (x === 'unknown' ? 'integer' : x)))
+  if (t === 'smallint' || t === 'integer') return { fn: 'generate_series_int', args: argTypes.map(() => 'integer'), returns: 'integer[]' }
+  if (t === 'bigint') return { fn: 'generate_series_int8', args: argTypes.map(() => 'bigint'), returns: 'bigint[]' }
+  if (t === 'numeric') return { fn: 'generate_series_num', args: argTypes.map(() => 'numeric'), returns: 'numeric[]' }
   return undefined
 }
 

@@ -31,7 +31,7 @@ export type SessionAction =
   | { readonly kind: 'unlisten' }
   /** Anything else: the engine runs `text`. `read`: it only reads (runs outside the engine's
    *  transaction and returns rows). */
-  | { readonly kind: 'engine'; readonly text: string; readonly at: number; readonly read: boolean; readonly catalog?: boolean }
+  | { readonly kind: 'engine'; readonly text: string; readonly at: number; readonly read: boolean }
 
 /** COPY data layout: text or CSV, with its delimiter and NULL marker. */
 export interface CopyFormat {
@@ -91,7 +91,7 @@ export function sessionAction(p: ParsedStatement, sql: string): SessionAction {
     case 'copy':
       return copyAction(s, p, slice)
     case 'select':
-      return { kind: 'engine', text: p.text, at: p.offset, read: true, catalog: readsCatalog(s) }
+      return { kind: 'engine', text: p.text, at: p.offset, read: true }
     case 'explain':
       return { kind: 'engine', text: p.text, at: p.offset, read: true }
   }
@@ -173,24 +173,6 @@ export function parseTimeout(text: string): number {
     // reported below
   }
   throw new RivuletError('22023', `invalid value for FETCH option TIMEOUT: "${text}"`)
-}
-
-/** Whether a query reads a relation of pg_catalog or information_schema (by the names in
- *  its FROM clauses, as parsed: a catalog name in a string literal is no such read). */
-export function readsCatalog(s: Statement): boolean {
-  let found = false
-  const walk = (v: unknown): void => {
-    if (found || typeof v !== 'object' || v === null) return
-    if (Array.isArray(v)) return v.forEach(walk)
-    const node = v as { kind?: unknown; name?: { parts?: unknown } }
-    if (node.kind === 'table' && Array.isArray(node.name?.parts)) {
-      const parts = node.name.parts as string[]
-      if ((parts.length > 1 && (parts[0] === 'pg_catalog' || parts[0] === 'information_schema')) || (parts.length === 1 && /^pg_/.test(parts[0]!))) found = true
-    }
-    for (const key in v) if (key !== 'span') walk((v as Record<string, unknown>)[key])
-  }
-  walk(s)
-  return found
 }
 
 /** A duration setting (statement_timeout, idle_in_transaction_session_timeout): a number of

@@ -15,7 +15,7 @@ import { parse, RivuletError, type ParsedStatement } from '../../grammar/index.j
 import type { ResultValue, SessionIdentity } from '../types.js'
 import { createAuthenticator, type AuthMethod, type Authenticator } from './auth.js'
 import type { AuthThrottle } from './throttle.js'
-import { answerCatalogQuery, SETTINGS, type CatalogContext } from './catalog.js'
+import { SETTINGS } from './settings.js'
 import { Cancellation, cancelledError, type EngineGate } from './gate.js'
 import type { EngineSession } from '../transactions.js'
 import { castNameForOid, decodeBinaryParameter, describeFields, encodeValue, OID, resultFormats, type Field } from './pg-types.js'
@@ -454,21 +454,7 @@ export class Session {
     try {
       statements = parse(sql)
     } catch (e) {
-      // psql's \d NAME queries use arrays (ARRAY(SELECT …), = ANY(…), unnest), which the
-      // engine does not have yet: a query that does not parse may be one of them, answered by
-      // its shape from the catalog (it reads, and runs nothing) — the last pattern-matched
-      // answers, only for what the parser rejected
-      const described = this.#tx === 'E' ? undefined : answerCatalogQuery(sql, this.#catalogContext())
-      if (described) {
-        const op = this.#begin()
-        try {
-          await this.#sendOutcome({ kind: 'rows', ...described }, op, { describe: true, codes: [], limit: 0 })
-        } catch (x) {
-          this.#failed(x, sql, 0, [])
-        } finally {
-          this.#end(op)
-        }
-      } else this.#failed(e, sql, 0, [])
+      this.#failed(e, sql, 0, [])
       return this.#readyForQuery()
     }
     if (statements.length === 0) {
@@ -701,24 +687,7 @@ export class Session {
     if (action.kind === 'begin' || action.kind === 'commit' || action.kind === 'rollback') return this.#transactionCommand(action.kind)
     if (this.#tx === 'E') throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
     this.#deadline = deadline
-    if (action.kind === 'engine') {
-      // inside a block a failed read would abort it: psql's \d queries that read the catalog
-      // are answered by shape first there (outside one, only after the engine could not)
-      const catalog = action.read && action.catalog === true
-      if (catalog && this.#tx !== 'I') {
-        const r = answerCatalogQuery(action.text, this.#catalogContext())
-        if (r) return { kind: 'rows', ...r }
-      }
-      try {
-        return await this.#engineStatement(action.text, action.read, op)
-      } catch (e) {
-        // the engine's system relations answer every catalog query they can; psql's \d NAME
-        // ones that need arrays or catalogs not there yet fail, and are answered by shape
-        const r = catalog && this.#tx === 'I' && e instanceof RivuletError && CATALOG_GAPS.has(e.code) ? answerCatalogQuery(action.text, this.#catalogContext()) : undefined
-        if (r) return { kind: 'rows', ...r }
-        throw e
-      }
-    }
+    if (action.kind === 'engine') return await this.#engineStatement(action.text, action.read, op)
     return this.#serverCommand(action, op)
   }
 
@@ -1182,22 +1151,7 @@ export class Session {
     return { user: this.user, database: this.database, pid: this.pid, settings: this.#settings, serverVersion: this.#ctx.serverVersion }
   }
 
-  #catalogContext(): CatalogContext {
-    const gate = this.#ctx.gate
-    return {
-      relations: () => gate.engine.relations(),
-      oidOf: (n) => this.#ctx.oidOf(n),
-      user: this.user,
-      database: this.database,
-      settings: this.#settings,
-      serverVersion: this.#ctx.serverVersion,
-    }
-  }
 }
-
-/** The errors of a catalog query that the engine cannot answer yet (an unknown function,
- *  relation or type, a feature not there): psql's \d NAME queries. */
-const CATALOG_GAPS = new Set(['42883', '42P01', '42704', '0A000', '42601'])
 
 /** The client encodings accepted: UTF-8 (the server's) and SQL_ASCII (no conversion). */
 function clientEncoding(value: string, strict = false): string {

@@ -83,6 +83,15 @@ describe('pg client', () => {
     expect(bad).toMatchObject({ code: '42703', position: '8' })
   })
 
+  it('arrays: typed by their OIDs (node-postgres parses them), parameters as arrays', async () => {
+    const c = await client()
+    const r = await c.query("SELECT ARRAY[1, 2, NULL] AS i, '{a,\"b c\"}'::text[] AS t, ARRAY[1.5]::numeric[] AS n, '{}'::int[] AS e")
+    expect(r.fields.map((f) => f.dataTypeID)).toEqual([1007, 1009, 1231, 1007])
+    expect(r.rows).toEqual([{ i: [1, 2, null], t: ['a', 'b c'], n: [1.5], e: [] }])
+    const any = await c.query('SELECT x FROM unnest($1::int[]) AS x WHERE x = ANY ($2) ORDER BY x', [[3, 1, 2], [2, 3]])
+    expect(any.rows).toEqual([{ x: 2 }, { x: 3 }])
+  })
+
   it('reuses named prepared statements', async () => {
     const c = await client()
     for (let i = 0; i < 50; i++) await c.query({ name: 'ins', text: 'INSERT INTO people (id, name) VALUES ($1, $2)', values: [i, `p${i}`] })
@@ -276,7 +285,7 @@ describe('catalog names in data', () => {
          FROM pg_catalog.pg_attribute a
          JOIN pg_catalog.pg_class cl ON cl.oid = a.attrelid
          JOIN pg_catalog.pg_namespace n ON n.oid = cl.relnamespace
-         LEFT JOIN pg_catalog.pg_index i ON i.indrelid = cl.oid AND i.indkey = a.attnum::text
+         LEFT JOIN pg_catalog.pg_index i ON i.indrelid = cl.oid AND a.attnum = ANY (i.indkey)
         WHERE n.nspname = 'public' AND cl.relname = 'people' AND a.attnum > 0 AND NOT a.attisdropped
         ORDER BY a.attnum`,
     )

@@ -1,6 +1,6 @@
 // The server against the real psql (15): statements and their aligned output, errors with
 // LINE and caret, scripts (-f), the describe commands (\d, \dt, \dv, \dm, \d NAME, \df, \dT,
-// \ds, \di), password authentication (SCRAM-SHA-256, MD5, cleartext), COPY (SUBSCRIBE …) TO
+// \ds, \di, \du, \dp), array columns, password authentication (SCRAM-SHA-256, MD5, cleartext), COPY (SUBSCRIBE …) TO
 // STDOUT streamed to a psql child process and stopped with Ctrl-C (a CancelRequest), and
 // `rivulet serve` itself.
 // psql runs as a child process (asynchronously: the server lives in this process).
@@ -219,6 +219,48 @@ describe('psql', () => {
         '--------+-----------------------------+-----------+----------+---------',
         ' ad     | integer                     |           |          | ',
         ' ts     | timestamp without time zone |           |          | ',
+        '',
+        '',
+      ].join('\n'),
+    )
+  })
+
+  it('shows array columns, and lists roles (\\du) and privileges (\\dp): psql\'s ARRAY(SELECT …) queries run on the engine', async () => {
+    const r = await psql(
+      server.port,
+      c("CREATE TABLE docs (id INT PRIMARY KEY, tags TEXT[], scores INT[])", "INSERT INTO docs VALUES (1, '{a,\"b c\"}', ARRAY[1,2]), (2, NULL, '{}')", 'SELECT * FROM docs ORDER BY id', '\\d docs', '\\du', '\\dp docs'),
+    )
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(
+      [
+        'CREATE TABLE',
+        'INSERT 0 2',
+        ' id |   tags    | scores ',
+        '----+-----------+--------',
+        '  1 | {a,"b c"} | {1,2}',
+        '  2 |           | {}',
+        '(2 rows)',
+        '',
+        '                 Table "public.docs"',
+        ' Column |   Type    | Collation | Nullable | Default ',
+        '--------+-----------+-----------+----------+---------',
+        ' id     | integer   |           | not null | ',
+        ' tags   | text[]    |           |          | ',
+        ' scores | integer[] |           |          | ',
+        'Indexes:',
+        '    "docs_pkey" PRIMARY KEY, btree (id)',
+        '',
+        '                             List of roles',
+        ' Role name |                  Attributes                   | Member of ',
+        '-----------+-----------------------------------------------+-----------',
+        ' rivulet   | Superuser, Create role, Create DB, Bypass RLS | {}',
+        ' tester    | Superuser, Create role, Create DB, Bypass RLS | {}',
+        '',
+        '                            Access privileges',
+        ' Schema | Name | Type  | Access privileges | Column privileges | Policies ',
+        '--------+------+-------+-------------------+-------------------+----------',
+        ' public | docs | table |                   |                   | ',
+        '(1 row)',
         '',
         '',
       ].join('\n'),
