@@ -268,7 +268,8 @@ function exprRaw(e: A.Expr): string {
     case 'arraySubquery':
       return `ARRAY(${printQuery(e.query)})`
     case 'subscript':
-      return `${expr(e.operand, Prec.primary)}[${expr(e.index, 0)}]`
+      // PostgreSQL subscripts a column or a parenthesized expression only
+      return `${e.operand.kind === 'column' ? expr(e.operand, Prec.primary) : `(${expr(e.operand, 0)})`}[${expr(e.index, 0)}]`
     case 'quantified': {
       const list = e.query !== undefined ? printQuery(e.query) : expr(e.array!, 0)
       return `${expr(e.operand, Prec.cmp)} ${e.op} ${e.quantifier.toUpperCase()} (${list})`

@@ -86,6 +86,17 @@ describe('CREATE SOURCE … (connector = nexmark)', () => {
     expect(db.sourceStatus('n').events).toBe(3000)
   })
 
+  it('a FLUSH that would fill the heap fails with 53200 under the engine\'s memory limit, and the process goes on', () => {
+    const limit = process.memoryUsage().heapUsed + 64 * 2 ** 20
+    const db = Engine.open({ sources: 'manual', maxMemoryBytes: limit })
+    db.execute("CREATE SOURCE big WITH (connector = 'nexmark', events = 100000000)")
+    const e = error(() => db.execute('FLUSH'))
+    expect(e.code).toBe('53200')
+    db.execute('DROP SOURCE big')
+    expect(db.execute('SELECT 1')[0]!.rows).toEqual([[1]])
+    db.close()
+  })
+
   it('refuses bad options with the position and the reason, and changes nothing', () => {
     const db = Engine.open({ sources: 'manual' })
     let e = error(() => db.execute("CREATE SOURCE s WITH (connector = 'nexmark', evnts = 10)"))
@@ -93,7 +104,10 @@ describe('CREATE SOURCE … (connector = nexmark)', () => {
     expect(e.message).toMatch(/unrecognized source option "evnts" \(known: .*events/)
     expect(e.position?.column).toBe(46)
     e = error(() => db.execute("CREATE SOURCE s WITH (connector = 'nexmark', events = -1)"))
-    expect(e.message).toMatch(/"events" must be an integer ≥ 0/)
+    expect(e.message).toMatch(/"events" must be an integer in \[0, 9007199254740991\]/)
+    // an integer option is exact: 2^63 − 1 events is refused, not rounded (it was a RangeError)
+    e = error(() => db.execute("CREATE SOURCE s WITH (connector = 'nexmark', events = 9223372036854775807)"))
+    expect(e.code).toBe('22023')
     e = error(() => db.execute("CREATE SOURCE s WITH (connector = 'nexmark', rate = 'fast')"))
     expect(e.message).toMatch(/"rate" must be a number/)
     e = error(() => db.execute("CREATE SOURCE s WITH (connector = 'kafka')"))
