@@ -1,7 +1,7 @@
 // What the binder needs to know about named relations. Owned by the planner, implemented by
 // src/catalog.ts (DataFusion's ContextProvider idea).
 
-import type { Column } from './logical/plan.js'
+import type { Column, LogicalPlan } from './logical/plan.js'
 import type { ScalarExpr } from './expr/scalar.js'
 
 export type CatalogRelationKind = 'table' | 'stream' | 'view' | 'materialized view' | 'system'
@@ -48,6 +48,9 @@ export interface SystemRelation {
   readonly rows: readonly (readonly unknown[])[]
 }
 
+/** The object-identifier types that name catalog objects. */
+export type RegType = 'regclass' | 'regnamespace' | 'regtype' | 'regproc' | 'regprocedure' | 'regrole'
+
 export interface Catalog {
   getRelation(name: string): CatalogRelation | undefined
   /** A system relation by schema and name; `schema` undefined = looked up by the search path
@@ -57,9 +60,17 @@ export interface Catalog {
   /** Functions answered from the catalog or the session (current_user, version(),
    *  pg_get_viewdef(oid), …): the bound call, or undefined when `name` is not one of them. */
   systemFunction?(name: string, args: readonly ScalarExpr[]): ScalarExpr | undefined
-  /** `'name'::regclass`: the OID of the relation a (possibly qualified) name denotes. */
-  relationOid?(name: string): number | undefined
+  /** `'name'::regclass` (regnamespace, regtype, regproc, regrole): the OID of the object a
+   *  (possibly qualified) name denotes, undefined when there is none. */
+  objectOid?(type: RegType, name: string): number | undefined
+  /** `x::regclass::text` (…): the object's name for an OID expression (as PostgreSQL prints a
+   *  regclass), undefined when the host cannot name them. */
+  objectName?(type: RegType, oid: ScalarExpr): ScalarExpr | undefined
   /** The fixed length in microseconds of a bound constant interval expression (window sizes);
    *  undefined when it is not constant or has months. A host without it cannot bind windows. */
   intervalMicros?(e: ScalarExpr): number | undefined
+  /** The rows of an uncorrelated plan over the current data, for a statement evaluated once
+   *  (a SELECT, not a view): what WITH RECURSIVE iterates with. Without it, WITH RECURSIVE is
+   *  not supported (a view would need the fixpoint maintained). */
+  evaluate?(plan: LogicalPlan): readonly (readonly unknown[])[]
 }

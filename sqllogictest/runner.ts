@@ -191,6 +191,8 @@ export function viewableQuery(sql: string): string | undefined {
   if (/\b(now|current_timestamp|current_date|current_time|localtimestamp|mz_now|proctime)\b/i.test(s)) return undefined
   // The system catalogs are computed when read (a view over them is refused): ad hoc only.
   if (/\b(pg_catalog|information_schema|pg_[a-z_]+|regclass)\b/i.test(s)) return undefined
+  // WITH RECURSIVE is computed once, by a SELECT (a view of it is refused): ad hoc only.
+  if (/\bwith\s+recursive\b/i.test(s)) return undefined
   return s
 }
 

@@ -1889,7 +1889,7 @@ export class Engine {
         return exprs.map((e) => (e ? constantValue(e) : null))
       })
     } else {
-      const { plan, columns } = this.#bindQuery(src, ctx)
+      const { plan, columns } = this.#bindQuery(src, ctx, true)
       if (columns.length > targetCols.length) throw new RivuletError(SqlState.syntaxError, 'INSERT has more expressions than target columns', positionAt(ctx.text, src.span.start))
       if (columns.length < targetCols.length && s.columns) throw new RivuletError(SqlState.syntaxError, 'INSERT has more target columns than expressions', positionAt(ctx.text, src.span.start))
       // project the source onto the table's columns: assignment casts, defaults, NULLs
@@ -2248,7 +2248,7 @@ export class Engine {
   // ------------------------------------------------------------------------- reads
 
   #select(q: ast.Query, ctx: StatementContext): StatementResult {
-    const { plan, columns } = this.#bindQuery(q, ctx)
+    const { plan, columns } = this.#bindQuery(q, ctx, true)
     // an EMIT ON WINDOW CLOSE that no watermark can serve is refused at the query's position
     if (q.emitOnWindowClose) this.#lowerAt(() => lowerEmitOnWindowClose(optimize(plan), this.#lowerOptions), ctx, q.span.start)
     const { rows } = this.#evaluateOrdered(plan, q.emitOnWindowClose)
@@ -2530,8 +2530,11 @@ export class Engine {
 
   // ------------------------------------------------------------------------- helpers
 
-  #bindQuery(q: ast.Query, ctx: StatementContext): { plan: LogicalPlan; columns: readonly Column[] } {
-    const binder = new QueryBinder(this.#bindingCatalog(ctx), ctx)
+  /** `once`: the statement reads the query once (a SELECT, INSERT … SELECT), so WITH
+   *  RECURSIVE can be computed while binding; a view's query is maintained, and cannot. */
+  #bindQuery(q: ast.Query, ctx: StatementContext, once = false): { plan: LogicalPlan; columns: readonly Column[] } {
+    const catalog = this.#bindingCatalog(ctx)
+    const binder = new QueryBinder(once ? { ...catalog, evaluate: (plan) => this.#evaluateOrdered(plan).rows } : catalog, ctx)
     return binder.bindQuery(q, undefined)
   }
 

@@ -8,7 +8,7 @@
 // print '1 2'). The functions that tools call on them (current_user, format_type, pg_get_viewdef,
 // …) are bound here too, from the same catalog.
 
-import type { Catalog, Column, ScalarExpr, ScalarType, SqlType, SystemRelation } from '../planner/index.js'
+import type { Catalog, Column, RegType, ScalarExpr, ScalarType, SqlType, SystemRelation } from '../planner/index.js'
 import { arrayOf, isArrayType, lit } from '../planner/index.js'
 import { parseText } from './values.js'
 import { RivuletError } from '../grammar/index.js'
@@ -899,6 +899,61 @@ export function withSystemCatalog(base: Catalog, source: SystemCatalogSource): C
       return computed.get(key)
     },
     systemFunction: (name, args) => systemFunction(s, name, args),
-    relationOid: (name) => relationOid(s, name),
+    objectOid: (type, name) => objectOid(s, type, name),
+    objectName: (type, oid) => objectName(s, type, oid),
   }
+}
+
+/** The roles there are: the owner of everything, and the session's user. */
+function roles(s: SystemCatalogSource): (readonly [number, string])[] {
+  const user = userOf(s)
+  return user === OWNER ? [[OWNER_OID, OWNER]] : [[OWNER_OID, OWNER], [s.oidOf(`\u0000role ${user}`), user]]
+}
+
+/** `'name'::regclass` (…): the OID of the named object. */
+function objectOid(s: SystemCatalogSource, type: RegType, text: string): number | undefined {
+  if (type === 'regclass') return relationOid(s, text)
+  const parts = splitName(text.replace(/\(.*\)$/, ''))
+  if (parts === undefined) return undefined
+  const name = parts[parts.length - 1]!
+  switch (type) {
+    case 'regnamespace':
+      return parts.length === 1 ? (NS as Record<string, number>)[name] : undefined
+    case 'regtype':
+      return [...TYPES, ...ARRAY_TYPES].find((t) => t.typname === name || t.display === text.trim().toLowerCase())?.oid
+    case 'regproc':
+    case 'regprocedure':
+      return CATALOG_FUNCTIONS.some(([f]) => f === name) ? procOid(s, name) : undefined
+    case 'regrole':
+      return roles(s).find(([, r]) => r === name)?.[0]
+  }
+}
+
+/** `x::regclass::text` (…): the object's name (a relation outside the search path with its
+ *  schema). */
+function objectName(s: SystemCatalogSource, type: RegType, oid: ScalarExpr): ScalarExpr {
+  let pairs: (readonly [number, string])[]
+  switch (type) {
+    case 'regclass': {
+      const schemaOf = new Map(Object.entries(NS).map(([k, v]) => [v, k]))
+      pairs = classRows(s).map((c) => [c.oid, c.namespace === NS.information_schema ? `${schemaOf.get(c.namespace)}.${c.name}` : c.name])
+      break
+    }
+    case 'regnamespace':
+      pairs = Object.entries(NS).map(([k, v]) => [v, k])
+      break
+    case 'regtype':
+      pairs = [...TYPES, ...ARRAY_TYPES].map((t) => [t.oid, t.display])
+      break
+    case 'regproc':
+    case 'regprocedure':
+      pairs = CATALOG_FUNCTIONS.map(([f]) => [procOid(s, f), f])
+      break
+    case 'regrole':
+      pairs = roles(s)
+      break
+  }
+  // an OID that names nothing prints as the number, as in PostgreSQL
+  const key = asOid(oid)
+  return { kind: 'coalesce', args: [lookup(key, pairs, 'text'), { kind: 'cast', arg: key, type: 'text' }], type: 'text' }
 }

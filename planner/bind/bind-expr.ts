@@ -14,7 +14,7 @@ import { RivuletError } from '../../grammar/index.js'
 import { jsonReplacer } from '../logical/tree.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import type { Scope } from './scope.js'
-import type { Catalog } from '../catalog.js'
+import type { Catalog, RegType } from '../catalog.js'
 import { typeModifierOf, withTypeModifier } from './type-modifier.js'
 
 /** Collects aggregate calls met while binding a post-aggregation expression. */
@@ -154,6 +154,8 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): ScalarExpr {
         if (!t) throw planError(ctx.err, '42704', `type "${e.type.name}[]" does not exist`, e.type.span)
         return explicitCast(e.operand.kind === 'array' ? bindArray(e.operand, ctx, t) : bindExpr(e.operand, ctx), t, ctx, e.span)
       }
+      const named = regName(e, ctx)
+      if (named !== undefined) return named
       const arg = bindExpr(e.operand, ctx)
       if (OID_TYPES.has(e.type.name)) return oidCast(arg, e, ctx)
       // name and "char": PostgreSQL's catalog string types, text here
@@ -353,14 +355,36 @@ function bindColumn(e: ast.ColumnRef, ctx: ExprContext): ScalarExpr {
  *  evaluated (here: bound, so only a constant name can be cast). */
 function oidCast(arg: ScalarExpr, e: ast.CastExpr, ctx: ExprContext): ScalarExpr {
   if (isIntegerType(arg.type) || isNumericType(arg.type)) return explicitCast(arg, 'bigint', ctx, e.span)
-  if (e.type.name === 'regclass' && arg.kind === 'literal' && typeof arg.value === 'string') {
+  const reg = REG_TYPES[e.type.name]
+  if (reg !== undefined && arg.kind === 'literal' && typeof arg.value === 'string') {
     if (/^\d+$/.test(arg.value)) return lit(Number(arg.value), 'bigint')
-    const oid = ctx.catalog?.relationOid?.(arg.value)
-    if (oid === undefined) throw planError(ctx.err, SqlState.undefinedTable, `relation "${arg.value}" does not exist`, e.span)
+    const oid = ctx.catalog?.objectOid?.(reg.type, arg.value)
+    if (oid === undefined) throw planError(ctx.err, reg.missing, `${reg.what} "${arg.value}" does not exist`, e.span)
     return lit(oid, 'bigint')
   }
-  if (e.type.name === 'regclass' && (arg.type === 'text' || arg.type === 'unknown')) throw unsupported(ctx.err, 'a cast to regclass of a value that is not a constant name', e.span)
+  if (reg !== undefined && (arg.type === 'text' || arg.type === 'unknown')) throw unsupported(ctx.err, `a cast to ${e.type.name} of a value that is not a constant name`, e.span)
   return explicitCast(arg, 'bigint', ctx, e.span)
+}
+
+/** The OID types that name objects: what a name is looked up as, and the error for none. */
+const REG_TYPES: Readonly<Record<string, { type: RegType; what: string; missing: string }>> = {
+  regclass: { type: 'regclass', what: 'relation', missing: SqlState.undefinedTable },
+  regnamespace: { type: 'regnamespace', what: 'schema', missing: '3F000' },
+  regtype: { type: 'regtype', what: 'type', missing: '42704' },
+  regproc: { type: 'regproc', what: 'function', missing: SqlState.undefinedFunction },
+  regprocedure: { type: 'regprocedure', what: 'function', missing: SqlState.undefinedFunction },
+  regrole: { type: 'regrole', what: 'role', missing: '42704' },
+}
+
+/** `x::regclass::text` (and the other name types): the object's name, as PostgreSQL prints a
+ *  regclass value; undefined when `e` is not such a cast. */
+function regName(e: ast.CastExpr, ctx: ExprContext): ScalarExpr | undefined {
+  const inner = e.operand
+  if (inner.kind !== 'cast' || (inner.type.arrayDimensions ?? 0) > 0 || (e.type.name !== 'text' && e.type.name !== 'varchar' && e.type.name !== 'name')) return undefined
+  const reg = REG_TYPES[inner.type.name]
+  if (reg === undefined) return undefined
+  const oid = oidCast(bindExpr(inner.operand, ctx), inner, ctx)
+  return ctx.catalog?.objectName?.(reg.type, oid)
 }
 
 /** A number literal as written, with minus signs before it (not a cast or other expression). */

@@ -11,6 +11,7 @@ import { elementType, isArrayType, typeDisplayName, type ArrayType, type SqlType
 import type { Catalog } from '../catalog.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import { Scope, type ScopeColumn } from './scope.js'
+import { evaluateRecursiveCte, isRecursive } from './recursive-cte.js'
 import { AGG_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext, type WindowCollector } from './bind-expr.js'
 
 export interface BoundQuery {
@@ -35,11 +36,21 @@ export class QueryBinder {
   }
 
   bindQuery(q: ast.Query, outer: Scope | undefined, ctes: Ctes = new Map()): BoundQuery {
-    if (q.recursive) throw unsupported(this.#err, 'WITH RECURSIVE', q.span)
     let scopeCtes = ctes
     if (q.with.length > 0) {
       const m = new Map(ctes)
       for (const cte of q.with) {
+        if (q.recursive && isRecursive(cte)) {
+          if (outer !== undefined) throw unsupported(this.#err, 'WITH RECURSIVE in a subquery', cte.span)
+          const bindBody = (body: ast.QueryBody, working: BoundQuery | undefined): BoundQuery => {
+            const inner = new Map(m)
+            if (working) inner.set(cte.name, working)
+            else inner.delete(cte.name)
+            return this.bindQuery({ kind: 'query', with: [], recursive: false, body, orderBy: [], limit: undefined, offset: undefined, emitOnWindowClose: false, span: cte.query.span }, outer, inner)
+          }
+          m.set(cte.name, evaluateRecursiveCte(cte, bindBody, this.#catalog.evaluate?.bind(this.#catalog), this.#err))
+          continue
+        }
         const b = this.bindQuery(cte.query, outer, m)
         m.set(cte.name, cte.columns.length > 0 ? renameColumns(b, cte.columns, this.#err, cte.span) : b)
       }

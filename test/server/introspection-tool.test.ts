@@ -3,11 +3,9 @@
 // pg_namespace and pg_type, pg_attrdef for defaults, pg_enum, pg_inherits, quote_ident,
 // pg_get_serial_sequence, has_schema_privilege — and writes the TypeScript types of every
 // table, view and materialized view. Every one of its queries runs on the engine (nothing is
-// answered by shape), so the types it generates are the catalog's.
-//
-// --no-domains: its domain query is a WITH RECURSIVE over pg_type with
-// 'information_schema'::regnamespace, which the planner does not support yet (0A000); the
-// engine has no domains, so PostgreSQL's answer to it would be no rows.
+// answered by shape), so the types it generates are the catalog's — also its domain query, a
+// WITH RECURSIVE over pg_type with 'information_schema'::regnamespace (no domains here: no
+// rows, as PostgreSQL would answer).
 
 import { execFile, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
@@ -65,7 +63,7 @@ describe('kysely-codegen', () => {
 
       const dir = mkdtempSync(join(tmpdir(), 'rivulet-codegen-'))
       const out = join(dir, 'db.d.ts')
-      const r = await run(codegen, ['--dialect', 'postgres', '--url', `postgres://tester@127.0.0.1:${port}/db`, '--no-domains', '--out-file', out, '--log-level', 'error'], dir)
+      const r = await run(codegen, ['--dialect', 'postgres', '--url', `postgres://tester@127.0.0.1:${port}/db`, '--out-file', out, '--log-level', 'error'], dir)
       expect(r.stderr).toBe('')
       expect(r.code).toBe(0)
       // kysely-codegen's own mapping of PostgreSQL types: int8 and numeric are strings, a
