@@ -242,6 +242,32 @@ function eq(a: unknown, b: unknown): boolean {
   return a === b || (a !== a && b !== b) || ((a instanceof Interval || a instanceof Numeric || b instanceof Numeric) && cmp(a, b) === 0)
 }
 
+/** pg_size_pretty(bigint) as PostgreSQL 15 prints it: bytes below 10 kB, then kB, MB, GB, TB
+ *  and PB, each below 20 × 1024 − 1 of itself, rounded half away from zero. */
+function sizePretty(n: Int8): string {
+  const units = [
+    { name: 'bytes', limit: 10n * 1024n, round: false, bits: 0 },
+    { name: 'kB', limit: 20n * 1024n - 1n, round: true, bits: 10 },
+    { name: 'MB', limit: 20n * 1024n - 1n, round: true, bits: 20 },
+    { name: 'GB', limit: 20n * 1024n - 1n, round: true, bits: 30 },
+    { name: 'TB', limit: 20n * 1024n - 1n, round: true, bits: 40 },
+    { name: 'PB', limit: 20n * 1024n - 1n, round: true, bits: 50 },
+  ]
+  let size = BigInt(n)
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i]!
+    const next = units[i + 1]
+    const abs = size < 0n ? -size : size
+    if (next === undefined || abs < u.limit) {
+      if (u.round) size = (size + (size < 0n ? -1n : 1n)) / 2n
+      return `${size} ${u.name}`
+    }
+    const shift = next.bits - u.bits - (next.round ? 1 : 0) + (u.round ? 1 : 0)
+    size /= 1n << BigInt(shift)
+  }
+  return `${size} PB`
+}
+
 // ---------------------------------------------------------------------------------- LIKE
 
 function likeTest(s: string, p: string, esc: string, ci: boolean): boolean {
@@ -1537,6 +1563,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   md5: (s: string) => createHash('md5').update(s, 'utf8').digest('hex'),
   format_type: (oid: number | bigint | null, typmod: number | null) => (oid === null ? null : formatType(Number(oid), typmod)),
   ascii: (s: string) => s.codePointAt(0) ?? 0,
+  pg_size_pretty: sizePretty,
   chr,
   translate: (s: string, from: string, to: string) => withinTextLimit(translate(s, from, to)),
   concat,

@@ -704,12 +704,20 @@ const CATALOG_FUNCTIONS: readonly (readonly [string, readonly number[], number])
   ['pg_get_indexdef', [26], 25],
   ['pg_get_serial_sequence', [25, 25], 25],
   ['pg_get_statisticsobjdef_columns', [26], 25],
+  ['pg_get_function_sqlbody', [26], 25],
+  ['pg_tablespace_location', [26], 25],
   ['pg_get_ruledef', [26, 16], 25],
   ['pg_get_triggerdef', [26, 16], 25],
   ['pg_get_userbyid', [26], 19],
   ['pg_get_viewdef', [26], 25],
   ['pg_is_in_recovery', [], 16],
   ['pg_relation_is_publishable', [2205], 16],
+  ['pg_database_size', [26], 20],
+  ['pg_indexes_size', [2205], 20],
+  ['pg_relation_size', [2205], 20],
+  ['pg_table_size', [2205], 20],
+  ['pg_tablespace_size', [26], 20],
+  ['pg_total_relation_size', [2205], 20],
   ['pg_table_is_visible', [26], 16],
   ['pg_type_is_visible', [26], 16],
   ['quote_ident', [25], 25],
@@ -854,11 +862,25 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
     case 'pg_get_serial_sequence':
       // the engine has no sequences: no column owns one
       return n === 2 ? lit(null, 'text') : undefined
+    case 'pg_tablespace_location':
+      // the default tablespaces are the data directory's: PostgreSQL prints ''
+      return n === 1 ? lit('', 'text') : undefined
+    case 'pg_get_function_sqlbody':
     case 'pg_get_statisticsobjdef_columns':
     case 'pg_get_ruledef':
     case 'pg_get_triggerdef':
-      // there are no extended statistics, rules (but views' own) or triggers
+      // there are no SQL-bodied functions, extended statistics, rules (but views' own) or
+      // triggers
       return n === 1 || n === 2 ? lit(null, 'text') : undefined
+    case 'pg_table_size':
+    case 'pg_relation_size':
+    case 'pg_total_relation_size':
+    case 'pg_indexes_size':
+    case 'pg_database_size':
+    case 'pg_tablespace_size':
+      // the engine keeps its data in memory, not in pages of files: no relation has a size on
+      // disk (psql's \dt+, \l+ print 0 bytes)
+      return n === 1 || (name === 'pg_relation_size' && n === 2) ? { kind: 'case', whens: [{ when: { kind: 'isNull', arg: args[0]!, negated: false, type: 'boolean' }, then: lit(null, 'bigint') }], else: lit(0, 'bigint'), type: 'bigint' } : undefined
     case 'pg_relation_is_publishable':
       // nothing is published (there is no logical replication out of the engine)
       return n === 1 ? lit(false, 'boolean') : undefined

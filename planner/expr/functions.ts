@@ -381,6 +381,7 @@ def('format_type', 'format_type', ['bigint', 'integer'], 'text', { strict: false
 def('string_to_array', 'string_to_array', ['text', 'text'], 'text[]', { strict: false })
 def('string_to_array_null', 'string_to_array', ['text', 'text', 'text'], 'text[]', { strict: false })
 def('ascii', 'ascii', ['text'], 'integer')
+def('pg_size_pretty', 'pg_size_pretty', ['bigint'], 'text')
 def('chr', 'chr', ['integer'], 'text')
 def('translate', 'translate', ['text', 'text', 'text'], 'text')
 

@@ -267,6 +267,30 @@ describe('psql', () => {
     )
   })
 
+  it('the + variants (sizes: 0 bytes, the data is in memory) and \\db', async () => {
+    engine.execute('CREATE TABLE sized (k INT PRIMARY KEY)')
+    const r = await psql(server.port, c('\\dt+ sized', '\\db'))
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(
+      [
+        '                                   List of relations',
+        ' Schema | Name  | Type  |  Owner  | Persistence | Access method |  Size   | Description ',
+        '--------+-------+-------+---------+-------------+---------------+---------+-------------',
+        ' public | sized | table | rivulet | permanent   | heap          | 0 bytes | ',
+        '(1 row)',
+        '',
+        '       List of tablespaces',
+        '    Name    |  Owner  | Location ',
+        '------------+---------+----------',
+        ' pg_default | rivulet | ',
+        ' pg_global  | rivulet | ',
+        '(2 rows)',
+        '',
+        '',
+      ].join('\n'),
+    )
+  })
+
   it('shows NOT NULL columns and defaults in \\d NAME', async () => {
     engine.execute("CREATE TABLE accounts (id INT, owner TEXT NOT NULL, balance NUMERIC DEFAULT 0, kind TEXT DEFAULT 'basic', PRIMARY KEY (id))")
     const r = await psql(server.port, c('\\d accounts'))
