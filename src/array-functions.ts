@@ -4,21 +4,12 @@
 // run-time element values; the binder has cast both sides to one array type, so elements
 // compare by their JS kind.
 
-import { ArrayValue, EMPTY_ARRAY, Numeric } from '../planner/index.js'
-import { Interval, compareAny, compareArrays, compareNumber, compareText } from './values.js'
+import { ArrayValue, EMPTY_ARRAY } from '../planner/index.js'
+import { compareArrays, compareScalars, equalScalars } from './values.js'
 import { checkTextLength } from './text-limit.js'
 
-/** Two non-null elements of one type, ordered as SQL orders them. */
-function compareElements(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b !== 'object') return compareNumber(a, b as number)
-  if (typeof a === 'string') return compareText(a, b as string)
-  if (typeof a === 'boolean') return a === b ? 0 : a ? 1 : -1
-  return compareAny(a, b)
-}
-
-function sameElement(a: unknown, b: unknown): boolean {
-  return a === b || (a !== a && b !== b) || ((a instanceof Interval || a instanceof Numeric || b instanceof Numeric) && compareElements(a, b) === 0)
-}
+const compareElements = compareScalars
+const sameElement = equalScalars
 
 /** PostgreSQL's array order over elements of one type. */
 const arrayOrder = compareArrays(compareElements) as (a: ArrayValue, b: ArrayValue) => number

@@ -31,17 +31,16 @@ import {
   compareBpchar,
   civilFromDays,
   clock,
-  compareAny,
   compareInterval,
-  compareNumber,
-  compareText,
+  compareScalars,
+  equalScalars,
   daysFromCivil,
   daysInMonth,
   normalizeUnit,
   rint,
 } from './values.js'
 import { NUMERIC_FUNCTIONS } from './numeric-functions.js'
-import { Numeric, applyNumericTypmod, numericAdd, numericDiv, numericOf, type NumericValue } from '../planner/index.js'
+import { applyNumericTypmod, numericAdd, numericDiv, numericOf, type NumericValue } from '../planner/index.js'
 import { int8Abs, int8Add, int8Bitwise, int8Div, int8Mod, int8Mul, int8Neg, int8Not, int8Shift, int8Sub, type Int8 } from './int8.js'
 import { regexIMatch, regexMatch, regexpCount, regexpInstr, regexpLike, regexpReplace, regexpReplaceAt, regexpSubstr, substringRegex, type PgRegex } from './regex.js'
 import { compileLike, likeMatch } from './like.js'
@@ -232,15 +231,8 @@ function ratioToDouble(num: bigint, den: bigint, e2: number): number {
 // ---------------------------------------------------------------------------------- comparisons
 
 /** SQL order of two non-NULL values of one type (a numeric may be a number or a Numeric). */
-function cmp(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b !== 'object') return compareNumber(a, b as number)
-  if (typeof a === 'string') return compareText(a, b as string)
-  if (typeof a === 'boolean') return a === b ? 0 : a ? 1 : -1
-  return compareAny(a, b)
-}
-function eq(a: unknown, b: unknown): boolean {
-  return a === b || (a !== a && b !== b) || ((a instanceof Interval || a instanceof Numeric || b instanceof Numeric) && cmp(a, b) === 0)
-}
+const cmp = compareScalars
+const eq = equalScalars
 
 /** pg_size_pretty(bigint) as PostgreSQL 15 prints it: bytes below 10 kB, then kB, MB, GB, TB
  *  and PB, each below 20 × 1024 − 1 of itself, rounded half away from zero. */

@@ -11,7 +11,6 @@
 import type { Catalog, Column, RegType, ScalarExpr, ScalarType, SqlType, SystemRelation } from '../planner/index.js'
 import { arrayOf, isArrayType, lit } from '../planner/index.js'
 import { parseText } from './values.js'
-import { RivuletError } from '../grammar/index.js'
 import type { RelationInfo, SqlTypeName } from './types.js'
 import { sqlTypeName } from './types.js'
 import { arrayTypeOids, typeOidOf } from './type-oids.js'

@@ -1391,3 +1391,16 @@ export function compareAny(a: unknown, b: unknown): number {
   if (a instanceof Interval && b instanceof Interval) return compareInterval(a, b)
   throw err('XX000', 'cannot compare values of different types')
 }
+
+/** Two non-null values of one type, ordered as SQL orders them (the fast cases first). */
+export function compareScalars(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b !== 'object') return compareNumber(a, b as number)
+  if (typeof a === 'string') return compareText(a, b as string)
+  if (typeof a === 'boolean') return a === b ? 0 : a ? 1 : -1
+  return compareAny(a, b)
+}
+
+/** SQL equality of two non-null values of one type (NaN = NaN; 2.5 = 2.50; '1 day' = '24:00:00'). */
+export function equalScalars(a: unknown, b: unknown): boolean {
+  return a === b || (a !== a && b !== b) || ((a instanceof Interval || a instanceof Numeric || b instanceof Numeric) && compareScalars(a, b) === 0)
+}

@@ -6,11 +6,12 @@
 // (an SQL array); null when the group is empty.
 //
 // Accumulator: parallel sorted arrays of distinct entries (value, its key, order keys) with
-// weighted counts; updates are a binary search and a splice. The result is rebuilt in O(n)
+// weighted counts (weighted-entries.ts); updates are a binary search and a splice. The result is rebuilt in O(n)
 // whenever the group changes.
 
 import type { Aggregator } from './aggregator.js'
 import { rowKey } from '../key.js'
+import { updateWeighted } from './weighted-entries.js'
 
 export interface ArrayAggAcc {
   v: unknown[]
@@ -39,34 +40,7 @@ export function arrayAgg<R>(compareOrder: ((a: readonly unknown[], b: readonly u
       const v = t[0] ?? null
       const o = compareOrder !== undefined ? ((t[1] as readonly unknown[] | undefined) ?? NO_KEYS) : NO_KEYS
       const k = String(rowKey([v]))
-      let lo = 0
-      let hi = acc.v.length - 1
-      let found = -1
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1
-        const c = cmpEntry(acc, mid, k, o)
-        if (c < 0) lo = mid + 1
-        else if (c > 0) hi = mid - 1
-        else {
-          found = mid
-          break
-        }
-      }
-      if (found >= 0) {
-        const n = acc.c[found]! + weight
-        if (n !== 0) acc.c[found] = n
-        else {
-          acc.v.splice(found, 1)
-          acc.k.splice(found, 1)
-          acc.o.splice(found, 1)
-          acc.c.splice(found, 1)
-        }
-      } else {
-        acc.v.splice(lo, 0, v)
-        acc.k.splice(lo, 0, k)
-        acc.o.splice(lo, 0, o)
-        acc.c.splice(lo, 0, weight)
-      }
+      updateWeighted([acc.v, acc.k, acc.o], acc.c, (i) => cmpEntry(acc, i, k, o), [v, k, o], weight)
       return acc
     },
     result(acc) {

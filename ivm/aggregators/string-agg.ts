@@ -6,10 +6,11 @@
 // between two values the delimiter of the later one (as Postgres does); null when empty.
 //
 // Accumulator: parallel sorted arrays of distinct entries (value, delimiter, order keys) with
-// weighted counts; updates are a binary search and a splice. The result is rebuilt in O(n)
+// weighted counts (weighted-entries.ts); updates are a binary search and a splice. The result is rebuilt in O(n)
 // whenever the group changes.
 
 import type { Aggregator } from './aggregator.js'
+import { updateWeighted } from './weighted-entries.js'
 
 export interface StringAggAcc {
   v: string[]
@@ -55,34 +56,7 @@ export function stringAgg(
       const dr = t[1]
       const d = dr === null || dr === undefined ? '' : typeof dr === 'string' ? dr : String(dr)
       const o = compareOrder !== undefined ? ((t[2] as readonly unknown[] | undefined) ?? null) : null
-      let lo = 0
-      let hi = acc.v.length - 1
-      let found = -1
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1
-        const c = cmpEntry(acc, mid, v, d, o)
-        if (c < 0) lo = mid + 1
-        else if (c > 0) hi = mid - 1
-        else {
-          found = mid
-          break
-        }
-      }
-      if (found >= 0) {
-        const n = acc.c[found]! + weight
-        if (n !== 0) acc.c[found] = n
-        else {
-          acc.v.splice(found, 1)
-          acc.d.splice(found, 1)
-          acc.o.splice(found, 1)
-          acc.c.splice(found, 1)
-        }
-      } else {
-        acc.v.splice(lo, 0, v)
-        acc.d.splice(lo, 0, d)
-        acc.o.splice(lo, 0, o)
-        acc.c.splice(lo, 0, weight)
-      }
+      updateWeighted([acc.v, acc.d, acc.o], acc.c, (i) => cmpEntry(acc, i, v, d, o), [v, d, o], weight)
       return acc
     },
     result(acc) {

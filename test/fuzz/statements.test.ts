@@ -8,6 +8,7 @@
 //   - nothing the fresh parser refuses is accepted through the cache (warm or cold), and a
 //     refused text fails with the parser's own code.
 //
+// Each statement has a 5 s deadline (57014 past it: asking for endless work is allowed).
 // Budget: RIVULET_FUZZ_STATEMENTS statements (default sized for ≤ 30 s on a loaded 2-core
 // machine); RIVULET_FUZZ_STATEMENTS=1000000 for a long run. RIVULET_SEED=<n> replays a run.
 
@@ -26,6 +27,11 @@ const WORLD_LIFETIME = 150
 /** RIVULET_FUZZ_TRACE=<file>: each case's text is written there before it runs (to find the
  *  statement that crashed or hung a run). */
 const TRACE = process.env.RIVULET_FUZZ_TRACE
+
+/** Every statement runs under a deadline, as a server's statement_timeout would: a mutation
+ *  can ask for real work without end (FLUSH of a source of 2^53 events), which is no bug. */
+const STATEMENT_MS = 5_000
+const limited = () => ({ limits: { deadline: Date.now() + STATEMENT_MS } })
 
 type Outcome = { ok: true } | { ok: false; error: unknown }
 
@@ -91,10 +97,10 @@ describe('statement fuzzer', () => {
           // the parser's own refusal must be a clean RivuletError too
           const parseProblem = fresh.ok ? undefined : problem(text, fresh, { ok: true })
           if (parseProblem !== undefined) failures.set(`parse: ${parseProblem}`, { text, mutations })
-          run(() => warm.execute(replaceNumbers(base, (i) => plain[i % plain.length]!)))
-          run(() => warm.execute(mutations.filter((m) => m.kind !== 'numbers').reduce(mutate, replaceNumbers(base, (i) => plain[i % plain.length]!))))
+          run(() => warm.execute(replaceNumbers(base, (i) => plain[i % plain.length]!), limited()))
+          run(() => warm.execute(mutations.filter((m) => m.kind !== 'numbers').reduce(mutate, replaceNumbers(base, (i) => plain[i % plain.length]!)), limited()))
           for (const [name, db] of [['warm', warm], ['cold', cold]] as const) {
-            const got = run(() => db.execute(text))
+            const got = run(() => db.execute(text, limited()))
             const code = got.ok ? 'ok' : got.error instanceof RivuletError ? got.error.code : 'thrown'
             codes.set(code, (codes.get(code) ?? 0) + 1)
             const p = problem(text, got, fresh)
