@@ -8,8 +8,9 @@ import { ArrayValue, numericAdd, numericCompare, numericSign, type NumericValue 
 import type { Interval } from './values.js'
 import { int8Add, type Int8 } from './int8.js'
 
-/** The most values one series may have (as ivm's batches: V8 refuses larger arrays). */
-export const MAX_SERIES = 2 ** 26
+/** The most values one series may have: each becomes a row of one batch (16M rows take
+ *  seconds and gigabytes already). */
+export const MAX_SERIES = 2 ** 24
 
 function zeroStep(): RivuletError {
   return new RivuletError('22023', 'step size cannot equal zero')

@@ -39,7 +39,7 @@ export function isRecursive(cte: ast.Cte): boolean {
 type BindBody = (body: ast.QueryBody, working: BoundCte | undefined) => BoundCte
 
 export function evaluateRecursiveCte(cte: ast.Cte, bind: BindBody, evaluate: ((plan: LogicalPlan) => readonly (readonly unknown[])[]) | undefined, err: ErrorContext): BoundCte {
-  if (evaluate === undefined) throw unsupported(err, 'WITH RECURSIVE in a view, sink or subscription (a recursive query is evaluated once, by a SELECT)', cte.span)
+  if (evaluate === undefined) throw unsupported(err, 'WITH RECURSIVE here (it is computed when a SELECT or INSERT … SELECT runs; a view, sink, subscription or EXPLAIN would need it maintained)', cte.span)
   const body = cte.query.body
   if (body.kind !== 'setOp' || body.op !== 'union' || cte.query.orderBy.length > 0 || cte.query.limit !== undefined) {
     throw planError(err, '42P19', `recursive query "${cte.name}" does not have the form non-recursive-term UNION [ALL] recursive-term`, cte.span)
