@@ -1,6 +1,6 @@
 // Interrupting a running statement. The operators call checkInterrupt() at batch boundaries
 // (each operator step, each backfill chunk) and every few thousand rows they produce or
-// consolidate; what it checks is installed by the engine (src/statement-limits.ts: the
+// consolidate; what it checks is installed by the engine (src/sql-runtime/statement-limits.ts: the
 // statement's deadline, a cancel request, the memory limit), which throws a RivuletError to
 // end the statement. The error unwinds like any other statement error: the engine rolls the
 // tick back, so an interrupted statement changes nothing.

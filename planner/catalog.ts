@@ -1,5 +1,5 @@
 // What the binder needs to know about named relations. Owned by the planner, implemented by
-// src/catalog.ts (DataFusion's ContextProvider idea).
+// src/engine/catalog.ts (DataFusion's ContextProvider idea).
 
 import type { Column, LogicalPlan } from './logical/plan.js'
 import type { ScalarExpr } from './expr/scalar.js'

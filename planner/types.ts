@@ -1,6 +1,6 @@
 // SQL types as the planner sees them, and how values of each type are held at run time:
 //   boolean → JS boolean; smallint/integer → JS number (integral); bigint → an exact 64-bit
-//   integer: a JS number within ±(2^53 − 1), a JS bigint beyond (src/int8.ts); real/double →
+//   integer: a JS number within ±(2^53 − 1), a JS bigint beyond (src/sql-runtime/int8.ts); real/double →
 //   JS number; numeric → an exact decimal: a JS number for integers of scale 0 within
 //   ±(2^53 − 1) and for NaN / ±Infinity, a `Numeric` (coefficient and display scale) otherwise
 //   (planner/numeric.ts); text → string; bpchar (CHAR(n)) → string, padded with spaces to n,
@@ -115,7 +115,7 @@ export function typeDisplayName(t: SqlType): string {
   }
 }
 
-/** Inclusive bounds of the integer types held as JS numbers (bigint's are src/int8.ts'). */
+/** Inclusive bounds of the integer types held as JS numbers (bigint's are src/sql-runtime/int8.ts'). */
 export const INTEGER_BOUNDS: Readonly<Record<'smallint' | 'integer', readonly [number, number]>> = {
   smallint: [-32768, 32767],
   integer: [-2147483648, 2147483647],

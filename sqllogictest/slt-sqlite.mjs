@@ -7,5 +7,5 @@ const args = process.argv.slice(2)
 // A path is an argument that is not an option and not the value of --mode.
 const hasPath = args.some((a, i) => !a.startsWith('-') && args[i - 1] !== '--mode')
 const paths = hasPath ? [] : ['../shared/sqllogictest/sqlite']
-const r = spawnSync(process.execPath, ['dist/src/cli.js', 'slt', '--mode', 'both', '--summary', ...args, ...paths], { stdio: 'inherit' })
+const r = spawnSync(process.execPath, ['dist/src/cli/cli.js', 'slt', '--mode', 'both', '--summary', ...args, ...paths], { stdio: 'inherit' })
 process.exitCode = r.status ?? 1

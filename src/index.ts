@@ -1,6 +1,6 @@
 // Public API of the rivulet package.
-export { Engine } from './engine.js'
-export type { EngineSession } from './transactions.js'
+export { Engine } from './engine/index.js'
+export type { EngineSession } from './engine/index.js'
 export { RivuletError } from '../grammar/index.js'
-export { formatValue } from './format.js'
+export { formatValue } from './sql-runtime/value-text.js'
 export type * from './types.js'

@@ -4,7 +4,6 @@
 // returns it; strings for text, booleans, null; DATE, TIMESTAMP and INTERVAL values in their
 // Postgres text form ('2024-01-01 10:00:00'), so results print and compare the same everywhere.
 
-import type { StatementLimits } from './statement-limits.js'
 import { elementType, isArrayType, type SqlType } from '../planner/index.js'
 
 /** SQL type names of single values as the engine reports them (Postgres spelling). */
@@ -121,8 +120,18 @@ export interface EngineOptions {
 }
 
 /** Per-call options of `Engine.execute`. */
-export type { SessionIdentity } from './system-catalog.js'
-import type { SessionIdentity } from './system-catalog.js'
+/** Who runs a statement: what current_user, current_database(), pg_backend_pid() and
+ *  current_setting() answer. */
+export interface SessionIdentity {
+  readonly user?: string
+  readonly database?: string
+  /** pg_backend_pid() */
+  readonly pid?: number
+  /** The session's settings by lower-case name (pg_settings, current_setting). */
+  readonly settings?: ReadonlyMap<string, string>
+  /** version()'s PostgreSQL version ('15.0 (rivulet)'). */
+  readonly serverVersion?: string
+}
 
 export interface ExecuteOptions {
   /** Whether `COPY t FROM 'file'` may read files of this machine (default true; a server
@@ -161,4 +170,14 @@ export interface ProgressEvent {
   readonly relation: string
   readonly done: number
   readonly total: number
+}
+
+/** Limits of one statement (src/sql-runtime/statement-limits.ts checks them). */
+export interface StatementLimits {
+  /** Epoch ms by which the statement must have ended. */
+  readonly deadline?: number
+  /** Polled at batch boundaries; true cancels the statement. */
+  readonly cancelled?: () => boolean
+  /** Bytes of heap (plus external memory) past which the statement fails. */
+  readonly maxMemoryBytes?: number
 }

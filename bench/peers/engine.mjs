@@ -5,7 +5,7 @@
 //
 //    ENGINE_PATH=/path/to/rivulet/dist/src/index.js node run.mjs --workload W1 --peers engine,dbivm,pgivm
 //
-//  Engine API used (src/engine.ts):
+//  Engine API used (src/engine/engine.ts):
 //    Engine.open()                       (or new Engine())
 //    e.execute(sql)                      DDL: CREATE TABLE, CREATE INDEX (accepted, no-op),
 //                                        CREATE MATERIALIZED VIEW v AS <select>; BEGIN / COMMIT

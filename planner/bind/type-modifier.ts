@@ -1,5 +1,5 @@
 // Type modifiers: NUMERIC(p, s), VARCHAR(n), CHAR(n) — read from a type name (columns and
-// casts) and applied to a bound expression as a call the run time enforces (src/values.ts
+// casts) and applied to a bound expression as a call the run time enforces (src/sql-runtime/values.ts
 // applyTypeModifier): NUMERIC rounds to s decimals and refuses more than p − s digits before
 // the point; VARCHAR refuses more than n characters and CHAR pads to n — except in an
 // explicit cast, which cuts the text to n as PostgreSQL does.
@@ -10,7 +10,7 @@ import { lit } from '../expr/scalar.js'
 import { planError, SqlState, type ErrorContext } from '../errors.js'
 import type { SqlType, TypeModifier } from '../types.js'
 
-/** The function id of each modifier's check (implemented in src/functions.ts). */
+/** The function id of each modifier's check (implemented in src/sql-runtime/functions.ts). */
 export const TYPE_MODIFIER_FUNCTIONS = { numeric: 'typmod_numeric', varchar: 'typmod_varchar', char: 'typmod_char' } as const
 
 /** PostgreSQL's bounds on declared lengths and precisions. */

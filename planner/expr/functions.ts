@@ -1,12 +1,12 @@
 // The catalog of scalar functions and operators: overloads (types only — implementations
-// live in src/functions.ts, keyed by the same ids) and Postgres-style overload resolution,
+// live in src/sql-runtime/functions.ts, keyed by the same ids) and Postgres-style overload resolution,
 // implicit/assignment/explicit cast rules, and common-supertype selection.
 //
 // ================================================================ OVERLOAD ID SCHEME
-// Every overload has an `id`; src/functions.ts FUNCTIONS[id] implements it. Several overloads
+// Every overload has an `id`; src/sql-runtime/functions.ts FUNCTIONS[id] implements it. Several overloads
 // may share one id when one JS implementation is right for all of them (e.g. `eq`).
 // Run-time values follow planner/types.ts (ints/floats/numeric = JS numbers, date = days,
-// timestamp = micros, interval = Interval object from src/values.ts).
+// timestamp = micros, interval = Interval object from src/sql-runtime/values.ts).
 //
 // Arithmetic ids encode the RESULT type, so an implementation knows its bounds/rounding:
 //   prefix  result type     ops
@@ -39,7 +39,7 @@
 //     not — inline only if NaN can be ignored, otherwise call FUNCTIONS.eq/lt/... .
 //     text: === / !== are exact; < etc. on JS strings compare UTF-16 code units, which differs
 //     from PG "C" collation (code points) for astral characters vs U+E000..U+FFFF, so order
-//     texts with compareText (src/values.ts), as FUNCTIONS.lt etc. do.
+//     texts with compareText (src/sql-runtime/values.ts), as FUNCTIONS.lt etc. do.
 //   interval comparisons: interval_eq interval_ne interval_lt interval_le interval_gt
 //     interval_ge (PG semantics: 1 mon = 30 days, 1 day = 24 h; '1 day' = '24:00:00').
 //
@@ -60,7 +60,7 @@
 // or `<name><arity>` for text functions with optional args (btrim1, btrim2, lpad3). abs and
 // mod belong to the arithmetic family (int4_abs, float8_abs, num_abs, int4_mod, num_mod).
 // The full list is the def(...) table below; every id has an implementation in
-// src/functions.ts (test/src/functions.test.ts checks this).
+// src/sql-runtime/functions.ts (test/src/functions.test.ts checks this).
 //
 // Variadic/polymorphic: greatest, least (common supertype of the args; non-strict: NULLs
 // ignored, NULL only if all are NULL; intervals compared by PG semantics), concat
@@ -76,7 +76,7 @@
 // TRIM([BOTH|LEADING|TRAILING] [chars] FROM s) binds to btrim/ltrim/rtrim(s[, chars]).
 // SUBSTRING(s FROM a FOR b) binds to substring(s, a, b); substring(s FROM pattern) with a text
 // pattern is substring_regex (an unknown literal resolves to it, as in PG: '3' is a pattern).
-// Regular expression functions (PG 15; argument 1 is always the pattern, see src/regex.ts):
+// Regular expression functions (PG 15; argument 1 is always the pattern, see src/sql-runtime/regex.ts):
 // regexp_replace (s, p, r [, flags]), regexp_replace_at (s, p, r, start [, N [, flags]]),
 // regexp_like (s, p [, flags]), regexp_count (s, p [, start [, flags]]),
 // regexp_substr (s, p [, start [, N [, flags [, subexpr]]]]),
@@ -441,7 +441,7 @@ const POLYMORPHIC: readonly Overload[] = [
   { id: 'least', name: 'least', args: [], variadic: 'unknown', returns: 'unknown', strict: false },
   { id: 'concat', name: 'concat', args: [], variadic: 'unknown', returns: 'text', strict: false },
   { id: 'concat_ws', name: 'concat_ws', args: ['text'], variadic: 'unknown', returns: 'text', strict: false },
-  // arrays (src/array-functions.ts): 'text[]' stands for any array type, 'unknown' for its
+  // arrays (src/sql-runtime/array-functions.ts): 'text[]' stands for any array type, 'unknown' for its
   // element type; resolved by resolveArrayFunction
   ...['eq', 'ne', 'lt', 'le', 'gt', 'ge'].map((op): Overload => ({ id: `array_${op}`, name: `array_${op}`, args: ['text[]', 'text[]'], returns: 'boolean', strict: true })),
   { id: 'array_construct', name: 'array', args: [], variadic: 'unknown', returns: 'text[]', strict: false },
@@ -583,7 +583,7 @@ export function isVolatileFunction(id: string): boolean {
   return VOLATILE_IDS.has(id)
 }
 
-/** Every distinct overload id (src/functions.ts must implement each). */
+/** Every distinct overload id (src/sql-runtime/functions.ts must implement each). */
 export function overloadIds(): string[] {
   return [...new Set<string>(ALL_OVERLOADS.map((o) => o.id))]
 }

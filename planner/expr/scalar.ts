@@ -1,5 +1,5 @@
 // Bound, typed scalar expressions: plain data (no closures) that EXPLAIN prints and
-// src/compile-scalar.ts turns into a JS function once per operator. Column references are
+// src/sql-runtime/compile-scalar.ts turns into a JS function once per operator. Column references are
 // positions in the input row of the plan node that owns the expression.
 
 import type { SqlType } from '../types.js'

@@ -1,5 +1,5 @@
 // The delta plan: the operators a view runs, as plain data. Every stateful operator names
-// the arrangement (index) it keeps or reads; `src/render.ts` turns this into ivm operators,
+// the arrangement (index) it keeps or reads; `src/engine/render.ts` turns this into ivm operators,
 // sharing identical arrangements between views.
 
 import type { AggregateCall, AsOfMatch, Column, SortKey, WindowSpec } from '../logical/plan.js'

@@ -18,7 +18,7 @@
 // Null-aware anti joins (NOT IN) keep comparisons with NULL in their condition: the join
 // implements their NULL semantics.
 // Arithmetic and casts on literals are evaluated once when the expression is compiled
-// (src/compile-scalar.ts), where the function implementations live; they are not folded here.
+// (src/sql-runtime/compile-scalar.ts), where the function implementations live; they are not folded here.
 
 import type { ScalarExpr } from '../expr/scalar.js'
 import { isStrictFunction, isVolatileFunction } from '../expr/functions.js'

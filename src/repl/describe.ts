@@ -5,8 +5,8 @@
 //                 below, its primary key (tables), watermark (streams), definition (views) and
 //                 state size (materialized views)
 // Patterns follow psql: `*` and `?` are wildcards, unquoted names fold to lower case.
-import type { Engine } from '../engine.js'
-import { formatAligned } from '../format.js'
+import type { Engine } from '../engine/index.js'
+import { formatAligned } from './format.js'
 import type { ColumnInfo, RelationInfo, RelationKind, ResultValue, SqlTypeName } from '../types.js'
 
 /** Output of a meta-command: text for stdout and for stderr. */

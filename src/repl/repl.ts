@@ -11,8 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface, type Interface } from 'node:readline'
-import { Engine } from '../engine.js'
-import { formatError } from '../format.js'
+import { Engine } from '../engine/index.js'
+import { formatError } from './format.js'
 import { ReplSession } from './session.js'
 
 export interface ReplOptions {

@@ -1,12 +1,12 @@
 // One engine, many sessions. The engine's sessions never wait for each other (see
-// src/transactions.ts): each connection has an engine session of its own, whose BEGIN …
+// src/engine/transactions.ts): each connection has an engine session of its own, whose BEGIN …
 // COMMIT is its own, and reads see the last committed tick. What is left to coordinate here:
 // - a statement checks its cancellation before it starts (a CancelRequest ends it with 57014);
 // - engine work that must not run re-entrantly (dropping the hidden view of an ended
 //   subscription, which can end inside the engine's commit of another statement) is deferred
 //   to the next turn of the event loop.
 
-import type { Engine } from '../engine.js'
+import type { Engine } from '../engine/index.js'
 import { RivuletError } from '../../grammar/index.js'
 
 /** A cancellable operation: a CancelRequest (or the connection closing) rejects whatever the

@@ -7,11 +7,11 @@
 
 import type { Socket } from 'node:net'
 import { createSecureContext } from 'node:tls'
-import type { Engine } from '../engine.js'
+import type { Engine } from '../engine/index.js'
 import type { AuthMethod } from './auth.js'
 import { EngineGate } from './gate.js'
 import { Session, type ServerContext } from './session.js'
-import { defaultMemoryLimit } from '../statement-limits.js'
+import { defaultMemoryLimit } from '../sql-runtime/statement-limits.js'
 import { startRelay, type Relay } from './relay.js'
 import { AuthThrottle } from './throttle.js'
 

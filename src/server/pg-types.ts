@@ -3,10 +3,10 @@
 // where it is a fixed-width number or UTF-8 text (others fall back to text, and the
 // RowDescription says so).
 
-import { formatValue } from '../format.js'
+import { formatValue } from '../sql-runtime/value-text.js'
 import type { ColumnInfo, ResultValue, SqlTypeName } from '../types.js'
 import type { FieldDescription } from './protocol.js'
-import { arrayTypeOids, typeOidOf } from '../type-oids.js'
+import { arrayTypeOids, typeOidOf } from '../sql-runtime/type-oids.js'
 
 export const OID = {
   bool: 16,

@@ -2,7 +2,7 @@
 // and runs until SIGINT / SIGTERM, then closes every session and the engine.
 
 import { readFileSync } from 'node:fs'
-import { Engine } from '../engine.js'
+import { Engine } from '../engine/index.js'
 import { parseMilliseconds } from './commands.js'
 import { startServer, type ServerOptions } from './index.js'
 

@@ -7,7 +7,7 @@
 // arrives meanwhile queues, and reading from the socket pauses when too much has queued.
 // Output is gathered and written once per turn of the event loop.
 
-import { allocationLimitError } from '../text-limit.js'
+import { allocationLimitError } from '../sql-runtime/text-limit.js'
 import { randomInt } from 'node:crypto'
 import type { Socket } from 'node:net'
 import { TLSSocket, type SecureContext } from 'node:tls'
@@ -17,7 +17,7 @@ import { createAuthenticator, type AuthMethod, type Authenticator } from './auth
 import type { AuthThrottle } from './throttle.js'
 import { SETTINGS } from './settings.js'
 import { Cancellation, cancelledError, type EngineGate } from './gate.js'
-import type { EngineSession } from '../transactions.js'
+import type { EngineSession } from '../engine/index.js'
 import { castNameForOid, decodeBinaryParameter, describeFields, encodeValue, OID, resultFormats, type Field } from './pg-types.js'
 import {
   backendKeyData,
@@ -50,7 +50,7 @@ import {
   type ErrorFields,
   type Frame,
 } from './protocol.js'
-import { timeoutError, type StatementLimits } from '../statement-limits.js'
+import { timeoutError, type StatementLimits } from '../sql-runtime/statement-limits.js'
 import { parseMilliseconds, sessionAction, type SessionAction } from './commands.js'
 import { bindParameters, codePointOffset, mapOffsetBack, parameterSites, quoteLiteral, type ParameterSite, type Substitution } from './parameters.js'
 import { copyCsvLine, copyTextLine, CopySubscription, CursorSubscription, type CopyTarget } from './subscriptions.js'
@@ -174,7 +174,7 @@ export class Session {
   readonly #reportedChanges = new Set<string>()
   #tx: 'I' | 'T' | 'E' = 'I'
   /** This connection's session of the engine: its transaction block is its own, and never
-   *  waits for another connection's (src/transactions.ts). */
+   *  waits for another connection's (src/engine/transactions.ts). */
   readonly #engine: EngineSession
   readonly #statements = new Map<string, Prepared>()
   readonly #portals = new Map<string, Portal>()

@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { RivuletError, parse } from '../../grammar/index.js'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 import { BUILT_IN, SETUP, sltStatements } from './statement-corpus.js'
 import { PLAIN_NUMBERS, mutate, mutationArb, replaceNumbers, type Mutation } from './statement-mutate.js'
 

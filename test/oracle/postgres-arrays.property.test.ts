@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RivuletError } from '../../grammar/index.js'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js'
 
 const SEED = process.env.RIVULET_SEED !== undefined ? Number(process.env.RIVULET_SEED) : undefined

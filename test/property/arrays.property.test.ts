@@ -5,7 +5,7 @@
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 
 const SEED = process.env.RIVULET_SEED !== undefined ? Number(process.env.RIVULET_SEED) : undefined
 const RUNS = Number(process.env.RIVULET_PROPERTY_RUNS ?? 0) || 120

@@ -9,7 +9,7 @@
 
 import type Database from 'better-sqlite3'
 import { RivuletError } from '../../grammar/index.js'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 import type { ChangeBatch, ResultValue } from '../../src/types.js'
 import { Reference, multisetDiff, key, type Row } from '../reference/evaluate.js'
 import { KNOWN_BUGS_FIXED, insertSql, rowValues, sqlLiteral, stmtSql, createTableSql, type Schema, type Stmt, type Tick, type OutType } from './gen.js'

@@ -10,10 +10,10 @@
 import { parse } from '../../grammar/index.js'
 import { QueryBinder, col } from '../../planner/index.js'
 import type { AggregateCall, Catalog, CatalogRelation, Column, LogicalPlan, ScalarExpr, SortKey, SqlType } from '../../planner/index.js'
-import { compileScalar } from '../../src/compile-scalar.js'
+import { compileScalar } from '../../src/sql-runtime/compile-scalar.js'
 import { INT8_MAX, INT8_MIN, isNumeric, numericAdd, numericCompare, numericDiv, numericFromInteger, type NumericValue } from '../../planner/index.js'
 import { valueKey } from '../../ivm/index.js'
-import { toResultValue } from '../../src/values.js'
+import { toResultValue } from '../../src/sql-runtime/values.js'
 import type { RelationInfo, ResultValue, SqlTypeName } from '../../src/types.js'
 
 export type Value = unknown

@@ -1,8 +1,8 @@
 // A reference interpreter of bound, UNOPTIMIZED scalar expressions (planner ScalarExpr, as
 // QueryBinder produces them), written to be obviously correct rather than fast. It shares
-// nothing with src/compile-scalar.ts: every call — including the comparison and arithmetic ids
+// nothing with src/sql-runtime/compile-scalar.ts: every call — including the comparison and arithmetic ids
 // the compiler inlines (eq, lt, int4_add, int8_mul, ...) — goes to the library implementation
-// FUNCTIONS[id] (src/functions.ts), and every cast to castValue (src/values.ts). Values are
+// FUNCTIONS[id] (src/sql-runtime/functions.ts), and every cast to castValue (src/sql-runtime/values.ts). Values are
 // only passed around, never computed on here, so a change of run-time representation (exact
 // BIGINT, decimal NUMERIC) needs no change here.
 //
@@ -26,8 +26,8 @@
 import { RivuletError } from '../../grammar/index.js'
 import { isStrictFunction, isVolatileFunction, visitExpr } from '../../planner/index.js'
 import type { ScalarExpr, SqlType } from '../../planner/index.js'
-import { FUNCTIONS } from '../../src/functions.js'
-import { castValue } from '../../src/values.js'
+import { FUNCTIONS } from '../../src/sql-runtime/functions.js'
+import { castValue } from '../../src/sql-runtime/values.js'
 
 /** A value, or an error's SQLSTATE (an error outcome's `value` is undefined: no SQL value). */
 export type Outcome = { readonly value: unknown; readonly error?: undefined } | { readonly error: string; readonly value?: undefined }

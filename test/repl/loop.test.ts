@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 import { historyPath, loadHistory, runRepl } from '../../src/repl/repl.js'
 import type { ReplSession } from '../../src/repl/session.js'
 

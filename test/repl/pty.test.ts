@@ -1,4 +1,4 @@
-// The real `rivulet` binary (dist/src/cli.js; run `npm run build` first) in a pseudo-terminal:
+// The real `rivulet` binary (dist/src/cli/cli.js; run `npm run build` first) in a pseudo-terminal:
 // what a person at the keyboard sees. Also piped stdin through child_process.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -9,7 +9,7 @@ import pty, { type IPty } from 'node-pty'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const cli = join(root, 'dist/src/cli.js')
+const cli = join(root, 'dist/src/cli/cli.js')
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-pty-'))
 const historyFile = join(dir, 'history')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

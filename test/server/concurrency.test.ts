@@ -9,7 +9,7 @@
 
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 import { startServer, type RunningServer } from '../../src/server/index.js'
 
 const SOAK = process.env.RIVULET_SOAK === '1'

@@ -7,10 +7,10 @@ import { execFile } from 'node:child_process'
 import fc from 'fast-check'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Engine } from '../../src/engine.js'
-import { regexBudget } from '../../src/regex-guard.js'
+import { Engine } from '../../src/engine/engine.js'
+import { regexBudget } from '../../src/sql-runtime/regex-guard.js'
 import { startServer, type RunningServer } from '../../src/server/index.js'
-import { memoryInUse } from '../../src/statement-limits.js'
+import { memoryInUse } from '../../src/sql-runtime/statement-limits.js'
 
 let engine: Engine
 let server: RunningServer

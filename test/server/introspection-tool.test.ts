@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 
-const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+const cli = fileURLToPath(new URL('../../dist/src/cli/cli.js', import.meta.url))
 const codegen = fileURLToPath(new URL('../../node_modules/kysely-codegen/dist/cli/bin.js', import.meta.url))
 
 interface Run {

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 import { startServer, type RunningServer } from '../../src/server/index.js'
 
 const PASSWORD = 'correct horse'
@@ -171,7 +171,7 @@ describe('before authentication', () => {
 })
 
 describe('rivulet serve and its password', () => {
-  const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+  const cli = fileURLToPath(new URL('../../dist/src/cli/cli.js', import.meta.url))
   const run = (args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> =>
     new Promise((resolve) =>
       execFile(process.execPath, [cli, 'serve', '--port', '0', ...args], { env: { ...process.env, ...env }, timeout: 10_000 }, (err, _out, stderr) => resolve({ code: err ? Number((err as { code?: number }).code) : 0, stderr })),

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 import { startServer, type RunningServer } from '../../src/server/index.js'
 
 interface Run {
@@ -422,7 +422,7 @@ describe('password authentication', () => {
 
 describe('rivulet serve', () => {
   it('prints its port, serves psql, and shuts down on SIGTERM', async () => {
-    const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+    const cli = fileURLToPath(new URL('../../dist/src/cli/cli.js', import.meta.url))
     const child = spawn(process.execPath, [cli, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
     const lines = collectLines(child)
     try {
@@ -447,7 +447,7 @@ describe('rivulet serve', () => {
   })
 
   it('refuses --auth without a password', async () => {
-    const cli = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url))
+    const cli = fileURLToPath(new URL('../../dist/src/cli/cli.js', import.meta.url))
     const r = await new Promise<Run>((resolve) =>
       execFile(process.execPath, [cli, 'serve', '--port', '0', '--auth', 'md5'], (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr })),
     )

@@ -6,7 +6,7 @@
 
 import { connect, type Socket } from 'node:net'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 import { startServer, type RunningServer } from '../../src/server/index.js'
 import { parse } from '../../grammar/index.js'
 import { parseTimeout, sessionAction } from '../../src/server/commands.js'

@@ -2,7 +2,7 @@
 // non-JS types), column types, EXPLAIN, and what is refused.
 
 import { describe, expect, it } from 'vitest'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 import { RivuletError } from '../../grammar/index.js'
 
 function fails(f: () => unknown): RivuletError {

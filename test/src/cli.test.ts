@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli.js'
-import { runDemo } from '../../src/demo.js'
-import { splitStatements } from '../../src/split.js'
+import { main } from '../../src/cli/cli.js'
+import { runDemo } from '../../src/cli/demo.js'
+import { splitStatements } from '../../src/sql-runtime/split.js'
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = ''

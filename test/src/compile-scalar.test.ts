@@ -4,8 +4,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ScalarExpr } from '../../planner/index.js'
-import { compileFilterProjection, compilePredicate, compileProjection, compileScalar } from '../../src/compile-scalar.js'
-import { FUNCTIONS } from '../../src/functions.js'
+import { compileFilterProjection, compilePredicate, compileProjection, compileScalar } from '../../src/sql-runtime/compile-scalar.js'
+import { FUNCTIONS } from '../../src/sql-runtime/functions.js'
 import { Engine } from '../../src/index.js'
 
 const col = (index: number): ScalarExpr => ({ kind: 'column', index, type: 'integer' })

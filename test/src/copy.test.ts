@@ -1,4 +1,4 @@
-// COPY t [(cols)] FROM 'file' [WITH (...)] (src/copy.ts): text and CSV formats, one tick per
+// COPY t [(cols)] FROM 'file' [WITH (...)] (src/engine/copy.ts): text and CSV formats, one tick per
 // load through INSERT's path, malformed records in rivulet_rejected (line, byte offset, reason,
 // record), max_rejected / ON_ERROR stop, streams, versioned tables, views, transactions,
 // errors, chunk boundaries, and the CLI's NOTICE.
@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli.js'
-import { copyReadChunk } from '../../src/copy.js'
+import { main } from '../../src/cli/cli.js'
+import { copyReadChunk } from '../../src/engine/copy.js'
 import { Engine, RivuletError } from '../../src/index.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rivulet-copy-'))

@@ -22,9 +22,9 @@ import {
   type NumericValue,
   type ScalarExpr,
 } from '../../planner/index.js'
-import { compileScalar } from '../../src/compile-scalar.js'
-import { Engine } from '../../src/engine.js'
-import { FUNCTIONS } from '../../src/functions.js'
+import { compileScalar } from '../../src/sql-runtime/compile-scalar.js'
+import { Engine } from '../../src/engine/engine.js'
+import { FUNCTIONS } from '../../src/sql-runtime/functions.js'
 
 const SEED = process.env.RIVULET_SEED === undefined ? undefined : Number(process.env.RIVULET_SEED)
 const runs = (n: number) => ({ numRuns: n, ...(SEED !== undefined ? { seed: SEED } : {}) })

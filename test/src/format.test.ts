@@ -1,7 +1,8 @@
 // Goldens for psql-compatible output. Every expected string below was copied from psql 15
 // (`psql -X -c ...` against PostgreSQL 15, UTF8 database), so the formatting is psql's, byte for byte.
 import { describe, expect, it } from 'vitest'
-import { formatAligned, formatError, formatResult, formatValue } from '../../src/format.js'
+import { formatAligned, formatError, formatResult } from '../../src/repl/format.js'
+import { formatValue } from '../../src/sql-runtime/value-text.js'
 import type { ColumnInfo, SqlTypeName } from '../../src/types.js'
 
 const col = (name: string, type: SqlTypeName): ColumnInfo => ({ name, type })

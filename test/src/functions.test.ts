@@ -3,9 +3,9 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { RivuletError } from '../../grammar/errors.js'
 import { overloadIds, resolveFunction } from '../../planner/expr/functions.js'
-import { FUNCTIONS } from '../../src/functions.js'
-import { prepareRegex } from '../../src/regex.js'
-import { Interval, formatFloat8, formatTimestamp, parseInterval, parseNumeric, parseTimestamp, clock } from '../../src/values.js'
+import { FUNCTIONS } from '../../src/sql-runtime/functions.js'
+import { prepareRegex } from '../../src/sql-runtime/regex.js'
+import { Interval, formatFloat8, formatTimestamp, parseInterval, parseNumeric, parseTimestamp, clock } from '../../src/sql-runtime/values.js'
 import { numericText, type NumericValue } from '../../planner/index.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,11 +1,11 @@
-// LIKE / ILIKE (src/like.ts) against the regex-based implementation it replaced (kept here as
+// LIKE / ILIKE (src/sql-runtime/like.ts) against the regex-based implementation it replaced (kept here as
 // the reference): random patterns and texts over an alphabet with the wildcards, the escape,
 // case pairs, a character outside the BMP and the characters whose case folding is special;
 // then the pathological patterns that made the regex backtrack, within a time limit.
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { compileLike, fold, likeMatch } from '../../src/like.js'
+import { compileLike, fold, likeMatch } from '../../src/sql-runtime/like.js'
 
 /** The former implementation: the pattern as an anchored JS RegExp (flags su / isu). */
 function referenceLike(s: string, pattern: string, escape: string, ci: boolean): boolean | 'error' {

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { heapFlat, resultsTable, runNexmarkBench, type QueryResultRow } from '../../src/nexmark/bench.js'
+import { heapFlat, resultsTable, runNexmarkBench, type QueryResultRow } from '../../src/cli/nexmark-bench.js'
 
 describe('rivulet bench nexmark', () => {
   it('measures the generator and each query in a child process, as a table and as JSON', async () => {

@@ -1,4 +1,4 @@
-// The Nexmark generator (src/nexmark/generator.ts) and its file writer (src/nexmark/files.ts):
+// The Nexmark generator (src/connectors/nexmark/generator.ts) and its file writer (src/connectors/nexmark/files.ts):
 // determinism (per-event seeding, chunking, random access), Beam's event mix, ids, hot keys,
 // timestamps and the out-of-order shuffle, value ranges and string shapes, bounded runs, and
 // JSONL/CSV files read back against fill()'s rows. Statistical checks use loose bounds that a
@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { writeNexmarkFiles } from '../../src/nexmark/files.js'
-import { NEXMARK_SCHEMAS, NexmarkGenerator, type NexmarkOptions } from '../../src/nexmark/generator.js'
-import { formatTimestamp } from '../../src/values.js'
+import { writeNexmarkFiles } from '../../src/connectors/nexmark/files.js'
+import { NEXMARK_SCHEMAS, NexmarkGenerator, type NexmarkOptions } from '../../src/connectors/nexmark/generator.js'
+import { formatTimestamp } from '../../src/sql-runtime/values.js'
 
 type Kind = 'person' | 'auction' | 'bid'
 type Rows = Record<Kind, unknown[][]>

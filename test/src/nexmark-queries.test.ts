@@ -7,10 +7,10 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
-import { NexmarkGenerator } from '../../src/nexmark/generator.js'
-import { nexmarkQueries } from '../../src/nexmark/queries.js'
-import { firstDifference, verifyQuery } from '../../src/nexmark/verify.js'
-import { formatTimestamp } from '../../src/values.js'
+import { NexmarkGenerator } from '../../src/connectors/nexmark/generator.js'
+import { nexmarkQueries } from '../../src/cli/nexmark-queries.js'
+import { firstDifference, verifyQuery } from '../../src/cli/nexmark-verify.js'
+import { formatTimestamp } from '../../src/sql-runtime/values.js'
 
 const queries = nexmarkQueries()
 

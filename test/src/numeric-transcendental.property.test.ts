@@ -10,7 +10,7 @@ import { Decimal } from 'decimal.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { numericScale, numericText, parseNumericText, type NumericValue } from '../../planner/index.js'
-import { NUMERIC_FUNCTIONS } from '../../src/numeric-functions.js'
+import { NUMERIC_FUNCTIONS } from '../../src/sql-runtime/numeric-functions.js'
 
 const SEED = process.env.RIVULET_SEED === undefined ? undefined : Number(process.env.RIVULET_SEED)
 const runs = (n: number) => ({ numRuns: n, ...(SEED !== undefined ? { seed: SEED } : {}) })

@@ -7,8 +7,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { RivuletError } from '../../grammar/index.js'
-import { Engine } from '../../src/engine.js'
-import type { EngineSession } from '../../src/transactions.js'
+import { Engine } from '../../src/engine/engine.js'
+import type { EngineSession } from '../../src/engine/transactions.js'
 
 const SEED = process.env.RIVULET_SEED === undefined ? undefined : Number(process.env.RIVULET_SEED)
 

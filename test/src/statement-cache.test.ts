@@ -7,8 +7,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { RivuletError, parse, type ParsedStatement } from '../../grammar/index.js'
-import { Engine } from '../../src/engine.js'
-import { StatementCache } from '../../src/statement-cache.js'
+import { Engine } from '../../src/engine/engine.js'
+import { StatementCache } from '../../src/engine/statement-cache.js'
 import { BUILT_IN, sltStatements } from '../fuzz/statement-corpus.js'
 import { PLAIN_NUMBERS, mutate, mutationArb, replaceNumbers } from '../fuzz/statement-mutate.js'
 

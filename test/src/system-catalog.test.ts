@@ -3,7 +3,7 @@
 // into a stack overflow (54001) — psql's \dt on a catalog of thousands of tables.
 
 import { describe, expect, it } from 'vitest'
-import { Engine } from '../../src/engine.js'
+import { Engine } from '../../src/engine/engine.js'
 
 describe('system catalog', () => {
   it('answers psql-style catalog queries over 1500 tables', () => {

@@ -1,12 +1,12 @@
-// The one text limit (src/text-limit.ts): functions that build long texts refuse past it with
+// The one text limit (src/sql-runtime/text-limit.ts): functions that build long texts refuse past it with
 // 54000 before allocating, and a V8 RangeError for a too-long string is a 54000 too, never an
 // internal error.
 
 import { describe, expect, it } from 'vitest'
 import { RivuletError } from '../../grammar/index.js'
-import { Engine } from '../../src/engine.js'
-import { FUNCTIONS } from '../../src/functions.js'
-import { MAX_TEXT_LENGTH, allocationLimitError, checkTextLength } from '../../src/text-limit.js'
+import { Engine } from '../../src/engine/engine.js'
+import { FUNCTIONS } from '../../src/sql-runtime/functions.js'
+import { MAX_TEXT_LENGTH, allocationLimitError, checkTextLength } from '../../src/sql-runtime/text-limit.js'
 
 function code(f: () => unknown): string | undefined {
   try {

@@ -4,10 +4,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ScalarExpr } from '../../planner/index.js'
-import { compileFilterProjection, compileProjection, compileScalar } from '../../src/compile-scalar.js'
-import { FUNCTIONS } from '../../src/functions.js'
+import { compileFilterProjection, compileProjection, compileScalar } from '../../src/sql-runtime/compile-scalar.js'
+import { FUNCTIONS } from '../../src/sql-runtime/functions.js'
 import { Engine } from '../../src/index.js'
-import { TextMemo } from '../../src/text-memo.js'
+import { TextMemo } from '../../src/sql-runtime/text-memo.js'
 
 const text = (index: number): ScalarExpr => ({ kind: 'column', index, type: 'text' })
 const lit = (value: unknown, type: ScalarExpr['type']): ScalarExpr => ({ kind: 'literal', value, type })

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest'
 import { Engine, RivuletError } from '../../src/index.js'
 import type { ChangeBatch, ResultValue } from '../../src/index.js'
-import { main } from '../../src/cli.js'
-import { splitStatements } from '../../src/split.js'
+import { main } from '../../src/cli/cli.js'
+import { splitStatements } from '../../src/sql-runtime/split.js'
 
 /** The error `f` throws (fails the test when it returns). */
 function thrown(f: () => unknown): RivuletError {

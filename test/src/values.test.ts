@@ -25,7 +25,7 @@ import {
   sortKeyCompare,
   toResultValue,
   toText,
-} from '../../src/values.js'
+} from '../../src/sql-runtime/values.js'
 
 function sqlError(f: () => unknown): { code: string; message: string } {
   try {

@@ -1,4 +1,4 @@
-// Errors are data (src/view-errors.ts): a view whose maintenance raises goes into error and
+// Errors are data (src/engine/view-errors.ts): a view whose maintenance raises goes into error and
 // fails no write; subscribers and sinks hold and resume; a subscriber's callback that throws
 // changes nothing; db.insert / db.delete refuse unknown keys. The sqllogictest files in
 // sqllogictest/test/errors/ cover the SQL side; these cover the API and the engine's state.

@@ -9,7 +9,7 @@ const fold = (sql: string) => applySql(foldConstants, sql)
 describe('fold-constants fires', () => {
   it('evaluates a row-constant CASE condition and drops the arm it makes unreachable (with the engine evaluator)', async () => {
     // CASE -59 WHEN 55 * -56 + 95 …: the comparison is FALSE, so only the ELSE is left
-    await import('../../../src/compile-scalar.js')
+    await import('../../../src/sql-runtime/compile-scalar.js')
     expect(fold('SELECT CASE -59 WHEN 55 * -56 + 95 THEN x / 0 ELSE y END FROM a')).toMatchInlineSnapshot(`
       "Project #1
         Scan a"

@@ -1,0 +1,562 @@
+// The engine's catalog: tables (with their stored rows) and views (with their dataflow
+// sink), implementing the planner's Catalog interface.
+
+import * as ivm from '../../ivm/index.js'
+import type { Row } from '../../ivm/index.js'
+import type { Catalog, CatalogRelation, CatalogRelationKind, Column, ColumnWatermark, DeltaPlan, ScalarExpr, TypeModifier } from '../../planner/index.js'
+import { visitExpr } from '../../planner/index.js'
+import { evaluateConstant } from '../sql-runtime/compile-scalar.js'
+import { Interval } from '../sql-runtime/values.js'
+import type { ChangeBatch } from '../types.js'
+import type { MaintenanceError } from './view-errors.js'
+
+/** Stored rows of a table. Primary-keyed tables map key → row; bags map row → count. */
+export class TableStore {
+  readonly keyOf: ((row: Row) => ivm.RowKey) | undefined
+  readonly rows = new Map<ivm.RowKey, Row>()
+  readonly counts = new Map<ivm.RowKey, number>()
+  /** Changes since the last commit, newest last, as parallel arrays (no array per change:
+   *  a bulk load journals a million of them): key, previous row or undefined, and for bags
+   *  the previous count. */
+  #journalKeys: ivm.RowKey[] = []
+  #journalRows: (Row | undefined)[] = []
+  #journalCounts: number[] = []
+
+  constructor(primaryKey: readonly number[]) {
+    this.keyOf = primaryKey.length > 0 ? ivm.keyFunction(primaryKey) : undefined
+  }
+
+  get size(): number {
+    let n = 0
+    if (this.keyOf) return this.rows.size
+    for (const c of this.counts.values()) n += c
+    return n
+  }
+
+  /** Applies a consolidated delta (validated by the caller). */
+  apply(delta: ivm.ZSet): void {
+    const { rows, weights } = delta
+    if (this.keyOf) {
+      // deletes first so an update (−old +new with the same key) lands as the new row
+      for (let pass = 0; pass < 2; pass++) {
+        for (let i = 0; i < rows.length; i++) {
+          const w = weights[i]!
+          if ((pass === 0) !== (w < 0)) continue
+          const row = rows[i]!
+          const k = this.keyOf(row)
+          this.#journalKeys.push(k)
+          this.#journalRows.push(this.rows.get(k))
+          if (w < 0) this.rows.delete(k)
+          else this.rows.set(k, row)
+        }
+      }
+      return
+    }
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const k = ivm.rowKey(row)
+      const before = this.counts.get(k) ?? 0
+      this.#journalKeys.push(k)
+      this.#journalRows.push(this.rows.get(k))
+      this.#journalCounts.push(before)
+      const after = before + weights[i]!
+      if (after <= 0) {
+        this.counts.delete(k)
+        this.rows.delete(k)
+      } else {
+        this.counts.set(k, after)
+        this.rows.set(k, row)
+      }
+    }
+  }
+
+  commit(): void {
+    this.#journalKeys = []
+    this.#journalRows = []
+    this.#journalCounts = []
+  }
+
+  rollback(): void {
+    const keys = this.#journalKeys
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!
+      const row = this.#journalRows[i]
+      if (row === undefined) this.rows.delete(k)
+      else this.rows.set(k, row)
+      if (!this.keyOf) {
+        const count = this.#journalCounts[i]!
+        if (count > 0) this.counts.set(k, count)
+        else this.counts.delete(k)
+      }
+    }
+    this.commit()
+  }
+
+  /** The contents as of the last commit: the open tick's changes undone on a copy (for a
+   *  sink going into error: what it had written). */
+  committedSnapshot(): ivm.ZSet {
+    const keys = this.#journalKeys
+    if (keys.length === 0) return this.snapshot()
+    const rows = new Map(this.rows)
+    const counts = this.keyOf ? undefined : new Map(this.counts)
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const k = keys[i]!
+      const row = this.#journalRows[i]
+      if (row === undefined) rows.delete(k)
+      else rows.set(k, row)
+      if (counts) {
+        const count = this.#journalCounts[i]!
+        if (count > 0) counts.set(k, count)
+        else counts.delete(k)
+      }
+    }
+    const z = new ivm.ZSet()
+    rows.forEach((r, k) => z.push(r, counts ? counts.get(k)! : 1))
+    return z
+  }
+
+  snapshot(): ivm.ZSet {
+    // sized up front: a million pushes would leave a trail of outgrown backing stores
+    const n = this.rows.size
+    const rows = new Array<Row>(n)
+    const weights = new Array<number>(n)
+    let i = 0
+    // forEach, not for…of: a snapshot runs once over a million entries, often before the
+    // loop is optimized, and every iterator step would allocate a result object
+    if (this.keyOf) {
+      this.rows.forEach((r) => {
+        rows[i] = r
+        weights[i++] = 1
+      })
+    } else {
+      const counts = this.counts
+      this.rows.forEach((r, k) => {
+        rows[i] = r
+        weights[i++] = counts.get(k)!
+      })
+    }
+    return new ivm.ZSet(rows, weights)
+  }
+
+}
+
+/** A stream declared `WITH (history = false)`: its events flow to the views that exist when
+ *  they arrive and are not stored (as a RisingWave or Flink source keeps nothing). Reads and
+ *  later views see an empty stream. */
+export class NoHistory extends TableStore {
+  constructor() {
+    super([])
+  }
+
+  override get size(): number {
+    return 0
+  }
+
+  override apply(): void {}
+
+  override commit(): void {}
+
+  override rollback(): void {}
+
+  override snapshot(): ivm.ZSet {
+    return new ivm.ZSet()
+  }
+
+  override committedSnapshot(): ivm.ZSet {
+    return new ivm.ZSet()
+  }
+}
+
+/** Stored rows of a stream without a primary key: an append-only log in arrival order (no key
+ *  per row, no map: a stream only ever grows, and retention drops its oldest rows). The maps
+ *  of TableStore stay empty; only apply / commit / rollback / snapshot / size are used. */
+export class AppendLog extends TableStore {
+  #rows: Row[] = []
+  #weights: number[] = []
+  /** First row still kept (retention drops rows from the front). */
+  #head = 0
+  /** Length at the last commit: rollback truncates to it. */
+  #committed = 0
+  #size = 0
+  #committedSize = 0
+
+  constructor() {
+    super([])
+  }
+
+  override get size(): number {
+    return this.#size
+  }
+
+  /** Appends the delta's rows (a stream's deltas are inserts only). */
+  override apply(delta: ivm.ZSet): void {
+    const { rows, weights } = delta
+    for (let i = 0; i < rows.length; i++) {
+      const w = weights[i]!
+      if (w <= 0) throw new Error('internal: an append-only log takes inserts only')
+      this.#rows.push(rows[i]!)
+      this.#weights.push(w)
+      this.#size += w
+    }
+  }
+
+  override commit(): void {
+    this.#committed = this.#rows.length
+    this.#committedSize = this.#size
+  }
+
+  override rollback(): void {
+    this.#rows.length = this.#committed
+    this.#weights.length = this.#committed
+    this.#size = this.#committedSize
+  }
+
+  override snapshot(): ivm.ZSet {
+    return new ivm.ZSet(this.#rows.slice(this.#head), this.#weights.slice(this.#head))
+  }
+
+  override committedSnapshot(): ivm.ZSet {
+    return new ivm.ZSet(this.#rows.slice(this.#head, this.#committed), this.#weights.slice(this.#head, this.#committed))
+  }
+
+  /** Drops committed rows from the front while `old(row)` holds; returns how many. */
+  dropOldest(old: (row: Row) => boolean): number {
+    const rows = this.#rows
+    let n = 0
+    while (this.#head < this.#committed && old(rows[this.#head]!)) {
+      this.#size -= this.#weights[this.#head]!
+      rows[this.#head] = EMPTY
+      this.#head++
+      n++
+    }
+    this.#committedSize = this.#size
+    if (this.#head > 4096 && this.#head * 2 > rows.length) {
+      rows.splice(0, this.#head)
+      this.#weights.splice(0, this.#head)
+      this.#committed -= this.#head
+      this.#head = 0
+    }
+    return n
+  }
+}
+
+const EMPTY: Row = []
+
+/** One key's versions, sorted by version time: history rows `[...columns, live]`. */
+interface KeyVersions {
+  readonly times: number[]
+  readonly rows: Row[]
+}
+
+/** The version history of a versioned table (SPEC §3.3): per primary key, every version by
+ *  its version time. A version is a history row: the table's columns plus `live` — false for
+ *  a deletion, which hides older versions from then on. The table's visible rows (its
+ *  TableStore) are, per key, the version with the greatest version time, when live. */
+export class VersionStore {
+  readonly keyOf: (row: Row) => ivm.RowKey
+  readonly timeColumn: number
+  readonly #byKey = new Map<ivm.RowKey, KeyVersions>()
+  #size = 0
+  /** (key, time, history row before) per change since the last commit, newest last. */
+  #journal: [ivm.RowKey, number, Row | undefined][] = []
+
+  /** With retention: the keys of the versions put, in arrival order (`#head` = first not yet
+   *  pruned), so pruning visits only keys that gained versions. */
+  readonly #arrivals: { keys: ivm.RowKey[]; times: number[] } | undefined
+  #head = 0
+
+  constructor(primaryKey: readonly number[], timeColumn: number, retained: boolean) {
+    this.keyOf = ivm.keyFunction(primaryKey)
+    this.timeColumn = timeColumn
+    this.#arrivals = retained ? { keys: [], times: [] } : undefined
+  }
+
+  /** Retention (after a committed tick): drops the versions a later version at or before
+   *  `cutoff` supersedes — no event at or after the cutoff can read them — and a key whose
+   *  only version left is a deletion at or before the cutoff. Not journaled: it runs after
+   *  commit, and views keep what they derived. */
+  prune(cutoff: number): void {
+    const a = this.#arrivals
+    if (a === undefined) return
+    while (this.#head < a.keys.length && a.times[this.#head]! < cutoff) {
+      const key = a.keys[this.#head++]!
+      const v = this.#byKey.get(key)
+      if (v === undefined) continue
+      const j = ivm.lowerBound(v.times, cutoff + 1) - 1
+      if (j > 0) {
+        v.times.splice(0, j)
+        v.rows.splice(0, j)
+        this.#size -= j
+      }
+      if (v.times.length === 1 && v.times[0]! <= cutoff && v.rows[0]![v.rows[0]!.length - 1] === false) {
+        this.#byKey.delete(key)
+        this.#size--
+      }
+    }
+    if (this.#head > 4096 && this.#head * 2 > a.keys.length) {
+      a.keys.splice(0, this.#head)
+      a.times.splice(0, this.#head)
+      this.#head = 0
+    }
+  }
+
+  get size(): number {
+    return this.#size
+  }
+
+  /** The history row of `key` at `time`, if any. */
+  at(key: ivm.RowKey, time: number): Row | undefined {
+    const v = this.#byKey.get(key)
+    if (v === undefined) return undefined
+    const i = ivm.lowerBound(v.times, time)
+    return i < v.times.length && v.times[i] === time ? v.rows[i] : undefined
+  }
+
+  /** The history row with the greatest version time for `key`. */
+  latest(key: ivm.RowKey): Row | undefined {
+    const v = this.#byKey.get(key)
+    return v === undefined ? undefined : v.rows[v.rows.length - 1]
+  }
+
+  /** Puts `row` (a history row) at its key and version time; pushes the history change
+   *  (−previous, +row) into `delta`. */
+  put(row: Row, delta: ivm.ZSet): void {
+    const key = this.keyOf(row)
+    const time = row[this.timeColumn] as number
+    let v = this.#byKey.get(key)
+    if (v === undefined) this.#byKey.set(key, (v = { times: [], rows: [] }))
+    const i = ivm.lowerBound(v.times, time)
+    let previous: Row | undefined
+    if (i < v.times.length && v.times[i] === time) {
+      previous = v.rows[i]
+      v.rows[i] = row
+      delta.push(previous!, -1)
+    } else {
+      v.times.splice(i, 0, time)
+      v.rows.splice(i, 0, row)
+      this.#size++
+    }
+    delta.push(row, 1)
+    this.#journal.push([key, time, previous])
+    if (this.#arrivals !== undefined) {
+      this.#arrivals.keys.push(key)
+      this.#arrivals.times.push(time)
+    }
+  }
+
+  commit(): void {
+    if (this.#journal.length !== 0) this.#journal = []
+  }
+
+  rollback(): void {
+    const j = this.#journal
+    // the arrivals of the rolled-back puts go too (puts are journaled one to one)
+    if (this.#arrivals !== undefined) {
+      this.#arrivals.keys.length -= j.length
+      this.#arrivals.times.length -= j.length
+    }
+    for (let n = j.length - 1; n >= 0; n--) {
+      const [key, time, previous] = j[n]!
+      const v = this.#byKey.get(key)!
+      const i = ivm.lowerBound(v.times, time)
+      if (previous !== undefined) v.rows[i] = previous
+      else {
+        v.times.splice(i, 1)
+        v.rows.splice(i, 1)
+        this.#size--
+        if (v.times.length === 0) this.#byKey.delete(key)
+      }
+    }
+    this.#journal = []
+  }
+
+  snapshot(): ivm.ZSet {
+    const z = new ivm.ZSet()
+    this.#byKey.forEach((v) => {
+      for (const r of v.rows) z.push(r, 1)
+    })
+    return z
+  }
+
+  /** The history as of the last commit (the open tick's puts undone on copies of the keys
+   *  they touched). */
+  committedSnapshot(): ivm.ZSet {
+    if (this.#journal.length === 0) return this.snapshot()
+    const copies = new Map<ivm.RowKey, KeyVersions>()
+    for (let n = this.#journal.length - 1; n >= 0; n--) {
+      const [key, time, previous] = this.#journal[n]!
+      let v = copies.get(key)
+      if (v === undefined) {
+        const now = this.#byKey.get(key)!
+        copies.set(key, (v = { times: now.times.slice(), rows: now.rows.slice() }))
+      }
+      const i = ivm.lowerBound(v.times, time)
+      if (previous !== undefined) v.rows[i] = previous
+      else {
+        v.times.splice(i, 1)
+        v.rows.splice(i, 1)
+      }
+    }
+    const z = new ivm.ZSet()
+    this.#byKey.forEach((v, key) => {
+      for (const r of (copies.get(key) ?? v).rows) z.push(r, 1)
+    })
+    return z
+  }
+}
+
+
+/** A stream's event time (SPEC §2): `WATERMARK FOR column AS expr`. */
+export interface StreamWatermark {
+  readonly column: number
+  /** The watermark candidate of a row (`expr`, e.g. ts - 5 s). */
+  readonly candidate: (row: Row) => unknown
+  /** The candidate never decreases as the event time grows (`ts`, `ts - INTERVAL '5'
+   *  SECOND`): a batch's largest comes from its latest row. */
+  readonly monotone: boolean
+  /** The watermark, committed: moves at the end of a tick, never backwards. */
+  current: number
+  /** Largest candidate of the rows accepted in the open tick. */
+  pending: number
+  /** Late events ever counted (committed), and in the open tick. */
+  late: number
+  pendingLate: number
+  /** `WITH (late_events_kept = N)`: rows kept in rivulet_late_events for this stream. */
+  readonly keep: number | undefined
+  /** `WITH (retention = '1 hour')` in µs: history older than watermark − retention is
+   *  dropped from the stream's stored rows (views are not affected). */
+  readonly retention: number | undefined
+  /** Rows accepted in the open tick (retention only). */
+  tickRows: Row[]
+  /** Stored rows in arrival order, for eviction (retention only); `head` = first still kept. */
+  readonly history: Row[]
+  head: number
+}
+
+export interface TableEntry {
+  /** 'system': rivulet_late_events (read-only to users, written by the engine). */
+  readonly kind: 'table' | 'stream' | 'system'
+  readonly name: string
+  readonly columns: readonly Column[]
+  readonly primaryKey: readonly number[]
+  readonly notNull: readonly boolean[]
+  readonly defaults: readonly (import('../../planner/index.js').ScalarExpr | undefined)[]
+  /** Declared type modifiers (NUMERIC(p, s), VARCHAR(n), CHAR(n)) by column, if any. */
+  readonly modifiers?: readonly (TypeModifier | undefined)[]
+  readonly store: TableStore
+  readonly input: ivm.InputOperator
+  readonly watermark?: StreamWatermark
+  /** A versioned table (PRIMARY KEY and WATERMARK FOR its version time): the version history
+   *  and the input that carries its changes (read by temporal joins). */
+  readonly versions?: VersionStore
+  readonly versionInput?: ivm.InputOperator
+  /** Column defaults and the watermark expression as written in CREATE (for \d). */
+  readonly source?: { readonly defaults: readonly (string | undefined)[]; readonly watermark: string | undefined }
+}
+
+export interface Subscriber {
+  readonly callback: (batch: ChangeBatch) => void
+}
+
+export interface ViewEntry {
+  readonly kind: 'view' | 'materialized view'
+  readonly name: string
+  readonly columns: readonly Column[]
+  readonly definition: string
+  readonly plan: DeltaPlan
+  /** The view's contents: an integral of its output, or the groups of its final Reduce.
+   *  Replaced when the view is rebuilt after an error; while it is in error, an empty
+   *  stand-in outside the circuit. */
+  sink: ivm.IntegrateOperator | ivm.ReduceViewOperator
+  /** The operator each node of `plan` became (shared arrangements included; empty while
+   *  the view is in error). */
+  operators: ReadonlyMap<DeltaPlan, ivm.Operator>
+  /** Set while the view is in error (src/engine/view-errors.ts): it holds no state then. */
+  error: MaintenanceError | undefined
+  /** Relations the view reads (for DROP dependency checks). */
+  readonly dependsOn: ReadonlySet<string>
+  readonly subscribers: Set<Subscriber>
+  /** Changes of the open tick, delivered to subscribers at commit. */
+  pending: ivm.ZSet
+  /** Output columns a watermark bounds (for views reading this one). */
+  readonly watermarks: readonly ColumnWatermark[]
+}
+
+export type Entry = TableEntry | ViewEntry
+
+/** The columns of a relation a watermark bounds: a stream's event time; a view's, as
+ *  derived when it was created. */
+export function watermarksOf(e: Entry): readonly ColumnWatermark[] {
+  if (isView(e)) return e.watermarks
+  // a versioned table's visible rows change at any version time (a new version retracts the
+  // previous one); only its version history is bounded
+  if (e.versions) return []
+  return e.watermark ? [{ column: e.watermark.column, sources: [e.name], strict: false }] : []
+}
+
+export function isView(e: Entry): e is ViewEntry {
+  return e.kind === 'view' || e.kind === 'materialized view'
+}
+
+export class EngineCatalog implements Catalog {
+  /** Every relation by name. Change it only through `add` and `remove`. */
+  readonly entries: ReadonlyMap<string, Entry> = new Map<string, Entry>()
+  /** Relation name → the views that read it (kept so DROP is not a scan of the catalog). */
+  readonly #readers = new Map<string, Set<ViewEntry>>()
+  /** Views with subscribers: the only ones whose changes are collected during a tick. */
+  readonly subscribed = new Set<ViewEntry>()
+
+  /** OIDs (pg_class.oid, …) by relation name, or by a key of another object: given the
+   *  first time asked (at CREATE for relations) and kept, so they are stable. */
+  readonly #oids = new Map<string, number>()
+
+  oidOf(key: string): number {
+    let oid = this.#oids.get(key)
+    if (oid === undefined) this.#oids.set(key, (oid = 16384 + this.#oids.size))
+    return oid
+  }
+
+  add(e: Entry): void {
+    ;(this.entries as Map<string, Entry>).set(e.name, e)
+    this.oidOf(e.name)
+    if (!isView(e)) return
+    if (e.subscribers.size > 0) this.subscribed.add(e)
+    for (const d of e.dependsOn) {
+      let s = this.#readers.get(d)
+      if (s === undefined) this.#readers.set(d, (s = new Set()))
+      s.add(e)
+    }
+  }
+
+  remove(e: Entry): void {
+    ;(this.entries as Map<string, Entry>).delete(e.name)
+    if (!isView(e)) return
+    this.subscribed.delete(e)
+    for (const d of e.dependsOn) {
+      const s = this.#readers.get(d)
+      s?.delete(e)
+      if (s?.size === 0) this.#readers.delete(d)
+    }
+  }
+
+  getRelation(name: string): CatalogRelation | undefined {
+    const e = this.entries.get(name)
+    if (!e) return undefined
+    return { name: e.name, kind: e.kind as CatalogRelationKind, columns: e.columns, primaryKey: isView(e) ? [] : e.primaryKey, watermarks: watermarksOf(e), ...(!isView(e) && e.versions ? { versionTime: e.versions.timeColumn } : {}) }
+  }
+
+  intervalMicros(e: ScalarExpr): number | undefined {
+    let constant = true
+    visitExpr(e, (x) => {
+      if (x.kind === 'column' || x.kind === 'outerColumn' || x.kind === 'subquery') constant = false
+    })
+    if (!constant) return undefined
+    const v = evaluateConstant(e)
+    if (!(v instanceof Interval) || v.months !== 0) return undefined
+    return v.days * 86_400_000_000 + v.micros
+  }
+
+  dependents(name: string): ViewEntry[] {
+    return [...(this.#readers.get(name) ?? [])]
+  }
+}

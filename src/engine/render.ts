@@ -1,0 +1,491 @@
+// DeltaPlan → ivm operators: the only place operators are instantiated. Scalar expressions
+// are compiled here, once per operator. Arrangements are shared: a fingerprint of the
+// arrangement's plan (plain data) finds an existing operator with the same input and key.
+
+import * as ivm from '../../ivm/index.js'
+import type { Operator, Row } from '../../ivm/index.js'
+import type { AggregateCall, DeltaPlan, SortKey, SqlType, TimeBound } from '../../planner/index.js'
+import { createHash } from 'node:crypto'
+import { ArrayValue, jsonReplacer } from '../../planner/index.js'
+import { RivuletError, SqlState } from '../../grammar/index.js'
+import { compileFilterProjection, compileJoinProjection, compilePredicate, compileProjection, compileScalar, evaluateConstant } from '../sql-runtime/compile-scalar.js'
+import { compareFn, Interval } from '../sql-runtime/values.js'
+import { MAX_TEXT_LENGTH, textOutOfMemory } from '../sql-runtime/text-limit.js'
+import { avgIntegerToNumeric, avgNumeric, sumBigintToNumeric, sumNumeric, sumToBigint } from '../sql-runtime/numeric-aggregates.js'
+
+export interface RenderContext {
+  readonly circuit: ivm.Circuit
+  /** The operator that produces the changes of a named relation (table input or view sink);
+   *  with `versions`, of a versioned table's version history. */
+  readonly source: (relation: string, versions?: boolean) => Operator
+  /** Shared arrangements by fingerprint. */
+  readonly arrangements: Map<string, ivm.ArrangeOperator>
+  /** The current watermark of a set of streams (their minimum; -Infinity before any event). */
+  readonly watermark: (sources: readonly string[]) => number
+  /** Processing time (µs) of the open tick, for temporal filters. */
+  readonly now: () => number
+}
+
+export interface Rendered {
+  readonly output: Operator
+  /** Operators created by this render (to backfill). */
+  readonly fresh: Operator[]
+  /** The operator each plan node became (for EXPLAIN with live state). */
+  readonly operators: Map<DeltaPlan, Operator>
+}
+
+export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
+  const fresh: Operator[] = []
+  const add = <TOp extends Operator>(op: TOp): TOp => {
+    ctx.circuit.add(op)
+    fresh.push(op)
+    return op
+  }
+  const operators = new Map<DeltaPlan, Operator>()
+  const go = (p: DeltaPlan): Operator => {
+    const op = build(p)
+    operators.set(p, op)
+    return op
+  }
+  const build = (p: DeltaPlan): Operator => {
+    switch (p.kind) {
+      case 'input':
+        return ctx.source(p.relation, p.versions)
+      case 'constant': {
+        const z = new ivm.ZSet()
+        // a literal is its value (compiling one per cell made a system relation's thousands
+        // of rows cost more than the query over them)
+        for (const r of p.rows) z.push(r.map((e) => (e.kind === 'literal' ? e.value : evaluateConstant(e))), 1)
+        return add(new ivm.ConstantOperator(z))
+      }
+      case 'mfp': {
+        // an inner join whose only reader is a plain projection computes the projected row
+        // directly from the two sides (no concatenated row per match)
+        const j = p.input
+        if (j.kind === 'join' && j.joinType === 'inner' && p.predicate === undefined && p.projection !== undefined && !operators.has(j)) {
+          const op = add(new ivm.JoinOperator(arrangeShared(j.left), arrangeShared(j.right), compileJoinProjection(p.projection, j.leftWidth)))
+          operators.set(j, op)
+          return op
+        }
+        const input = go(p.input)
+        if (p.predicate && p.projection) return add(new ivm.MapFilterOperator(input, undefined, undefined, compileFilterProjection(p.predicate, p.projection)))
+        return add(new ivm.MapFilterOperator(input, p.predicate ? compilePredicate(p.predicate) : undefined, p.projection ? compileProjection(p.projection) : undefined))
+      }
+      case 'arrange':
+        return arrangeShared(p)
+      case 'join': {
+        const l = arrangeShared(p.left)
+        const r = arrangeShared(p.right)
+        switch (p.joinType) {
+          case 'inner':
+            return add(new ivm.JoinOperator(l, r, combiner(p.leftWidth, p.rightWidth)))
+          case 'left':
+          case 'right':
+          case 'full':
+            return add(new ivm.OuterJoinOperator(l, r, combiner(p.leftWidth, p.rightWidth), p.joinType, p.left.columns.length, p.right.columns.length))
+          case 'semi':
+          case 'anti': {
+            const op = p.joinType === 'semi' ? add(new ivm.SemiJoinOperator(l, r)) : add(new ivm.AntiJoinOperator(l, r, { nullAware: p.nullAware }))
+            if (p.left.columns.length === p.leftWidth) return op
+            return add(new ivm.MapFilterOperator(op, undefined, combiner(p.leftWidth, 0) as unknown as (row: Row) => Row))
+          }
+        }
+        break
+      }
+      case 'reduce': {
+        const input = go(p.input)
+        const specs = p.aggregates.map((a) => aggregateSpec(a))
+        const expire = p.freeBy ? { keyIndex: p.freeBy.column, isFinal: finality(p.freeBy) } : undefined
+        return add(new ivm.ReduceOperator(input, p.key, specs, { emitEmptyGroup: p.emitEmptyGroup, ...(expire ? { expire } : {}) }))
+      }
+      case 'sessionReduce': {
+        const input = go(p.input)
+        const width = p.input.columns.length
+        const freeBy = p.freeBy
+        return add(
+          new ivm.SessionReduceOperator(input, {
+            partitionBy: p.spec.partitionBy,
+            timeColumn: p.timeColumn,
+            gap: p.spec.gap,
+            key: p.key.map((k) => (k === width ? ivm.SESSION_START : k === width + 1 ? ivm.SESSION_END : k)),
+            aggregates: p.aggregates.map((a) => aggregateSpec(a)),
+            ...(freeBy ? { watermark: () => ctx.watermark(freeBy.sources) } : {}),
+          }),
+        )
+      }
+      case 'unnest': {
+        const array = compileScalar(p.array)
+        return add(
+          new ivm.FlatMapOperator(go(p.input), (row, emit) => {
+            const a = array(row) as ArrayValue | null
+            if (a === null) return
+            for (const item of a.items) {
+              const out = row.slice()
+              out.push(item)
+              emit(out)
+            }
+          }),
+        )
+      }
+      case 'window': {
+        const input = go(p.input)
+        const t = p.timeColumn
+        const spec = p.spec
+        switch (spec.kind) {
+          case 'tumble': {
+            const { size, offset } = spec
+            return add(
+              new ivm.MapFilterOperator(
+                input,
+                (row: Row) => row[t] !== null,
+                (row: Row) => {
+                  const start = Math.floor(((row[t] as number) - offset) / size) * size + offset
+                  const out = row.slice()
+                  out.push(start, start + size)
+                  return out
+                },
+              ),
+            )
+          }
+          case 'hop': {
+            const { slide, size, offset } = spec
+            return add(
+              new ivm.FlatMapOperator(input, (row, emit) => {
+                const ts = row[t]
+                if (ts === null) return
+                const last = Math.floor(((ts as number) - offset) / slide) * slide + offset
+                let first = last
+                while (first - slide + size > (ts as number)) first -= slide
+                for (let start = first; start <= last; start += slide) {
+                  // with size < slide some rows fall between windows
+                  if (start + size <= (ts as number)) continue
+                  const out = row.slice()
+                  out.push(start, start + size)
+                  emit(out)
+                }
+              }),
+            )
+          }
+          case 'session': {
+            const freeBy = p.freeBy
+            return add(
+              new ivm.SessionWindowOperator(input, {
+                partitionBy: spec.partitionBy,
+                timeColumn: t,
+                gap: spec.gap,
+                ...(freeBy ? { watermark: () => ctx.watermark(freeBy.sources) } : {}),
+              }),
+            )
+          }
+        }
+        break
+      }
+      case 'temporalFilter': {
+        const bound = (b: TimeBound, shift: number): ((row: Row) => number | null) => {
+          for (const m of b.moved) {
+            const v = evaluateConstant(m)
+            if (!(v instanceof Interval) || v.months !== 0) throw new RivuletError(SqlState.featureNotSupported, 'the interval of a temporal filter (NOW() ± interval) must be of fixed length (days, hours, minutes, seconds; not months or years)')
+          }
+          const f = compileScalar(b.expr)
+          return (row) => {
+            const v = f(row)
+            return v === null ? null : (v as number) + shift
+          }
+        }
+        // from: now ≥ x (edge included) or now > x, i.e. now ≥ x + 1 µs; until: now < x, or now ≤ x
+        const froms = p.from.map((b) => bound(b, b.edgeIncluded ? 0 : 1))
+        const untils = p.until.map((b) => bound(b, b.edgeIncluded ? 1 : 0))
+        const combine = (fs: ((row: Row) => number | null)[], pick: (a: number, b: number) => number) =>
+          fs.length === 0
+            ? undefined
+            : (row: Row): number | null => {
+                let acc: number | null = null
+                for (const f of fs) {
+                  const v = f(row)
+                  if (v === null) return null
+                  acc = acc === null ? v : pick(acc, v)
+                }
+                return acc
+              }
+        const from = combine(froms, Math.max)
+        const until = combine(untils, Math.min)
+        return add(new ivm.TemporalFilterOperator(go(p.input), { ...(from ? { from } : {}), ...(until ? { until } : {}), now: ctx.now }))
+      }
+      case 'asofJoin': {
+        const l = go(p.left)
+        const r = go(p.right)
+        const lb = p.leftBound
+        const rb = p.rightBound
+        const types = p.right.columns.map((c) => c.type)
+        return add(
+          new ivm.AsOfJoinOperator(l, r, {
+            leftKey: p.leftKey,
+            rightKey: p.rightKey,
+            leftTime: p.leftTime,
+            rightTime: p.rightTime,
+            match: p.match,
+            outer: p.outer,
+            rightWidth: p.right.columns.length,
+            ...(p.live !== undefined ? { live: p.live } : {}),
+            tieBreak: rowComparator(types.map((type, i) => ({ expr: { kind: 'column', index: i, type }, desc: false, nullsFirst: false }))),
+            ...(lb && rb ? { leftWatermark: () => ctx.watermark(lb.sources), rightWatermark: () => ctx.watermark(rb.sources) } : {}),
+          }),
+        )
+      }
+      case 'lookupJoin': {
+        const l = go(p.left)
+        const r = arrangeShared(p.right)
+        const lw = p.left.columns.length
+        return add(
+          new ivm.LookupJoinOperator(l, r, {
+            leftKey: p.leftKey,
+            outer: p.outer,
+            rightWidth: p.right.columns.length,
+            leftAppendOnly: p.leftAppendOnly,
+            ...(p.residual ? { residual: pairPredicate(p.residual, lw) } : {}),
+          }),
+        )
+      }
+      case 'intervalJoin': {
+        const l = go(p.left)
+        const r = go(p.right)
+        const lb = p.leftBound
+        const rb = p.rightBound
+        return add(
+          new ivm.IntervalJoinOperator(l, r, {
+            leftKey: p.leftKey,
+            rightKey: p.rightKey,
+            leftTime: p.leftTime,
+            rightTime: p.rightTime,
+            lower: p.lower,
+            upper: p.upper,
+            lowerInclusive: p.lowerInclusive,
+            upperInclusive: p.upperInclusive,
+            kind: p.joinType,
+            leftWidth: p.left.columns.length,
+            rightWidth: p.right.columns.length,
+            ...(p.residual ? { residual: pairPredicate(p.residual, p.left.columns.length) } : {}),
+            leftWatermark: () => ctx.watermark(lb.sources),
+            rightWatermark: () => ctx.watermark(rb.sources),
+            finalOuter: p.finalOuter,
+          }),
+        )
+      }
+      case 'emitOnClose':
+        return add(new ivm.EmitOnCloseOperator(go(p.input), { column: p.column, isFinal: finality(p) }))
+      case 'distinct':
+        return add(new ivm.DistinctOperator(go(p.input)))
+      case 'threshold':
+        return add(new ivm.ThresholdOperator(go(p.input)))
+      case 'negate':
+        return add(new ivm.NegateOperator(go(p.input)))
+      case 'union':
+        return add(new ivm.ConcatOperator(p.inputs.map(go)))
+      case 'topK': {
+        const input = go(p.input)
+        // the first row per partition of a stream needs only that row (a deduplication)
+        if (p.appendOnly && p.limit === 1 && p.offset === 0) return add(new ivm.TopOneOperator(input, p.partitionBy, rowComparator(p.orderBy), { rowNumber: p.rowNumber }))
+        return add(new ivm.TopKOperator(input, p.partitionBy, rowComparator(p.orderBy), p.limit, p.offset, { rowNumber: p.rowNumber, appendOnly: p.appendOnly }))
+      }
+    }
+    throw new RivuletError(SqlState.internalError, `internal error: cannot render ${(p as DeltaPlan).kind}`)
+  }
+  /** Is a value of a watermark-bounded column final at the current watermark? (Its close
+   *  time is the value plus the bound's offset: window_start + size.) */
+  const finality = (w: { readonly sources: readonly string[]; readonly strict: boolean; readonly offset?: number }): ((v: unknown) => boolean) => {
+    const sources = w.sources
+    const offset = w.offset ?? 0
+    if (offset !== 0) return w.strict ? (v) => v !== null && (v as number) + offset <= ctx.watermark(sources) : (v) => v !== null && (v as number) + offset < ctx.watermark(sources)
+    return w.strict ? (v) => v !== null && (v as number) <= ctx.watermark(sources) : (v) => v !== null && (v as number) < ctx.watermark(sources)
+  }
+  const arrangeShared = (p: Extract<DeltaPlan, { kind: 'arrange' }>): ivm.ArrangeOperator => {
+    if (p.freeBy) {
+      // forgets rows its join no longer needs: private, never shared
+      const op = add(new ivm.ArrangeOperator(go(p.input), p.key, { expire: { column: p.freeBy.column, isFinal: finality(p.freeBy) } }))
+      operators.set(p, op)
+      return op
+    }
+    const fp = fingerprint(p)
+    const existing = ctx.arrangements.get(fp)
+    // one cut off by a failure in the open tick is behind: build a fresh one
+    if (existing && ctx.circuit.isLive(existing)) {
+      operators.set(p, existing)
+      return existing
+    }
+    const op = add(new ivm.ArrangeOperator(go(p.input), p.key))
+    ctx.arrangements.set(fp, op)
+    operators.set(p, op)
+    return op
+  }
+  try {
+    return { output: go(plan), fresh, operators }
+  } catch (err) {
+    // a render that fails (a VALUES row that raises, an expression that does not compile)
+    // takes back what it added: a shared arrangement left behind, never backfilled, would
+    // be found by the next query and answer it from no rows. Readers come after what they
+    // read, so releasing in reverse frees each operator once nothing reads it.
+    for (let i = fresh.length - 1; i >= 0; i--) if (ctx.circuit.has(fresh[i]!)) ctx.circuit.release(fresh[i]!)
+    for (const [k, op] of ctx.arrangements) if (!ctx.circuit.has(op)) ctx.arrangements.delete(k)
+    throw err
+  }
+}
+
+const FINGERPRINTS = new WeakMap<DeltaPlan, string>()
+
+/** string_agg's results stay within the one text limit (54000 "out of memory", as PostgreSQL's
+ *  StringInfo says past 1 GB). */
+const STRING_AGG_LIMIT: ivm.StringAggLimit = { maxLength: MAX_TEXT_LENGTH, tooLong: textOutOfMemory }
+
+/** A structural fingerprint of a delta plan: equal plans (same shape, expressions and
+ *  inputs) share one, so views can share arrangements. Children enter by their own
+ *  (memoized) fingerprint, so deep plans cost linear time, not a serialization per level. */
+function fingerprint(p: DeltaPlan): string {
+  let fp = FINGERPRINTS.get(p)
+  if (fp !== undefined) return fp
+  const shallow: Record<string, unknown> = { ...p }
+  if ('input' in p) shallow.input = fingerprint(p.input)
+  if ('left' in p) shallow.left = fingerprint(p.left)
+  if ('right' in p) shallow.right = fingerprint(p.right)
+  if ('inputs' in p) shallow.inputs = p.inputs.map(fingerprint)
+  const json = JSON.stringify(shallow, jsonReplacer)
+  fp = json.length <= 64 ? json : createHash('sha256').update(json).digest('base64')
+  FINGERPRINTS.set(p, fp)
+  return fp
+}
+
+/** A condition over left ++ right columns as a predicate on the pair (l, r). */
+function pairPredicate(e: Parameters<typeof compilePredicate>[0], leftWidth: number): (l: Row, r: Row) => boolean {
+  const f = compilePredicate(e)
+  const both = new Array<unknown>()
+  return (l, r) => {
+    both.length = 0
+    for (let i = 0; i < leftWidth; i++) both.push(l[i])
+    for (let i = 0; i < r.length; i++) both.push(r[i])
+    return f(both)
+  }
+}
+
+/** (l, r) → [l[0..lw), r[0..rw)] as straight-line code. */
+function combiner(lw: number, rw: number): (l: Row, r: Row) => Row {
+  const parts: string[] = []
+  for (let i = 0; i < lw; i++) parts.push(`l[${i}]`)
+  for (let i = 0; i < rw; i++) parts.push(`r[${i}]`)
+  return new Function('l', 'r', `return [${parts.join(', ')}]`) as (l: Row, r: Row) => Row
+}
+
+/** ORDER BY keys → a total order on rows (NULL placement per key). */
+export function rowComparator(keys: readonly SortKey[]): (a: Row, b: Row) => number {
+  const parts = keys.map((k) => {
+    const get = k.expr.kind === 'column' ? ((i: number) => (row: Row) => row[i])(k.expr.index) : compileScalar(k.expr)
+    return { get, cmp: compareFn(k.expr.type), desc: k.desc, nullsFirst: k.nullsFirst }
+  })
+  return (a, b) => {
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!
+      const x = p.get(a)
+      const y = p.get(b)
+      if (x === y) continue
+      if (x === null) {
+        if (y === null) continue
+        return p.nullsFirst ? -1 : 1
+      }
+      if (y === null) return p.nullsFirst ? 1 : -1
+      const c = p.cmp(x, y)
+      if (c !== 0) return p.desc ? -c : c
+    }
+    return 0
+  }
+}
+
+function aggregateSpec(a: AggregateCall): ivm.AggregateSpec {
+  const arg0 = a.args[0]
+  const argFn = arg0 ? (arg0.kind === 'column' ? ((i: number) => (row: Row) => row[i])(arg0.index) : compileScalar(arg0)) : () => null
+  const filter = a.filter ? compilePredicate(a.filter) : undefined
+  const inType: SqlType = arg0?.type ?? 'bigint'
+  const intInput = inType === 'smallint' || inType === 'integer' || inType === 'bigint'
+  let aggregator: ivm.Aggregator<unknown, unknown>
+  switch (a.fn) {
+    case 'count_rows':
+      aggregator = ivm.countRows as ivm.Aggregator<unknown, unknown>
+      break
+    case 'count':
+      aggregator = ivm.count as ivm.Aggregator<unknown, unknown>
+      break
+    case 'count_distinct':
+      aggregator = ivm.countDistinct as ivm.Aggregator<unknown, unknown>
+      break
+    case 'sum':
+    case 'sum_distinct': {
+      const base = (inType === 'bigint' ? sumBigintToNumeric : intInput ? sumToBigint : inType === 'numeric' ? sumNumeric : ivm.sumFloat) as ivm.Aggregator<unknown, unknown>
+      aggregator = a.fn === 'sum_distinct' ? (ivm.distinctOf(base) as ivm.Aggregator<unknown, unknown>) : base
+      break
+    }
+    case 'avg':
+    case 'avg_distinct': {
+      const base = (intInput ? avgIntegerToNumeric : inType === 'numeric' ? avgNumeric : ivm.avg('float')) as ivm.Aggregator<unknown, unknown>
+      aggregator = a.fn === 'avg_distinct' ? (ivm.distinctOf(base) as ivm.Aggregator<unknown, unknown>) : base
+      break
+    }
+    case 'min':
+      aggregator = ivm.min(compareFn(a.type)) as ivm.Aggregator<unknown, unknown>
+      break
+    case 'max':
+      aggregator = ivm.max(compareFn(a.type)) as ivm.Aggregator<unknown, unknown>
+      break
+    case 'bool_and':
+      aggregator = ivm.boolAnd as ivm.Aggregator<unknown, unknown>
+      break
+    case 'bool_or':
+      aggregator = ivm.boolOr as ivm.Aggregator<unknown, unknown>
+      break
+    case 'string_agg': {
+      const value = compileScalar(a.args[0]!)
+      const delim = compileScalar(a.args[1]!)
+      const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
+      const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
+      aggregator = ivm.stringAgg(cmp, STRING_AGG_LIMIT) as ivm.Aggregator<unknown, unknown>
+      if (a.distinct) aggregator = ivm.distinctOf(aggregator, (t) => ivm.rowKey([(t as unknown[])[0], (t as unknown[])[1], ...((t as unknown[][])[2] ?? [])])) as ivm.Aggregator<unknown, unknown>
+      return { aggregator, arg: (row) => [value(row), delim(row), orderGets.map((g) => g(row))], filter }
+    }
+    case 'array_agg': {
+      const value = compileScalar(a.args[0]!)
+      const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
+      const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
+      aggregator = ivm.arrayAgg(cmp, (values) => new ArrayValue(values)) as ivm.Aggregator<unknown, unknown>
+      return { aggregator, arg: (row) => [value(row), orderGets.map((g) => g(row))], filter }
+    }
+    case 'single_value':
+      aggregator = singleValue
+      break
+  }
+  return { aggregator, arg: argFn, filter }
+}
+
+interface SingleValueAcc {
+  /** Non-null values by key with their weights, and the weight of NULL values. */
+  readonly values: Map<ivm.RowKey, [unknown, number]>
+  rows: number
+}
+
+/** The value of a scalar subquery: its only row's value, NULL without rows, and an error
+ *  (as in Postgres) when a key has more than one row. */
+const singleValue: ivm.Aggregator<SingleValueAcc, unknown> = {
+  name: 'singleValue',
+  create: () => ({ values: new Map(), rows: 0 }),
+  add(acc, value, weight) {
+    acc.rows += weight
+    if (value === null || value === undefined) return acc
+    const k = ivm.valueKey(value)
+    const e = acc.values.get(k)
+    if (e) {
+      e[1] += weight
+      if (e[1] === 0) acc.values.delete(k)
+    } else acc.values.set(k, [value, weight])
+    return acc
+  },
+  result(acc) {
+    if (acc.rows > 1) throw new RivuletError(SqlState.cardinalityViolation, 'more than one row returned by a subquery used as an expression')
+    for (const [v] of acc.values.values()) return v
+    return null
+  },
+}
