@@ -1,0 +1,125 @@
+// The engine's parts as its modules see each other: the shared state (catalog, circuit, the
+// system relations, view errors, clock) and one instance of each module. The Engine facade
+// owns one of these; modules reach each other through it (`this.engine.ticks.run(…)`), never
+// through the facade.
+
+import * as ivm from '../../ivm/index.js'
+import { RivuletError, SqlState } from '../../grammar/index.js'
+import { type Column } from '../../planner/index.js'
+import { EngineCatalog, TableStore, isView, type TableEntry, type ViewEntry } from './catalog.js'
+import { render } from './render.js'
+import { REJECTED, REJECTED_COLUMNS } from './copy.js'
+import { defaultMemoryLimit } from '../sql-runtime/statement-limits.js'
+import type { SessionIdentity, EngineOptions } from '../types.js'
+import { VIEW_ERRORS, VIEW_ERRORS_COLUMNS, ViewErrors } from './view-errors.js'
+import type { SinkEntry } from './sources-and-sinks.js'
+import { LATE_EVENTS } from './names.js'
+import { TickPipeline } from './tick.js'
+import { Sessions } from './sessions.js'
+import { Statements } from './statements.js'
+import { Ddl } from './ddl.js'
+import { Dml } from './dml.js'
+import { EventTime } from './event-time.js'
+import { Reads } from './reads.js'
+import { Explain } from './explain.js'
+import { SourcesAndSinks } from './sources-and-sinks.js'
+import { Subscriptions } from './subscriptions.js'
+
+export interface StatementContext {
+  readonly text: string
+  /** false: a file COPY is refused (42501) */
+  readonly serverFiles: boolean
+  readonly stdin: Buffer | undefined
+  /** Who runs it (current_user, …); absent = the engine API's defaults. */
+  readonly session?: SessionIdentity
+}
+/** Runs a render (giving its errors a statement position, when there is one). */
+export type RenderAt = <T>(render: () => T) => T
+
+export class EngineInternals {
+  readonly ticks = new TickPipeline(this)
+  readonly sessions = new Sessions(this)
+  readonly statements = new Statements(this)
+  readonly ddl = new Ddl(this)
+  readonly dml = new Dml(this)
+  readonly eventTime = new EventTime(this)
+  readonly reads = new Reads(this)
+  readonly explain = new Explain(this)
+  readonly connectors = new SourcesAndSinks(this)
+  readonly subscriptions = new Subscriptions(this)
+
+  readonly catalog = new EngineCatalog()
+  readonly circuit = new ivm.Circuit()
+  readonly arrangements = new Map<string, ivm.ArrangeOperator>()
+  closed = false
+  /** rivulet_late_events (SPEC §2): late events, queryable and usable in views. */
+  readonly lateEventsTable: TableEntry
+  /** rivulet_rejected: records COPY could not load (copy.ts). */
+  readonly rejected: TableEntry
+  /** rivulet_view_errors: the views in error (view-errors.ts). */
+  readonly viewErrors: TableEntry
+  readonly errors: ViewErrors<ViewEntry | SinkEntry>
+  /** What a view in error holds as its sink: empty, outside the circuit. */
+  readonly detachedSink = new ivm.IntegrateOperator(new ivm.InputOperator(() => new ivm.ZSet()))
+  /** Processing time source (epoch ms) and the open tick's reading of it (µs). */
+  readonly clock: () => number | Date
+  /** Views with a temporal filter: time passing changes them. */
+  readonly temporalViews = new Set<ViewEntry>()
+
+  /** The heap a statement may leave in use (EngineOptions.maxMemoryBytes). */
+  readonly maxMemoryBytes: number
+
+  checkOpen(): void {
+    if (this.closed) throw new RivuletError(SqlState.objectNotInPrerequisiteState, 'engine is closed')
+  }
+
+  constructor(options: EngineOptions = {}) {
+    if (options.dir !== undefined) throw new RivuletError(SqlState.featureNotSupported, 'durable mode (--data DIR) arrives with the durability issue; run in memory for now')
+    this.clock = options.clock ?? (() => this.ticks.wall() / 1000)
+    this.connectors.sourceDriving = options.sources ?? 'background'
+    this.maxMemoryBytes = options.maxMemoryBytes ?? defaultMemoryLimit()
+    const columns: Column[] = [
+      { name: 'stream', type: 'text' },
+      { name: 'seq', type: 'bigint' },
+      { name: 'event_time', type: 'timestamp' },
+      { name: 'watermark', type: 'timestamp' },
+      { name: 'tick', type: 'bigint' },
+      { name: 'row', type: 'text' },
+    ]
+    const store = new TableStore([])
+    const input = this.circuit.add(new ivm.InputOperator(() => store.snapshot()))
+    this.circuit.retain(input)
+    this.lateEventsTable = { kind: 'system', name: LATE_EVENTS, columns, primaryKey: [], notNull: columns.map(() => false), defaults: columns.map(() => undefined), store, input }
+    this.catalog.add(this.lateEventsTable)
+    const rejectedStore = new TableStore([])
+    const rejectedInput = this.circuit.add(new ivm.InputOperator(() => rejectedStore.snapshot()))
+    this.circuit.retain(rejectedInput)
+    this.rejected = { kind: 'system', name: REJECTED, columns: REJECTED_COLUMNS, primaryKey: [], notNull: REJECTED_COLUMNS.map(() => false), defaults: REJECTED_COLUMNS.map(() => undefined), store: rejectedStore, input: rejectedInput }
+    this.catalog.add(this.rejected)
+    const errorsStore = new TableStore([0])
+    const errorsInput = this.circuit.add(new ivm.InputOperator(() => errorsStore.snapshot()))
+    this.circuit.retain(errorsInput)
+    this.viewErrors = { kind: 'system', name: VIEW_ERRORS, columns: VIEW_ERRORS_COLUMNS, primaryKey: [0], notNull: VIEW_ERRORS_COLUMNS.map(() => false), defaults: VIEW_ERRORS_COLUMNS.map(() => undefined), store: errorsStore, input: errorsInput }
+    this.catalog.add(this.viewErrors)
+    // errors raised by the data (RivuletErrors) put views in error; anything else is a bug
+    // and fails the tick
+    this.circuit.isolate = (e) => e instanceof RivuletError
+    this.errors = new ViewErrors<ViewEntry | SinkEntry>({
+      maintained: () => this.ddl.maintained(),
+      view: (name) => {
+        const e = this.catalog.entries.get(name)
+        return e && isView(e) ? e : undefined
+      },
+      output: (m) => (m.kind === 'sink' ? m.output : m.sink),
+      wantsDifference: (m) => m.kind === 'sink' || m.subscribers.size > 0,
+      lastGood: (m) => (m.kind === 'sink' ? this.ddl.sinkResultAsOfCommit(m) : m.sink.contents()),
+      detach: (m) => this.ddl.detach(m),
+      rebuild: (m) => this.ddl.rebuild(m),
+      deliver: (m, delta) => {
+        m.pending = delta ?? new ivm.ZSet()
+      },
+      bases: (m) => this.ddl.bases(m),
+      applyErrorRows: (delta) => this.ticks.applyDelta(this.viewErrors, delta),
+    })
+  }
+}
