@@ -36,7 +36,7 @@ function assignTo(t: TableEntry, i: number, e: ScalarExpr, ctx: StatementContext
   return withTypeModifier(assignmentCast(e, c.type, c.name, ctx, at), t.modifiers?.[i], false)
 }
 /** Applies the type modifiers of a row's columns in place (API and COPY input). */
-export function applyModifiers(modifiers: readonly (TypeModifier | undefined)[], row: unknown[]): void {
+function applyModifiers(modifiers: readonly (TypeModifier | undefined)[], row: unknown[]): void {
   for (let i = 0; i < modifiers.length; i++) {
     const m = modifiers[i]
     if (m !== undefined && row[i] !== null) row[i] = applyTypeModifier(row[i], m, false)

@@ -24,8 +24,6 @@ import { EngineInternals } from './internals.js'
 export class Engine {
   readonly #engine: EngineInternals
 
-  
-
   static open(options: EngineOptions = {}): Engine {
     return new Engine(options)
   }
@@ -156,5 +154,14 @@ export class Engine {
 
   constructor(options: EngineOptions = {}) {
     this.#engine = new EngineInternals(options)
+    INTERNALS.set(this, this.#engine)
   }
+}
+
+const INTERNALS = new WeakMap<Engine, EngineInternals>()
+
+/** The engine's parts behind a facade, for the engine's own rooms (the durable log attaches at
+ *  the tick pipeline's seal) and for tests. Not part of the package's API. */
+export function internalsOf(engine: Engine): EngineInternals {
+  return INTERNALS.get(engine)!
 }

@@ -144,13 +144,7 @@ export class EventTime {
       if (now && now[width] === true) visible.push(now.slice(0, width), 1)
     }
     if (history.length === 0) return
-    this.engine.sessions.recorder?.record(t.name, visible)
-    this.engine.sessions.recorder?.record(`${t.name} versions`, history)
-    this.engine.ticks.touched.add(t.store)
-    this.engine.ticks.changed.add(t.name)
-    t.store.apply(visible)
-    if (visible.length > 0) t.input.push(visible)
-    t.versionInput!.push(history.consolidate())
+    this.engine.ticks.stageVersions(t, visible, history.consolidate())
     this.engine.ticks.apply()
   }
 

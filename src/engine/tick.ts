@@ -3,9 +3,10 @@
 // COPY, a source's micro-batch — runs inside `run` and ends in `commit` or `rollback`:
 //   stage     a relation's input changes are stored (journaled until commit) and handed to
 //             its input operator (`stage`, `applyDelta`, `insertSourceRows`)
-//   apply     the circuit steps over what was staged: every view and sink (`apply`)
+//   apply     the circuit steps over what was staged: every view and sink (`apply`); a
+//             tick's statements stage and apply in turn
 //   seal      the tick's input is complete (`seal`): the seam where the durable log appends
-//             it with its offsets before anything is committed; listeners see it here
+//             it, write-ahead, before anything is committed (`onSeal` listens)
 //   advance   watermarks move, windows close, time-driven views advance (`advanceWatermarks`)
 //   commit    views in error settle, stores and operators commit, the tick number advances
 //   publish   sinks and subscribers receive the tick's consolidated changes (`publish`)
@@ -23,6 +24,21 @@ import { CLOCK } from './view-errors.js'
 import { clock as wallClock } from '../sql-runtime/values.js'
 import { columnInfo } from './names.js'
 import type { EngineInternals } from './internals.js'
+
+/** One relation's input changes in a tick: rows with weights (+1 insert, −1 delete); for a
+ *  versioned table, the versions added to its history. */
+export interface StagedInput {
+  readonly relation: string
+  readonly delta: ivm.ZSet
+  readonly versions?: true
+}
+
+/** A tick at its seal: the number it commits as, its processing time (µs), and its input. */
+export interface SealedTick {
+  readonly tick: number
+  readonly now: number
+  readonly input: readonly StagedInput[]
+}
 
 export class TickPipeline {
   constructor(private readonly engine: EngineInternals) {}
@@ -121,6 +137,8 @@ export class TickPipeline {
     }
   }
 
+  /** Ends the open tick: seal → advance watermarks → commit → publish. Throws (the tick rolled
+   *  back) when sealing or advancing fails; after the commit stage nothing can undo it. */
   commit(): void {
     // the tick's time is the clock at its commit: time-driven views end the tick as of then
     if (this.tickNow !== undefined) {
@@ -128,8 +146,47 @@ export class TickPipeline {
       this.now()
     }
     const clockBefore = this.advancedTo
+    this.seal()
     const advanced = this.advanceWatermarks()
     if (!this.engine.errors.idle) this.settleErrors(clockBefore)
+    this.commitStores(advanced)
+    this.publish()
+  }
+
+  /** The seal: the tick's input is complete. Its statements stage and apply in turn (a later
+   *  statement of a block reads what an earlier one did), so only here is all of it known;
+   *  nothing of it is visible yet, and nothing is committed. A durable log appends the sealed
+   *  input here, write-ahead; a listener that throws rolls the tick back. */
+  seal(): void {
+    if (this.touched.size === 0) return
+    const input = this.input
+    this.input = []
+    this.sealed = true
+    const tick: SealedTick = { tick: this.committed + 1, now: this.now(), input }
+    try {
+      for (const l of this.sealListeners) l(tick)
+    } catch (e) {
+      this.rollback()
+      throw e
+    }
+  }
+
+  /** Listens to sealed ticks (the durable log's seam); returns the function that stops it. */
+  onSeal(listener: (tick: SealedTick) => void): () => void {
+    this.sealListeners.add(listener)
+    return () => void this.sealListeners.delete(listener)
+  }
+
+  readonly sealListeners = new Set<(tick: SealedTick) => void>()
+  /** The open tick's input, in the order staged (kept only while someone listens to seals). */
+  input: StagedInput[] = []
+  /** True after the seal: what is staged then (view errors' rows) is derived, not input. */
+  sealed = false
+
+  /** The commit stage: operators and stores keep what the tick did, watermarks take their new
+   *  values (retention frees history below them), and the tick number advances when the tick
+   *  changed anything. */
+  commitStores(advanced: boolean): void {
     this.changed.clear()
     this.engine.circuit.commit()
     for (const t of this.streamsTouched) {
@@ -145,7 +202,13 @@ export class TickPipeline {
     const hadChanges = this.touched.size > 0 || advanced
     this.touched.clear()
     this.tickNow = undefined
+    this.sealed = false
     if (hadChanges) this.committed++
+  }
+
+  /** The publish stage: each sink writes the tick's changes, each subscriber gets its batch. A
+   *  subscriber that throws changes nothing (reportSubscriberError). */
+  publish(): void {
     if (this.engine.connectors.sinks.size > 0) this.engine.connectors.writeSinks()
     for (const e of this.engine.catalog.subscribed) {
       if (e.pending.length === 0) continue
@@ -204,6 +267,7 @@ export class TickPipeline {
     // as a tick of its own
     if (this.touched.size > 0) return this.commit()
     this.tickNow = undefined
+    this.input = []
     this.engine.circuit.commit()
     for (const t of this.touched) t.commit()
     this.touched.clear()
@@ -238,6 +302,8 @@ export class TickPipeline {
 
   rollback(): void {
     this.tickNow = undefined
+    this.input = []
+    this.sealed = false
     this.engine.errors.rollback()
     this.changed.clear()
     for (const t of this.streamsTouched) {
@@ -264,10 +330,26 @@ export class TickPipeline {
   /** Stores a delta and hands it to the table's input, without running the circuit yet. */
   stage(t: TableEntry, delta: ivm.ZSet): void {
     this.engine.sessions.recorder?.record(t.name, delta)
+    if (this.sealListeners.size > 0 && !this.sealed) this.input.push({ relation: t.name, delta })
     this.touched.add(t.store)
     this.changed.add(t.name)
     t.store.apply(delta)
     t.input.push(delta)
+  }
+
+  /** A versioned table's change: its visible rows and the new versions of its history, staged
+   *  together so both flow on in the same step. */
+  stageVersions(t: TableEntry, visible: ivm.ZSet, history: ivm.ZSet): void {
+    const recorder = this.engine.sessions.recorder
+    recorder?.record(t.name, visible)
+    recorder?.record(`${t.name} versions`, history)
+    if (this.sealListeners.size > 0 && !this.sealed) this.input.push({ relation: t.name, delta: history, versions: true })
+    this.touched.add(t.versions!)
+    this.touched.add(t.store)
+    this.changed.add(t.name)
+    t.store.apply(visible)
+    if (visible.length > 0) t.input.push(visible)
+    t.versionInput!.push(history)
   }
 
   /** Runs the circuit over what was staged: every operator steps once for all of it. */
