@@ -385,7 +385,7 @@ export type TableFunctionArg =
   | { readonly kind: 'table'; readonly name: Name; readonly partitionBy: readonly Expr[]; readonly span: Span }
   | { readonly kind: 'descriptor'; readonly columns: readonly string[]; readonly span: Span }
 
-/** `asof` / `asof left`: ASOF [LEFT] JOIN (the nearest right row in time; SPEC §3.3). */
+/** `asof` / `asof left`: ASOF [LEFT] JOIN (the nearest right row in time). */
 export type JoinType = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'asof' | 'asof left'
 
 export interface JoinTableRef {

@@ -1,5 +1,5 @@
 // =============================================================================
-//  Adapter for rivulet in the peers harness (/work/shared/bench/peers). Copy this
+//  Adapter for rivulet in the peers harness (a separate project). Copy this
 //  file over adapters/engine.mjs in a scratch copy of the harness (see
 //  bench/peers/README.md) and point ENGINE_PATH at the built package entry:
 //

@@ -453,7 +453,7 @@ export class QueryBinder {
     return { plan, scope: new Scope([...scope.columns, own], outer) }
   }
 
-  /** TUMBLE / HOP / SESSION in FROM (SPEC §3.1), in the Flink form `TUMBLE(TABLE t,
+  /** TUMBLE / HOP / SESSION in FROM, in the Flink form `TUMBLE(TABLE t,
    *  DESCRIPTOR(ts), size [, offset])` and the short form `TUMBLE(t, ts, size [, offset])`,
    *  where `t` may also be a CTE or a parenthesized subquery. */
   #bindWindow(ref: ast.FunctionTableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {
@@ -532,7 +532,7 @@ export class QueryBinder {
   }
 
   /** A named relation in FROM: a CTE or a catalog relation. */
-  /** ASOF [LEFT] JOIN and `JOIN t FOR SYSTEM_TIME AS OF …` (SPEC §3.3): the ON condition is
+  /** ASOF [LEFT] JOIN and `JOIN t FOR SYSTEM_TIME AS OF …`: the ON condition is
    *  split into equi-keys, the time comparison (ASOF) and a residual condition. */
   #bindTimeJoin(ref: ast.JoinTableRef, outer: Scope | undefined, ctes: Ctes): BoundFrom {
     const asofJoin = ref.type === 'asof' || ref.type === 'asof left'

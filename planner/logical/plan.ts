@@ -187,7 +187,7 @@ export interface WindowNode {
  *  time at or after / strictly after. */
 export type AsOfMatch = '>=' | '>' | '<=' | '<'
 
-/** Joins whose match depends on time, not only on a condition (SPEC §3.3). Output = left ++
+/** Joins whose match depends on time, not only on a condition. Output = left ++
  *  right columns; `outer` null-extends left rows without a match (LEFT).
  *  - `asof`: ASOF JOIN: among the right rows with equal keys, the one nearest in time in the
  *    direction of `match` (ties: the least row).

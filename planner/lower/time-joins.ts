@@ -1,4 +1,4 @@
-// Lowering of the joins whose match depends on time (SPEC §3.3):
+// Lowering of the joins whose match depends on time:
 //   - TimeJoin nodes (ASOF JOIN, FOR SYSTEM_TIME AS OF l.ts, FOR SYSTEM_TIME AS OF PROCTIME())
 //     become an AsOfJoin or a LookupJoin step;
 //   - an ordinary join between two streams whose condition bounds the distance of their event

@@ -1,4 +1,4 @@
-// Which output columns of a plan a watermark bounds (SPEC §2: watermarks flow through
+// Which output columns of a plan a watermark bounds (watermarks flow through
 // operators). A column is bounded when every change that can still reach the plan's output
 // has a value at or above (strictly above, for window ends) the minimum watermark of some
 // streams — so rows below it are final. This decides where EMIT ON WINDOW CLOSE can emit and

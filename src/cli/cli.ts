@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `rivulet` command (SPEC §1.1). `main(argv, io)` does the work and returns the exit code, so
+// The `rivulet` command. `main(argv, io)` does the work and returns the exit code, so
 // tests run it in-process with captured output; the bottom of the file calls it when this file
 // is run as a script (the package's bin).
 import { readFileSync, realpathSync } from 'node:fs'

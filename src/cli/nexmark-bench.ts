@@ -59,8 +59,8 @@ export interface QueryResultRow {
   readonly error?: string
 }
 
-/** Flink's published per-core rates (nexmark/nexmark GUIDE_V1 and GUIDE_V2 tables; see
- *  NEXMARK.md of the project's reference notes), K events/s per core. */
+/** Flink's published per-core rates (the GUIDE_V1 and GUIDE_V2 tables of
+ *  github.com/nexmark/nexmark), K events/s per core. */
 export const FLINK_PER_CORE: Readonly<Record<string, { v1?: number; v2?: number }>> = {
   q0: { v1: 155.0, v2: 378 }, q1: { v1: 157.9, v2: 396 }, q2: { v1: 175.2, v2: 414 }, q3: { v1: 152.1, v2: 219 },
   q4: { v1: 34.3, v2: 28.2 }, q5: { v1: 22.1, v2: 74.5 }, q6: {}, q7: { v1: 12.3, v2: 22.9 }, q8: { v1: 146.1, v2: 162 },

@@ -1,7 +1,7 @@
 // Sources and sinks: the connectors at the edges of the engine.
 //
 // A source (`CREATE SOURCE name WITH (connector = '…', …)`) creates the streams it feeds and
-// then produces their input in micro-batches; each micro-batch is one tick (SPEC §2). The
+// then produces their input in micro-batches; each micro-batch is one tick. The
 // engine drives sources (src/engine/engine.ts): in the background, one batch per turn of the event
 // loop, or by hand through `Engine.stepSource()`. Rows arrive in the engine's run-time
 // representation (numbers for integers, µs for timestamps), so no conversion runs per row.

@@ -248,7 +248,7 @@ interface KeyVersions {
   readonly rows: Row[]
 }
 
-/** The version history of a versioned table (SPEC §3.3): per primary key, every version by
+/** The version history of a versioned table: per primary key, every version by
  *  its version time. A version is a history row: the table's columns plus `live` — false for
  *  a deletion, which hides older versions from then on. The table's visible rows (its
  *  TableStore) are, per key, the version with the greatest version time, when live. */
@@ -406,7 +406,7 @@ export class VersionStore {
 }
 
 
-/** A stream's event time (SPEC §2): `WATERMARK FOR column AS expr`. */
+/** A stream's event time: `WATERMARK FOR column AS expr`. */
 export interface StreamWatermark {
   readonly column: number
   /** The watermark candidate of a row (`expr`, e.g. ts - 5 s). */

@@ -1,4 +1,4 @@
-// COPY table [(col, …)] FROM 'file' [WITH (…)] (SPEC §3): loads a file in Postgres' text or CSV
+// COPY table [(col, …)] FROM 'file' [WITH (…)]: loads a file in Postgres' text or CSV
 // format as one tick, through the same path as INSERT (the engine's hooks), and puts every
 // malformed record in the system relation rivulet_rejected instead of failing the load.
 //

@@ -143,7 +143,7 @@ export class Ddl {
     return { command: s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
   }
 
-  /** A stream's WATERMARK clause and WITH options (SPEC §2). Marks the event-time column NOT
+  /** A stream's WATERMARK clause and WITH options. Marks the event-time column NOT
    *  NULL (an event without a time cannot be placed in a window or judged late). */
   /** `WITH (history = false)` on a keyless stream: keep none of its events (see NoHistory). */
   historyOption(s: ast.CreateTableStmt, keylessStream: boolean, ctx: StatementContext): { keep: boolean; rest: ast.CreateTableStmt } {

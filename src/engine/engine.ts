@@ -35,7 +35,7 @@ export class Engine {
     return this.#engine.ticks.refresh()
   }
 
-  /** The watermark of a stream (SPEC §2) as a timestamp text, or null before its first event
+  /** The watermark of a stream as a timestamp text, or null before its first event
    *  (or for a stream without WATERMARK). */
   watermark(stream: string): string | null {
     return this.#engine.eventTime.watermark(stream)
@@ -50,7 +50,7 @@ export class Engine {
     return this.#engine.reads.stateSize(relation)
   }
 
-  /** How many late events a stream has counted (SPEC §2), including those no longer kept. */
+  /** How many late events a stream has counted, including those no longer kept. */
   lateEvents(stream: string): number {
     return this.#engine.eventTime.lateEvents(stream)
   }
@@ -84,7 +84,7 @@ export class Engine {
     return this.#engine.subscriptions.subscribe(view, callback, options)
   }
 
-  /** `SUBSCRIBE [TO] name | (query) [WITH (SNAPSHOT = false)]` as a statement (SPEC §4): the
+  /** `SUBSCRIBE [TO] name | (query) [WITH (SNAPSHOT = false)]` as a statement: the
    *  callback gets the current contents as one batch of inserts (unless SNAPSHOT = false),
    *  then every tick's changes. A table, stream or query is maintained by a hidden view of
    *  its own, dropped by `stop()`. Returns the columns and the stop function. */

@@ -85,7 +85,7 @@ export class EventTime {
     return min
   }
 
-  /** A change of a versioned table's visible rows as new versions (SPEC §3.3): a key's new
+  /** A change of a versioned table's visible rows as new versions: a key's new
    *  row is a version at its version time (replacing one at the same time); a key that only
    *  loses its row gets a deletion version at the row's version time, or at the watermark
    *  when that is later (a deletion ends the key's validity from now on in event time). */

@@ -52,7 +52,7 @@ export class EngineInternals {
   readonly circuit = new ivm.Circuit()
   readonly arrangements = new Map<string, ivm.ArrangeOperator>()
   closed = false
-  /** rivulet_late_events (SPEC §2): late events, queryable and usable in views. */
+  /** rivulet_late_events: late events, queryable and usable in views. */
   readonly lateEventsTable: TableEntry
   /** rivulet_rejected: records COPY could not load (copy.ts). */
   readonly rejected: TableEntry

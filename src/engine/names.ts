@@ -13,7 +13,7 @@ export const HIDDEN_PREFIX = '__rivulet_subscribe_'
 export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`
 }
-/** The system relation of late events (SPEC §2). */
+/** The system relation of late events. */
 export const LATE_EVENTS = 'rivulet_late_events'
 export function foldName(name: string): string {
   return name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name.toLowerCase()

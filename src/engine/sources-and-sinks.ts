@@ -20,7 +20,7 @@ import { refuseSystemRelations, scannedRelations } from './plans.js'
 import { lastPart, quoteIdentifier, foldName } from './names.js'
 import type { EngineInternals } from './internals.js'
 
-/** A source: its connector and the streams it feeds (SPEC §1.1; src/connectors/sources.ts). */
+/** A source: its connector and the streams it feeds. */
 interface SourceEntry {
   readonly name: string
   readonly connector: SourceConnector
@@ -106,8 +106,9 @@ export class SourcesAndSinks {
     return src
   }
 
-  /** One micro-batch of a source as one tick. A batch that fails (a view's expression
-   *  raising an error, say) changes nothing; the source stops and reports the error. */
+  /** One micro-batch of a source as one tick. A view whose expression raises goes into error
+   *  and the batch commits for the rest; a batch that fails otherwise (a NOT NULL column
+   *  without a value, memory) changes nothing, and the source stops and reports the error. */
   sourceBatch(src: SourceEntry, max: number): number {
     const out: Row[][] = src.streams.map(() => [])
     try {

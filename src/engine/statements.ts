@@ -15,7 +15,7 @@ import type { StatementContext } from './internals.js'
 import { lastPart, LATE_EVENTS } from './names.js'
 import type { EngineInternals } from './internals.js'
 
-/** The NOTICE of a statement that carried late events (SPEC §2: nothing is silently lost). */
+/** The NOTICE of a statement that carried late events (nothing is silently lost). */
 function lateNotice(counts: ReadonlyMap<string, number>): string {
   const parts = [...counts].map(([stream, n]) => `${n} late event${n === 1 ? '' : 's'} on stream "${stream}"`)
   return `${parts.join(', ')} not applied (event time below the watermark): see ${LATE_EVENTS}`

@@ -1,5 +1,5 @@
-// `rivulet serve`: a Postgres v3 wire-protocol server over one Engine, shared by every session
-// (SPEC §1.1). psql, node-postgres and other libpq-style clients connect to it.
+// `rivulet serve`: a Postgres v3 wire-protocol server over one Engine, shared by every session.
+// psql, node-postgres and other libpq-style clients connect to it.
 //
 //   const srv = await startServer({ engine: Engine.open(), port: 0 })
 //   // psql -h 127.0.0.1 -p ${srv.port}

@@ -16,7 +16,7 @@ import type { Field } from './pg-types.js'
 import { textValue } from './pg-types.js'
 
 /** The columns a subscription adds in front of the relation's (Materialize calls them
- *  mz_timestamp and mz_diff; SPEC §4 calls them tick and diff). */
+ *  mz_timestamp and mz_diff; calls them tick and diff). */
 export const TICK_FIELD: Field = { name: 'tick', type: 'bigint' }
 export const DIFF_FIELD: Field = { name: 'diff', type: 'bigint' }
 

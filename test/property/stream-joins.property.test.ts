@@ -1,4 +1,4 @@
-// Property tests for the joins whose match depends on event time (SPEC §2, §3.3): temporal
+// Property tests for the joins whose match depends on event time: temporal
 // joins (FOR SYSTEM_TIME AS OF) against a versioned table, ASOF joins, interval joins and
 // window joins between streams, driving the real engine. The reference is a deliberately
 // naive batch evaluation in this file (no engine code): it simulates the watermarks to split

@@ -1,4 +1,4 @@
-// Property tests for event time (SPEC §2, §3.1, §3.2): stream watermarks and late events,
+// Property tests for event time: stream watermarks and late events,
 // the window table functions TUMBLE / HOP / SESSION over streams and mutable tables, and
 // EMIT ON WINDOW CLOSE. The reference is a deliberately naive re-implementation in this file
 // (no engine code): it simulates the watermark to split arrivals into accepted and late

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parseSlt } from '../../sqllogictest/parse.js'
 import { CHURN_IN_PLACE_MAX_VIEWS, DEFAULT_CHURN_SEED, changedNames, runFile, runRecords, sqlIdentifiers, viewableQuery } from '../../sqllogictest/runner.js'
@@ -420,7 +421,7 @@ describe('runSltCli', () => {
   })
 })
 
-const SELECT1 = '/work/shared/sqllogictest/sqlite/select1.test'
+const SELECT1 = fileURLToPath(new URL('../../sqllogictest/sqlite/select1.test', import.meta.url))
 
 describe('the SQLite corpus on SQLite itself', () => {
   it.skipIf(!existsSync(SELECT1))('passes select1.test (hashes, value-wise results, nosort)', async () => {

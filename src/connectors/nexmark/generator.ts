@@ -2,7 +2,7 @@
 //
 // Why it exists: Nexmark is the benchmark we measure the engine with, so the generator must be
 // (1) faithful to the reference semantics — Beam's generator, with the Flink suite's bid
-// channel/url columns (shared/reference/NEXMARK.md §1) — so that our numbers compare with
+// channel/url columns — so that our numbers compare with
 // published ones, (2) deterministic — every event is a pure function of (options, event
 // number), seeded per event, so runs are reproducible and any range of events can be
 // regenerated alone — and (3) much faster than the engine it feeds (≥ 3 M events/s on a
@@ -78,7 +78,7 @@ export const NEXMARK_SCHEMAS: {
   ],
 }
 
-// ---- Constants of the Nexmark model (NEXMARK.md §1.2–1.5) ----
+// ---- Constants of the Nexmark model (Beam's NexmarkConfiguration and generator) ----
 
 /** Of every 50 events, 1 is a person, 3 are auctions and 46 are bids: r = e mod 50. */
 const EVENTS_PER_EPOCH = 50
