@@ -9,7 +9,7 @@
 // The exact rules are in sqllogictest/README.md.
 
 import { extname } from 'node:path'
-import type { ChangeBatch, ColumnInfo, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions } from '../src/index.js'
+import type { ChangeBatch, ColumnInfo, QueryResult, RelationInfo, ResultValue, SqlTypeName, StatementResult, SubscribeOptions, Subscription } from '../src/index.js'
 import { compareResult, hashValues, renderRows, sortedValues } from './compare.js'
 import type { CompareOutcome, Flavour, FloatFormat, Layout, RenderOptions } from './compare.js'
 import { loadSlt } from './parse.js'
@@ -21,7 +21,7 @@ export type RunMode = 'batch' | 'ivm' | 'both'
 export interface SltEngine {
   execute(sql: string): readonly StatementResult[]
   query(sql: string): QueryResult
-  subscribe(view: string, callback: (batch: ChangeBatch) => void, options?: SubscribeOptions): () => void
+  subscribe(view: string, callback: (batch: ChangeBatch) => void, options?: SubscribeOptions): Subscription
   relations(): readonly RelationInfo[]
   /** Inserts rows (values in column order) into a table; returns how many were inserted. */
   insert(table: string, rows: readonly (readonly ResultValue[])[]): number
@@ -1113,7 +1113,7 @@ class FileRun {
             }
           },
           { snapshot: true },
-        )
+        ).stop
       } catch (e) {
         st.error = describeError(toSqlError(e))
       }

@@ -74,6 +74,13 @@ export interface SubscriberErrorContext {
   readonly tick: number
 }
 
+/** What subscribe() and subscribeStatement() return: the columns of the batches, and the
+ *  function that ends the subscription (a second call does nothing). */
+export interface Subscription {
+  readonly columns: ColumnInfo[]
+  stop(): void
+}
+
 export interface SubscribeOptions {
   /** Deliver the current contents as inserts first (default true). */
   readonly snapshot?: boolean

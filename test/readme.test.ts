@@ -83,8 +83,10 @@ function expectOutput(actual: string, expected: { text: string; excerpt: boolean
 
 function sh(command: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    // stderr into the same pipe, so notices and errors stay in order with the results
-    execFile('sh', ['-c', `${command} 2>&1`], { cwd: root, env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 64 << 20 }, (err, stdout) => {
+    // stderr into the same pipe, so notices and errors stay in order with the results; npx
+    // offline, so it finds the package's own bin without asking the registry (a loaded
+    // machine makes npx itself take seconds: the timeout is generous)
+    execFile('sh', ['-c', `${command} 2>&1`], { cwd: root, env: { ...process.env, npm_config_offline: 'true', ...env }, timeout: 240_000, maxBuffer: 64 << 20 }, (err, stdout) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0
       resolve({ code, out: stdout })
     })
@@ -136,7 +138,7 @@ describe('README.md', () => {
           const r = await sh(command)
           expect(r.code, r.out).toBe(0)
           expectOutput(r.out, outputOf(b), `README.md:${b.line}: ${command}`)
-        })
+        }, 300_000)
       }
     }
 

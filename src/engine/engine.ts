@@ -18,7 +18,7 @@
 
 import { EngineSession } from './transactions.js'
 import { type SinkStats } from '../connectors/sources.js'
-import type { ChangeBatch, ColumnInfo, EngineOptions, ExecuteOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, SourceStatus, StatementResult, SubscribeOptions, SubscriberErrorContext } from '../types.js'
+import type { ChangeBatch, EngineOptions, ExecuteOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, SourceStatus, StatementResult, SubscribeOptions, SubscriberErrorContext, Subscription } from '../types.js'
 import { EngineInternals } from './internals.js'
 
 export class Engine {
@@ -70,25 +70,29 @@ export class Engine {
     return this.#engine.ticks.committed
   }
 
-  // ------------------------------------------------------------------------- public API
-
+  /** Runs a script of SQL statements, one result each. Each auto-committed statement is one
+   *  tick; a failing one throws and changes nothing (inside BEGIN … COMMIT it aborts the
+   *  block). `options`: server-file access for COPY, stdin for COPY FROM STDIN, limits. */
   execute(sql: string, options: ExecuteOptions = {}): StatementResult[] {
     return this.#engine.statements.execute(sql, options)
   }
 
+  /** The rows of the last statement of `sql` (its columns and rows, as execute() gives them). */
   query(sql: string): QueryResult {
     return this.#engine.statements.query(sql)
   }
 
-  subscribe(view: string, callback: (batch: ChangeBatch) => void, options: SubscribeOptions = {}): () => void {
+  /** Follows a view: the callback gets its contents as one batch of inserts (unless
+   *  `snapshot: false`), then each committed tick's consolidated changes to it. */
+  subscribe(view: string, callback: (batch: ChangeBatch) => void, options: SubscribeOptions = {}): Subscription {
     return this.#engine.subscriptions.subscribe(view, callback, options)
   }
 
   /** `SUBSCRIBE [TO] name | (query) [WITH (SNAPSHOT = false)]` as a statement: the
    *  callback gets the current contents as one batch of inserts (unless SNAPSHOT = false),
    *  then every tick's changes. A table, stream or query is maintained by a hidden view of
-   *  its own, dropped by `stop()`. Returns the columns and the stop function. */
-  subscribeStatement(sql: string, callback: (batch: ChangeBatch) => void): { columns: ColumnInfo[]; stop: () => void } {
+   *  its own, dropped by `stop()`. */
+  subscribeStatement(sql: string, callback: (batch: ChangeBatch) => void): Subscription {
     return this.#engine.subscriptions.subscribeStatement(sql, callback)
   }
 

@@ -4,14 +4,14 @@
 
 import { parse, RivuletError, SqlState, positionAt } from '../../grammar/index.js'
 import { isView } from './catalog.js'
-import type { ChangeBatch, ColumnInfo, SubscribeOptions } from '../types.js'
+import type { ChangeBatch, SubscribeOptions, Subscription } from '../types.js'
 import { lastPart, HIDDEN_PREFIX, quoteIdentifier, foldName, columnInfo } from './names.js'
 import type { EngineInternals } from './internals.js'
 
 export class Subscriptions {
   constructor(private readonly engine: EngineInternals) {}
 
-  subscribe(view: string, callback: (batch: ChangeBatch) => void, options: SubscribeOptions = {}): () => void {
+  subscribe(view: string, callback: (batch: ChangeBatch) => void, options: SubscribeOptions = {}): Subscription {
     this.engine.checkOpen()
     const v = this.engine.catalog.entries.get(foldName(view))
     if (!v || (v.kind !== 'view' && v.kind !== 'materialized view')) throw new RivuletError(SqlState.undefinedTable, `view "${view}" does not exist`)
@@ -25,13 +25,16 @@ export class Subscriptions {
     }
     v.subscribers.add(sub)
     if (this.engine.catalog.entries.get(v.name) === v) this.engine.catalog.subscribed.add(v)
-    return () => {
-      v.subscribers.delete(sub)
-      if (v.subscribers.size === 0) this.engine.catalog.subscribed.delete(v)
+    return {
+      columns: columnInfo(v.columns),
+      stop: () => {
+        v.subscribers.delete(sub)
+        if (v.subscribers.size === 0) this.engine.catalog.subscribed.delete(v)
+      },
     }
   }
 
-  subscribeStatement(sql: string, callback: (batch: ChangeBatch) => void): { columns: ColumnInfo[]; stop: () => void } {
+  subscribeStatement(sql: string, callback: (batch: ChangeBatch) => void): Subscription {
     this.engine.checkOpen()
     this.engine.sessions.checkNotAborted()
     const parsed = parse(sql)
@@ -60,7 +63,7 @@ export class Subscriptions {
     const columns = columnInfo(this.engine.catalog.entries.get(name)!.columns)
     let stop: () => void
     try {
-      stop = this.subscribe(name, callback, { snapshot })
+      stop = this.subscribe(name, callback, { snapshot }).stop
     } catch (e) {
       if (hidden) this.engine.sessions.as(this.engine.sessions.internal, () => this.engine.statements.execute(`DROP MATERIALIZED VIEW ${hidden}`))
       throw e

@@ -124,7 +124,7 @@ export function runCase(c: Case, opts: RunOptions): void {
             }
           },
           { snapshot },
-        )
+        ).stop
         subs.push(sub)
       }
       check('after CREATE VIEW')

@@ -292,7 +292,7 @@ function drive<St extends State, S>(d: Driver<St, S>, groups: readonly Group<S>[
       if (!v.appendOnly) return
       const acc = new Map<string, number>()
       for (const r of run.rows(`SELECT * FROM ${v.name}`)) acc.set(JSON.stringify(r), (acc.get(JSON.stringify(r)) ?? 0) + 1)
-      const stop = run.db.subscribe(
+      const { stop } = run.db.subscribe(
         v.name,
         (b: ChangeBatch) => {
           if (b.tick !== d.state.tick + 1) subFailure ??= `subscriber of ${v.name}: batch for tick ${b.tick} while running tick ${d.state.tick + 1}`

@@ -507,7 +507,7 @@ function runStreamCase(c: StreamCase, opts: { views: 'all' | 'eowc'; subscribe: 
         const acc = new Map<string, number>()
         if (!snapshot) for (const r of db.query(`SELECT * FROM ${v.name}`).rows) acc.set(JSON.stringify(r), (acc.get(JSON.stringify(r)) ?? 0) + 1)
         let first = snapshot
-        const stop = db.subscribe(
+        const { stop } = db.subscribe(
           v.name,
           (b: ChangeBatch) => {
             if (first) first = false

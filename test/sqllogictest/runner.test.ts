@@ -8,7 +8,7 @@ import { parseSlt } from '../../sqllogictest/parse.js'
 import { CHURN_IN_PLACE_MAX_VIEWS, DEFAULT_CHURN_SEED, changedNames, runFile, runRecords, sqlIdentifiers, viewableQuery } from '../../sqllogictest/runner.js'
 import type { RunMode, RunOptions, SltEngine } from '../../sqllogictest/runner.js'
 import { runSltCli } from '../../sqllogictest/cli.js'
-import type { ChangeBatch, QueryResult, RelationInfo, ResultValue, StatementResult, SubscribeOptions } from '../../src/types.js'
+import type { ChangeBatch, QueryResult, RelationInfo, ResultValue, StatementResult, SubscribeOptions, Subscription } from '../../src/types.js'
 import { SqliteEngine } from './sqlite-engine.js'
 
 async function run(text: string, mode: RunMode = 'batch', extra: Partial<RunOptions> = {}, file = 'x.slt') {
@@ -567,7 +567,7 @@ class SnapshotEngine implements SltEngine {
     return n
   }
 
-  subscribe(view: string, callback: (batch: ChangeBatch) => void, options?: SubscribeOptions): () => void {
+  subscribe(view: string, callback: (batch: ChangeBatch) => void, options?: SubscribeOptions): Subscription {
     return this.inner.subscribe(view, callback, options)
   }
 

@@ -233,7 +233,7 @@ describe('subscribe', () => {
     const db = subDb()
     const first: ChangeBatch[] = []
     const second: ChangeBatch[] = []
-    const stop = db.subscribe('big', (b) => first.push(b), { snapshot: false })
+    const { stop } = db.subscribe('big', (b) => first.push(b), { snapshot: false })
     db.subscribe('big', (b) => second.push(b), { snapshot: false })
     db.execute('INSERT INTO t VALUES (5, 50)')
     stop()
