@@ -5,12 +5,14 @@
 //                     once each session closes (EMIT ON WINDOW CLOSE)
 //   category_prices   the average winning price per category (the bids made while an auction
 //                     was open, a time-range join, then an aggregate of an aggregate)
-// On a terminal the views are redrawn in place as the events flow; piped, each view's changes
-// are printed every --report events (retractions included), then the final contents. The run
+// On a terminal the views are redrawn in place as the events flow, each frame fitted to the
+// terminal (process.stdout.rows × columns, default 80×24: rows cut with "… N more", wide cells
+// and lines abbreviated with "…"); piped, each view's changes are printed every --report events
+// as `+ (column=value, …)` / `- (…)` (retractions included), then the final contents. The run
 // is bounded (--events) and deterministic for a seed.
 
 import { Engine } from '../engine/index.js'
-import { formatAligned } from '../repl/format.js'
+import { charWidth, displayWidth, formatAligned, isRightAligned } from '../repl/format.js'
 import { formatValue } from '../sql-runtime/value-text.js'
 import type { ChangeBatch, ColumnInfo, ResultValue } from '../types.js'
 
@@ -25,6 +27,9 @@ export interface DemoOptions {
   readonly report?: number
   /** Redraw in place (default: stdout is a terminal). */
   readonly tty?: boolean
+  /** The terminal's size for the redrawn frames (default process.stdout.rows / columns, else
+   *  24 × 80); read again for every frame, so a resized terminal is followed. */
+  readonly size?: () => { readonly rows: number; readonly columns: number }
   /** Where output goes (default stdout). */
   readonly out?: (s: string) => void
 }
@@ -81,8 +86,65 @@ GROUP BY Q.category`,
   },
 ]
 
+/** A changed row with its column names: `(window_end=2015-07-15 00:00:02, auction=1000, …)`. */
 function tuple(row: readonly ResultValue[], columns: readonly ColumnInfo[]): string {
-  return `(${row.map((v, j) => (v === null ? 'NULL' : formatValue(v, columns[j]?.type ?? 'unknown'))).join(', ')})`
+  return `(${row.map((v, j) => `${columns[j]?.name ?? `column${j + 1}`}=${v === null ? 'NULL' : formatValue(v, columns[j]?.type ?? 'unknown')}`).join(', ')})`
+}
+
+/** `s` cut to `width` screen columns, ending in `…` when cut. */
+export function abbreviate(s: string, width: number): string {
+  if (displayWidth(s) <= width) return s
+  let out = ''
+  let w = 0
+  for (const ch of s) {
+    const cw = charWidth(ch.codePointAt(0)!)
+    if (w + cw > width - 1) break
+    out += ch
+    w += cw
+  }
+  return `${out}…`
+}
+
+/** Widest cell shown in a frame (wider ones are abbreviated). */
+const MAX_CELL = 24
+
+interface FrameView {
+  readonly title: string
+  /** The table's header and separator lines. */
+  readonly head: readonly string[]
+  /** Its row lines. */
+  readonly rows: readonly string[]
+}
+
+/** One redrawn frame: the status lines, then each view (title, header, as many rows as fit,
+ *  `… N more` for the rest), never more than `rows - 1` lines (the cursor stays on the
+ *  screen) nor wider than `columns`. */
+export function fitFrame(status: readonly string[], views: readonly FrameView[], rows: number, columns: number): string {
+  const budget = Math.max(1, rows - 1)
+  const fixed = status.length + views.reduce((n, v) => n + 1 + 1 + v.head.length, 0)
+  let spare = budget - fixed
+  const shown = views.map(() => 0)
+  // rows handed out one view at a time, so that every view shows some
+  for (let progress = true; spare > 0 && progress; ) {
+    progress = false
+    views.forEach((v, k) => {
+      if (spare > 0 && shown[k]! < v.rows.length) {
+        shown[k]!++
+        spare--
+        progress = true
+      }
+    })
+  }
+  const lines = [...status]
+  views.forEach((v, k) => {
+    lines.push('', v.title, ...v.head)
+    let n = shown[k]!
+    const more = v.rows.length - n
+    if (more > 0 && n > 0) n-- // the last row's place says how many are left out
+    lines.push(...v.rows.slice(0, n))
+    if (more > 0) lines.push(`… ${v.rows.length - n} more`)
+  })
+  return lines.slice(0, budget).map((l) => `${abbreviate(l, columns)}\n`).join('')
 }
 
 /** Sums changes per row over several ticks; retractions first: `- (…)` then `+ (…)`. */
@@ -117,11 +179,26 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     const pending = new Map<string, ChangeBatch[]>(VIEWS.map((v) => [v.name, []]))
     if (!tty) for (const v of VIEWS) db.subscribe(v.name, (b) => pending.get(v.name)!.push(b), { snapshot: false })
 
-    const header = (done: number, seconds: number): string =>
-      `Nexmark: ${done.toLocaleString('en-US')} of ${events.toLocaleString('en-US')} events · auction time ${db.watermark('bid') ?? '-'} (watermark) · ${Math.round(done / Math.max(seconds, 1e-3)).toLocaleString('en-US')} events/s\n`
     const table = (v: DemoView): string => {
       const r = db.query(v.show)
       return `${v.name}: ${v.caption}\n${formatAligned(r.columns, r.rows).trimEnd()}\n`
+    }
+    const size = options.size ?? (() => ({ rows: process.stdout.rows || 24, columns: process.stdout.columns || 80 }))
+    const frame = (done: number, seconds: number): string => {
+      const status = [
+        `Nexmark: ${done.toLocaleString('en-US')} of ${events.toLocaleString('en-US')} events · ${Math.round(done / Math.max(seconds, 1e-3)).toLocaleString('en-US')} events/s`,
+        `auction time ${db.watermark('bid') ?? '-'} (watermark)`,
+      ]
+      const views = VIEWS.map((v): FrameView => {
+        const r = db.query(v.show)
+        // numbers as they are (right-aligned); other values as their text, abbreviated
+        const columns = r.columns.map((c): ColumnInfo => (isRightAligned(c.type) ? c : { name: c.name, type: 'text' }))
+        const cells = r.rows.map((row) => row.map((x, j) => (x === null || isRightAligned(r.columns[j]!.type) ? x : abbreviate(formatValue(x, r.columns[j]!.type), MAX_CELL))))
+        const lines = formatAligned(columns, cells).replace(/\(\d+ rows?\)\n\n$/, '').trimEnd().split('\n')
+        return { title: `${v.name}: ${v.caption}`, head: lines.slice(0, 2), rows: lines.slice(2) }
+      })
+      const { rows, columns } = size()
+      return fitFrame(status, views, Math.max(4, rows), Math.max(20, columns))
     }
     if (!tty) {
       out(`rivulet demo: the Nexmark auction generator (${events.toLocaleString('en-US')} events, seed ${options.seed ?? 0}) feeding three views; their changes every ${report.toLocaleString('en-US')} events\n`)
@@ -134,7 +211,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
       done += db.stepSource('nexmark', Math.min(chunk, events - done))
       const seconds = (performance.now() - t0) / 1000
       if (tty) {
-        out(`\x1b[H\x1b[J${header(done, seconds)}\n${VIEWS.map(table).join('\n')}`)
+        out(`\x1b[H\x1b[J${frame(done, seconds)}`)
         const ahead = done / pace - (performance.now() - t0) / 1000
         if (ahead > 0) await sleep(ahead * 1000)
       } else {
@@ -149,7 +226,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     if (!tty) {
       out(`\nfinal contents:\n\n`)
       for (const v of VIEWS) out(`${table(v)}\n`)
-    } else out(`\ndone: ${events.toLocaleString('en-US')} events in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
+    } else out(`done: ${events.toLocaleString('en-US')} events in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
   } finally {
     db.close()
   }

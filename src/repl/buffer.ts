@@ -31,15 +31,43 @@ export interface ScanResult {
   readonly backslash: number
   /** A `;` ended a statement (outside quotes, comments and parentheses). */
   readonly terminated: boolean
+  /** The text with psql variables interpolated (`text` itself without `vars`); `backslash`
+   *  is an offset into it. */
+  readonly text: string
 }
 
-/** Scans `text` starting in `from`; stops at the first backslash command. */
-export function scan(text: string, from: LexState = INITIAL_STATE): ScanResult {
+/** psql's variables (`\set`), as scan() interpolates them: `:name` by its value, `:'name'` as
+ *  a string literal, `:"name"` as a quoted identifier. */
+export type Variables = ReadonlyMap<string, string>
+
+const VARIABLE = /^:(?:'([A-Za-z0-9_\u0080-\uffff]+)'|"([A-Za-z0-9_\u0080-\uffff]+)"|([A-Za-z0-9_\u0080-\uffff]+))/
+
+/** A string literal as psql's :'name' (PQescapeLiteral) writes it: quotes doubled; with
+ *  backslashes doubled too, as ` E'…'`. */
+export function quoteLiteral(s: string): string {
+  const body = s.replace(/'/g, "''")
+  return s.includes('\\') ? ` E'${body.replace(/\\/g, '\\\\')}'` : `'${body}'`
+}
+
+/** A quoted identifier as psql's :"name" (PQescapeIdentifier) writes it. */
+export function quoteIdentifier(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`
+}
+
+/** Scans `text` starting in `from`; stops at the first backslash command. With `vars`, the
+ *  variables named outside quotes and comments are replaced by their values as psql's lexer
+ *  does (a value is lexed as part of the text and may name other variables, not itself; `::`
+ *  is a cast; names that are not set stay as written). */
+export function scan(input: string, from: LexState = INITIAL_STATE, vars?: Variables): ScanResult {
   let { mode, dollarTag, commentDepth, parens, content } = from
-  const n = text.length
+  let text = input
+  let n = text.length
   let i = 0
   let terminated = false
-  const result = (backslash: number): ScanResult => ({ state: { mode, dollarTag, commentDepth, parens, content }, backslash, terminated })
+  /** The variables whose values are being scanned (name, end offset): a value may name other
+   *  variables but not itself (psql skips a recursive expansion). */
+  let active: { readonly name: string; readonly end: number }[] = []
+  const result = (backslash: number): ScanResult => ({ state: { mode, dollarTag, commentDepth, parens, content }, backslash, terminated, text })
   while (i < n) {
     const c = text[i]!
     const next = text[i + 1]
@@ -106,6 +134,25 @@ export function scan(text: string, from: LexState = INITIAL_STATE): ScanResult {
       continue
     }
     if (c === '\\') return result(i)
+    if (c === ':' && vars !== undefined && vars.size > 0) {
+      if (next === ':') {
+        content = true
+        i += 2
+        continue
+      }
+      const m = VARIABLE.exec(text.slice(i, i + 200))
+      const name = m ? (m[1] ?? m[2] ?? m[3]!) : ''
+      active = active.filter((a) => a.end > i)
+      const value = m && !active.some((a) => a.name === name) ? vars.get(name) : undefined
+      if (m && value !== undefined) {
+        const replacement = m[1] !== undefined ? quoteLiteral(value) : m[2] !== undefined ? quoteIdentifier(value) : value
+        text = text.slice(0, i) + replacement + text.slice(i + m[0].length)
+        n = text.length
+        const delta = replacement.length - m[0].length
+        active = [...active.map((a) => ({ name: a.name, end: a.end + delta })), { name, end: i + replacement.length }]
+        continue
+      }
+    }
     if (c === ';' && parens === 0) {
       content = false
       terminated = true

@@ -46,7 +46,7 @@ const OBJECT_KINDS = ['INDEX', 'MATERIALIZED VIEW', 'SINK', 'SOURCE', 'STREAM', 
 const TYPES = ['BIGINT', 'BOOLEAN', 'DATE', 'DOUBLE PRECISION', 'INT', 'INTEGER', 'INTERVAL', 'NUMERIC', 'REAL', 'SMALLINT', 'TEXT', 'TIMESTAMP', 'VARCHAR']
 
 /** Meta-commands offered after `\`. */
-export const META_COMMANDS = ['\\?', '\\d', '\\dm', '\\ds', '\\dt', '\\dv', '\\g', '\\i', '\\ir', '\\p', '\\q', '\\r', '\\timing', '\\x']
+export const META_COMMANDS = ['\\?', '\\conninfo', '\\copy', '\\d', '\\dm', '\\ds', '\\dt', '\\dv', '\\echo', '\\g', '\\h', '\\i', '\\ir', '\\l', '\\p', '\\q', '\\r', '\\set', '\\timing', '\\unset', '\\x']
 
 /** Words that, right before the cursor, call for a relation name. */
 const RELATION_AFTER = new Set(['from', 'join', 'table', 'into', 'update', 'subscribe', 'describe'])
@@ -129,6 +129,8 @@ function completeMeta(cmd: string, arg: string | undefined, relations: readonly 
       false,
     )
   }
+  // \copy TABLE …: the table first
+  if (base === '\\copy' && /^\s*\S*$/.test(arg)) return finish(relations.filter((r) => r.kind === 'table' || r.kind === 'stream').map((r) => r.name), argWord, '', false)
   if (base === '\\x') return finish(['on', 'off', 'auto'], argWord, '', false)
   if (base === '\\timing') return finish(['on', 'off'], argWord, '', false)
   if (base === '\\i' || base === '\\ir') return [completeFile(argWord), argWord]

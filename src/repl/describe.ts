@@ -122,3 +122,21 @@ function describeRelation(engine: Engine, r: RelationInfo): string {
   }
   return `${out}\n`
 }
+
+/** psql 15's query for \l, which the engine's pg_database answers. */
+const LIST_DATABASES = `SELECT d.datname AS "Name",
+  pg_catalog.pg_get_userbyid(d.datdba) AS "Owner",
+  pg_catalog.pg_encoding_to_char(d.encoding) AS "Encoding",
+  d.datcollate AS "Collate",
+  d.datctype AS "Ctype",
+  d.daticulocale AS "ICU Locale",
+  CASE d.datlocprovider WHEN 'c' THEN 'libc' WHEN 'i' THEN 'icu' END AS "Locale Provider",
+  pg_catalog.array_to_string(d.datacl, E'\\n') AS "Access privileges"
+FROM pg_catalog.pg_database d
+ORDER BY 1`
+
+/** `\l`: List of databases (psql 15's columns); rivulet has one. */
+export function listDatabases(engine: Engine): MetaOutput {
+  const r = engine.query(LIST_DATABASES)
+  return { out: titled('List of databases', r.columns, r.rows, true), err: '' }
+}

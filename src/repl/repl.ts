@@ -39,6 +39,8 @@ export interface ReplOptions {
   readonly refreshMs?: number
   /** `\i` progress bar delay in ms (default 300). */
   readonly progressDelayMs?: number
+  /** The engine's data directory (`--data`), for \conninfo. */
+  readonly dataDir?: string
   /** Called with the session once it exists (tests use it to interrupt a SUBSCRIBE). */
   readonly onSession?: (session: ReplSession) => void
 }
@@ -94,6 +96,7 @@ export function runRepl(opts: ReplOptions): Promise<number> {
     ...(opts.expanded !== undefined ? { expanded: opts.expanded } : {}),
     ...(opts.refreshMs !== undefined ? { refreshMs: opts.refreshMs } : {}),
     ...(opts.progressDelayMs !== undefined ? { progressDelayMs: opts.progressDelayMs } : {}),
+    ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
     onStreaming: (streaming) => {
       if (streaming) {
         rl?.pause()
@@ -216,6 +219,7 @@ export async function startRepl(options: { data?: string; expanded?: boolean; ve
       out: options.out,
       err: options.err,
       historyFile: historyPath(),
+      ...(options.data !== undefined ? { dataDir: options.data } : {}),
       ...(options.expanded !== undefined ? { expanded: options.expanded } : {}),
       banner: `rivulet (${options.version})\nType "\\?" for help.\n\n`,
     })

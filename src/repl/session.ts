@@ -9,15 +9,17 @@ import { homedir } from 'node:os'
 import { dirname, resolve } from 'node:path'
 import { RivuletError } from '../../grammar/index.js'
 import type { Engine } from '../engine/index.js'
-import { displayWidth, formatError, formatNotice, formatResult, isRightAligned } from './format.js'
-import { formatValue } from '../sql-runtime/value-text.js'
+import { displayWidth, formatError, formatNotice, formatResult } from './format.js'
 import { splitStatements } from '../sql-runtime/split.js'
-import type { ChangeBatch, ColumnInfo, StatementResult } from '../types.js'
+import type { ColumnInfo, StatementResult } from '../types.js'
 import { INITIAL_STATE, promptChar, scan, type LexState } from './buffer.js'
+import { ChangePrinter } from './changes.js'
 import { complete, type Completion } from './complete.js'
-import { describeRelations, listRelations, type MetaOutput } from './describe.js'
-import { helpText, parseMeta } from './meta.js'
+import { ClientCopyError, clientCopy } from './copy.js'
+import { describeRelations, listDatabases, listRelations, type MetaOutput } from './describe.js'
+import { SHORT_HELP, helpText, parseMeta } from './meta.js'
 import { ProgressBar } from './progress.js'
+import { sqlHelp } from './sql-help.js'
 
 export interface SessionOptions {
   readonly engine: Engine
@@ -44,6 +46,8 @@ export interface SessionOptions {
   readonly now?: () => number
   /** `\i` progress bar: show it after this long (ms; default 300). */
   readonly progressDelayMs?: number
+  /** The engine's data directory (`rivulet --data DIR`), for \conninfo; in memory if unset. */
+  readonly dataDir?: string
 }
 
 export type Outcome = 'continue' | 'quit'
@@ -81,6 +85,8 @@ export class ReplSession {
   #stopStreaming: (() => void) | undefined
   /** The `\i` progress bar (output is printed above it). */
   #bar: ProgressBar | undefined
+  /** psql variables (`\set`), interpolated as :name, :'name', :"name". */
+  readonly #vars = new Map<string, string>()
 
   constructor(opts: SessionOptions) {
     this.#engine = opts.engine
@@ -153,10 +159,15 @@ export class ReplSession {
     return this.#flush(this.#top)
   }
 
-  async #line(src: Source, line: string): Promise<Outcome> {
+  async #line(src: Source, input: string): Promise<Outcome> {
     src.lineNo++
-    // the line is scanned from where the buffer ends (state kept, so long statements cost linear time)
-    const { backslash, state, terminated } = scan(line, src.state)
+    if (this.#opts.interactive && src.file === undefined) {
+      const assisted = this.#assistance(src, input)
+      if (assisted !== undefined) return assisted
+    }
+    // the line is scanned from where the buffer ends (state kept, so long statements cost
+    // linear time); variables are interpolated as it is scanned
+    const { backslash, state, terminated, text: line } = scan(input, src.state, this.#vars)
     const sql = backslash >= 0 ? line.slice(0, backslash) : line
     // a blank line inside a statement is part of it (LINE numbers count it); the part of a line
     // before a backslash command is added only if it holds something
@@ -165,6 +176,26 @@ export class ReplSession {
     if (terminated && (await this.#runTerminated(src)) === 'quit') return 'quit'
     if (backslash >= 0) return this.#meta(src, line.slice(backslash + 1))
     return 'continue'
+  }
+
+  /** psql's (mainloop.c) words for people at a terminal: `help`, `quit` and `exit` alone on a
+   *  line (no space before, an optional `;` after). On an empty query buffer `help` prints the
+   *  short help and `quit` / `exit` leave; otherwise they only say how, and the line goes into
+   *  the buffer as usual (as does a `\q` typed inside a quoted string). */
+  #assistance(src: Source, line: string): Outcome | undefined {
+    const empty = !src.state.content && src.state.mode === 'normal'
+    const word = /^(help|quit|exit)\s*;?\s*$/i.exec(line)?.[1]?.toLowerCase()
+    if (word === 'help') {
+      if (empty) {
+        this.#out(SHORT_HELP)
+        return 'continue'
+      }
+      this.#out('Use \\? for help or press control-C to clear the input buffer.\n')
+    } else if (word !== undefined) {
+      if (empty) return 'quit'
+      this.#out(src.state.mode === 'normal' ? 'Use \\q to quit.\n' : 'Use control-D to quit.\n')
+    } else if (line.startsWith('\\q') && !empty && src.state.mode !== 'normal') this.#out('Use control-D to quit.\n')
+    return undefined
   }
 
   /** Runs the buffer's complete statements; keeps the rest. */
@@ -332,7 +363,7 @@ export class ReplSession {
   // ------------------------------------------------------------------------------ meta-commands
 
   async #meta(src: Source, text: string): Promise<Outcome> {
-    const { name, args } = parseMeta(text)
+    const { name, args, rest } = parseMeta(text, this.#vars)
     const base = name.replace(/[S+]+$/, '')
     const show = (r: MetaOutput): void => {
       if (r.out) this.#out(r.out)
@@ -373,10 +404,71 @@ export class ReplSession {
         if (src.state.content) return this.#flush(src)
         if (this.#lastQuery !== undefined) return this.#statement(src, this.#lastQuery)
         return 'continue'
+      case 'h':
+      case 'help':
+        this.#out(sqlHelp(rest, this.#opts.columns?.() ?? 80))
+        return 'continue'
+      case 'copy':
+        this.#clientCopy(src, rest)
+        return 'continue'
+      case 'echo': {
+        const noNewline = args[0] === '-n'
+        this.#out(`${(noNewline ? args.slice(1) : args).join(' ')}${noNewline ? '' : '\n'}`)
+        return 'continue'
+      }
+      case 'set':
+        this.#set(src, args)
+        return 'continue'
+      case 'unset':
+        if (args[0] === undefined) this.#err(`${this.#where(src)}\\unset: missing required argument\n`)
+        else this.#vars.delete(args[0])
+        return 'continue'
+      case 'conninfo':
+        this.#out(`You are connected to the embedded rivulet engine (${this.#opts.dataDir === undefined ? 'in memory' : `data directory "${this.#opts.dataDir}"`}).\n`)
+        return 'continue'
+      case 'l':
+        show(listDatabases(this.#engine))
+        return 'continue'
       default:
         this.#err(src.file === undefined ? `invalid command \\${name}\nTry \\? for help.\n` : `${this.#where(src)}error: invalid command \\${name}\n`)
         return 'continue'
     }
+  }
+
+  /** `\set`: no arguments lists the variables (`name = 'value'`, by name); `\set name [value…]`
+   *  sets one to its values joined (empty without). */
+  #set(src: Source, args: readonly string[]): void {
+    const [name, ...values] = args
+    if (name === undefined) {
+      const names = [...this.#vars.keys()].sort()
+      this.#out(names.map((n) => `${n} = '${this.#vars.get(n)!}'\n`).join(''))
+      return
+    }
+    if (!/^[A-Za-z0-9_\u0080-\uffff]+$/.test(name)) {
+      this.#err(`${this.#where(src)}invalid variable name: "${name}"\n`)
+      return
+    }
+    this.#vars.set(name, values.join(''))
+  }
+
+  /** `\copy …`: copy.ts runs it; errors of the COPY itself are reported like a statement's. */
+  #clientCopy(src: Source, rest: string): void {
+    let failed = false
+    try {
+      const r = clientCopy(this.#engine, rest)
+      if ('message' in r) this.#err(this.#where(src) + r.message)
+      else {
+        for (const x of r.results) {
+          if (x.notice !== undefined) this.#err(formatNotice(x.notice))
+          this.#out(this.#format(x))
+        }
+      }
+    } catch (e) {
+      failed = true
+      if (e instanceof ClientCopyError) this.#err(this.#where(src) + renderError(e.error, e.sql))
+      else this.#err(this.#where(src) + renderError(e, rest))
+    }
+    this.#trackTransaction(failed)
   }
 
   #setExpanded(src: Source, arg: string | undefined): Outcome {
@@ -490,56 +582,4 @@ export function formatTiming(ms: number): string {
   const days = Math.floor(hours / 24)
   hours -= 24 * days
   return `Time: ${ms.toFixed(3)} ms (${days} d ${two(hours)}:${two(minutes)}:${sec})\n`
-}
-
-/** Prints SUBSCRIBE output as a psql-style table that grows a line per change: a header
- *  `tick | diff | col…` once, then each change; columns widen as wider values arrive. */
-class ChangePrinter {
-  readonly #write: (s: string) => void
-  #columns: ColumnInfo[] | undefined
-  #widths: number[] = []
-  #rows = 0
-
-  constructor(write: (s: string) => void) {
-    this.#write = write
-  }
-
-  header(columns: readonly ColumnInfo[], first: readonly (readonly string[])[]): void {
-    if (this.#columns) return
-    this.#columns = [{ name: 'tick', type: 'bigint' }, { name: 'diff', type: 'bigint' }, ...columns]
-    this.#widths = this.#columns.map((c, j) => Math.max(displayWidth(c.name), ...first.map((r) => displayWidth(r[j]!))))
-    const names = this.#columns.map((c, j) => {
-      const w = this.#widths[j]!
-      const space = w - displayWidth(c.name)
-      return ' '.repeat(space >> 1) + c.name + ' '.repeat((space + 1) >> 1)
-    })
-    this.#write(` ${names.join(' | ')} \n-${this.#widths.map((w) => '-'.repeat(w)).join('-+-')}-\n`)
-  }
-
-  batch(b: ChangeBatch): void {
-    const cells = b.changes.map(([row, diff]) => [String(b.tick), String(diff), ...b.columns.map((c, j) => cellText(formatValue(row[j] ?? null, c.type)))])
-    this.header(b.columns, cells)
-    const columns = this.#columns!
-    let out = ''
-    for (const row of cells) {
-      this.#rows++
-      const parts = row.map((v, j) => {
-        const w = (this.#widths[j] = Math.max(this.#widths[j] ?? 0, displayWidth(v)))
-        const pad = ' '.repeat(w - displayWidth(v))
-        if (isRightAligned(columns[j]!.type)) return pad + v
-        return j === row.length - 1 ? v : v + pad
-      })
-      out += ` ${parts.join(' | ')}\n`
-    }
-    if (out) this.#write(out)
-  }
-
-  footer(): string {
-    return this.#rows === 1 ? '(1 row)\n\n' : `(${this.#rows} rows)\n\n`
-  }
-}
-
-/** A value on one line: newlines and other control characters shown escaped. */
-function cellText(s: string): string {
-  return s.replace(/[\x00-\x1f\x7f]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`))
 }

@@ -43,6 +43,20 @@ describe('runRepl', () => {
     expect(io.screen()).toBe(' a \n---\n 1\n(1 row)\n\n')
   })
 
+  it('interactive: quit on an empty buffer ends the loop like \\q; piped, it is SQL', async () => {
+    const io = streams()
+    const done = runRepl({ engine: Engine.open(), input: io.input, output: io.output, out: io.write, err: io.write, interactive: true, terminal: false })
+    io.input.write('SELECT 1 AS a;\nquit\nSELECT 2 AS b;\n')
+    expect(await done).toBe(0)
+    expect(io.screen()).toContain(' a \n---\n 1\n(1 row)\n\n')
+    expect(io.screen()).not.toContain(' b \n')
+    const piped = streams()
+    const ran = runRepl({ engine: Engine.open(), input: piped.input, output: piped.output, out: piped.write, err: piped.write })
+    piped.input.end('quit;\nSELECT 2 AS b;\n')
+    expect(await ran).toBe(0)
+    expect(piped.screen()).toBe('ERROR:  syntax error at or near "quit"\nLINE 1: quit;\n        ^\n b \n---\n 2\n(1 row)\n\n')
+  })
+
   it('terminal mode: prompts, continuation, history file, up-arrow, tab completion, Ctrl-C, Ctrl-D', async () => {
     const historyFile = join(dir, 'history')
     writeFileSync(historyFile, 'SELECT 40 + 2 AS old;\n')

@@ -27,16 +27,21 @@ class Terminal {
   #mark = 0
   readonly exited: Promise<number>
 
-  constructor(history = historyFile) {
-    this.#p = pty.spawn(process.execPath, [cli], {
+  constructor(history = historyFile, opts: { args?: readonly string[]; cols?: number; rows?: number } = {}) {
+    this.#p = pty.spawn(process.execPath, [cli, ...(opts.args ?? [])], {
       name: 'xterm',
-      cols: 120,
-      rows: 40,
+      cols: opts.cols ?? 120,
+      rows: opts.rows ?? 40,
       cwd: root,
       env: { ...process.env, RIVULET_HISTORY: history, TERM: 'xterm' } as Record<string, string>,
     })
     this.#p.onData((d) => (this.#raw += d))
     this.exited = new Promise((resolve) => this.#p.onExit((e) => resolve(e.exitCode)))
+  }
+
+  /** Everything written to the terminal, escapes included. */
+  get raw(): string {
+    return this.#raw
   }
 
   /** Everything shown so far. */
@@ -215,5 +220,73 @@ describe('rivulet REPL in a terminal', () => {
     )
     expect(r.stderr).toBe('ERROR:  column "nope" does not exist\nLINE 1: SELECT nope FROM t;\n               ^\n')
     expect(existsSync(join(dir, 'unused'))).toBe(false) // no history without a terminal
+  })
+
+  it('help, quit and exit typed at the prompt, as psql 15 answers them', async () => {
+    const t = new Terminal(join(dir, 'history-words'))
+    try {
+      t.type('')
+      await t.waitFor('rivulet=> ')
+      const help = await t.run('help', /to quit\nrivulet=> $/)
+      expect(help).toContain('help\nYou are using rivulet, the command-line interface to rivulet.\nType:  \\h for help with SQL commands\n')
+      await t.run('SELECT 1 AS one', 'rivulet-> ')
+      expect(await t.run('quit', 'rivulet-> ')).toContain('quit\nUse \\q to quit.\nrivulet-> ')
+      t.type('\x03')
+      await t.waitFor(/\^C\nrivulet=> $/)
+      await t.run("SELECT 'open", "rivulet'> ")
+      expect(await t.run('exit', "rivulet'> ")).toContain('exit\nUse control-D to quit.\n')
+      t.type('\x03')
+      await t.waitFor(/\^C\nrivulet=> $/)
+      expect(await t.run('\\conninfo', 'rivulet=> ')).toContain('You are connected to the embedded rivulet engine (in memory).\n')
+      t.type('exit;\r')
+      expect(await t.exited).toBe(0)
+    } finally {
+      t.kill()
+    }
+  })
+
+  it('SUBSCRIBE at the terminal: the header comes again, wider, when a wider value arrives', async () => {
+    const t = new Terminal(join(dir, 'history-sub'))
+    try {
+      t.type('')
+      await t.waitFor('rivulet=> ')
+      // a paced source in the background moves the count while the subscription streams
+      await t.run("CREATE SOURCE nx WITH (connector = 'nexmark', events = 20000, batch = 50, pace = 2000);", 'rivulet=> ')
+      t.type('SUBSCRIBE (SELECT count(*) AS n FROM bid);\r')
+      const seen = await t.waitFor(/ tick \| diff \| +n +\n-+\+-+\+-+\n(.*\n)* tick \| diff \| +n +\n/)
+      const headers = seen.match(/^ tick \| diff \| +n +$/gm)!
+      expect(headers.length).toBeGreaterThanOrEqual(2)
+      expect(headers[1]!.length).toBeGreaterThan(headers[0]!.length)
+      // every row below a header is as wide as that header's separator
+      let width = 0
+      for (const line of seen.split('\n')) {
+        if (/^-+\+/.test(line)) width = line.length
+        else if (/^ +\d+ \| +-?1 \| +\d+$/.test(line)) expect(line.length).toBe(width - 1 + (line.endsWith(' ') ? 1 : 0))
+      }
+      t.type('\x03')
+      await t.waitFor(/rows?\)\n\nrivulet=> $/)
+      t.type('\\q\r')
+      expect(await t.exited).toBe(0)
+    } finally {
+      t.kill()
+    }
+  })
+
+  it('rivulet demo in an 80×24 terminal: frames redrawn in place, none taller or wider than the screen; it ends by itself', async () => {
+    const t = new Terminal(join(dir, 'history-demo'), { args: ['demo', '--events', '8000', '--pace', '1000000000'], cols: 80, rows: 24 })
+    try {
+      expect(await t.exited).toBe(0)
+      const frames = t.raw.split('\x1b[H\x1b[J').slice(1)
+      expect(frames.length).toBe(4) // a frame per 2,000 events
+      for (const f of frames) {
+        const lines = strip(f).replace(/done: .*\n$/, '').split('\n').slice(0, -1)
+        expect(lines.length).toBeLessThanOrEqual(23)
+        for (const l of lines) expect([...l].length).toBeLessThanOrEqual(80)
+      }
+      expect(strip(frames[3]!)).toMatch(/^Nexmark: 8,000 of 8,000 events · [\d,]+ events\/s\nauction time 2015-07-1\d [\d:.]+ \(watermark\)\n\nhot_items: /)
+      expect(strip(frames[3]!)).toMatch(/\ndone: 8,000 events in [\d.]+ s\n$/)
+    } finally {
+      t.kill()
+    }
   })
 })

@@ -518,10 +518,10 @@ describe('pieces', () => {
   })
 
   it('parseMeta splits the command and its arguments', () => {
-    expect(parseMeta('d+ orders')).toEqual({ name: 'd+', args: ['orders'] })
-    expect(parseMeta("i 'my file.sql'")).toEqual({ name: 'i', args: ['my file.sql'] })
-    expect(parseMeta('?')).toEqual({ name: '?', args: [] })
-    expect(parseMeta('d "Mixed Case"')).toEqual({ name: 'd', args: ['"Mixed Case"'] })
+    expect(parseMeta('d+ orders')).toMatchObject({ name: 'd+', args: ['orders'] })
+    expect(parseMeta("i 'my file.sql'")).toMatchObject({ name: 'i', args: ['my file.sql'] })
+    expect(parseMeta('?')).toMatchObject({ name: '?', args: [] })
+    expect(parseMeta('d "Mixed Case"')).toMatchObject({ name: 'd', args: ['"Mixed Case"'] })
   })
 
   it('the progress bar waits, throttles, and prints output above itself', () => {
