@@ -10,6 +10,7 @@ import { dirname, resolve } from 'node:path'
 import { RivuletError } from '../../grammar/index.js'
 import type { Engine } from '../engine/index.js'
 import { displayWidth, formatError, formatNotice, formatResult } from './format.js'
+import { fitPlanLines } from './plan-lines.js'
 import { splitStatements } from '../sql-runtime/split.js'
 import type { ColumnInfo, StatementResult } from '../types.js'
 import { INITIAL_STATE, promptChar, scan, type LexState } from './buffer.js'
@@ -251,7 +252,9 @@ export class ReplSession {
     return src.file === undefined ? '' : `rivulet:${src.file}:${src.lineNo}: `
   }
 
-  #format(r: StatementResult): string {
+  #format(result: StatementResult): string {
+    // EXPLAIN on a terminal: a line too wide for it has its annotations on lines of their own
+    const r = this.#opts.tty && result.command === 'EXPLAIN' && result.rows ? { ...result, rows: fitPlanLines(result.rows.map((row) => String(row[0])), this.#opts.columns?.() ?? 80).map((l) => [l]) } : result
     if (this.#expanded === 'auto' && r.columns) {
       const aligned = formatResult(r)
       const width = this.#opts.columns?.() ?? 80

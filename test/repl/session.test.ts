@@ -547,3 +547,17 @@ describe('pieces', () => {
     expect(screen).toBe(before)
   })
 })
+
+describe('EXPLAIN at a terminal', () => {
+  it('puts the annotations of a line wider than the terminal on lines of their own; piped, lines stay whole', async () => {
+    const setup = ['CREATE TABLE t (k int PRIMARY KEY, g int);', 'CREATE MATERIALIZED VIEW v AS SELECT g, count(*) AS n FROM t GROUP BY g;']
+    const tty = harness({ tty: true, columns: () => 60 })
+    await tty.feed(...setup)
+    const shown = (await tty.feed('EXPLAIN MATERIALIZED VIEW v;')).split('\n')
+    expect(shown.some((l) => /^ {3,}\[op \d+: groups keyed by/.test(l))).toBe(true)
+    const piped = harness({ tty: false })
+    await piped.feed(...setup)
+    const whole = (await piped.feed('EXPLAIN MATERIALIZED VIEW v;')).split('\n')
+    expect(whole.some((l) => /Reduce .*\[op \d+: groups keyed by/.test(l))).toBe(true)
+  })
+})
