@@ -67,19 +67,14 @@ export class InText extends Error {
   }
 }
 
-/** What the statement runner needs of its connection. */
-export interface StatementConnection {
+/** What the statement runner needs of its connection (a COPY stream writes to it too). */
+export interface StatementConnection extends CopyTarget {
   readonly closed: boolean
   /** The session's user (the default of session_authorization). */
   readonly user: string
-  send(b: Buffer): void
   flush(): void
   notice(code: string, message: string): void
   identity(): SessionIdentity
-  /** Bytes written to the client and not yet sent. */
-  readonly backlog: number
-  /** Calls `f` once what has been written is sent. */
-  onDrain(f: () => void): void
 }
 
 export class StatementRunner {
@@ -407,15 +402,7 @@ export class StatementRunner {
       run: async (op) => {
         this.#ctx.gate.ready(op)
         if (this.#connection.closed) throw new ConnectionClosed()
-        const connection = this.#connection
-        const target: CopyTarget = {
-          send: (b) => connection.send(b),
-          get backlog() {
-            return connection.backlog
-          },
-          onDrain: (f) => connection.onDrain(f),
-        }
-        const sub = new CopySubscription(this.#ctx.gate, query, target, this.#ctx.subscriptionBufferBytes, csv ? copyCsvLine : copyTextLine)
+        const sub = new CopySubscription(this.#ctx.gate, query, this.#connection, this.#ctx.subscriptionBufferBytes, csv ? copyCsvLine : copyTextLine)
         this.#copies.add(sub)
         const unCancel = op.on((e) => sub.finish({ kind: 'error', error: e }))
         try {
