@@ -51,7 +51,7 @@ export interface Portal {
   position: number
 }
 
-export type Cursor = { readonly kind: 'subscription'; readonly sub: CursorSubscription } | { readonly kind: 'rows'; readonly fields: readonly Field[]; readonly rows: ResultValue[][] }
+type Cursor = { readonly kind: 'subscription'; readonly sub: CursorSubscription } | { readonly kind: 'rows'; readonly fields: readonly Field[]; readonly rows: ResultValue[][] }
 
 /** Raised into a statement's waits when its connection is gone. */
 export class ConnectionClosed extends Error {}

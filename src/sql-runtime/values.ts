@@ -43,7 +43,7 @@ export function formatOutput(v: unknown, t: SqlType): string {
 }
 
 /** An array's text: its elements by their output function (booleans t/f, as array_out). */
-export function arrayText(v: ArrayValue, t: ArrayType): string {
+function arrayText(v: ArrayValue, t: ArrayType): string {
   const e = elementType(t)
   return formatArray(v, (x) => formatOutput(x, e))
 }
