@@ -6,7 +6,7 @@
 // gave, so they are read again exactly as they were parsed.
 
 import { RivuletError, type CopyOption, type ParsedStatement, type Statement, type WithOption } from '../../grammar/index.js'
-import { parseInterval } from '../sql-runtime/values.js'
+import { parseInterval } from '../sql-runtime/interval.js'
 
 /** Actions that run a text carry `at`, where that text starts in the query string (error
  *  positions inside it are reported from there); undefined for a text made here. */

@@ -5,7 +5,7 @@
 // compare by their JS kind.
 
 import { ArrayValue, EMPTY_ARRAY } from '../../planner/index.js'
-import { compareArrays, compareScalars, equalScalars } from './values.js'
+import { compareArrays, compareScalars, equalScalars } from './value-order.js'
 import { checkTextLength } from './text-limit.js'
 
 const compareElements = compareScalars

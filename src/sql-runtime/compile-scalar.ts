@@ -19,7 +19,8 @@ import { rowKey } from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
 import { REGEX_CALLS, prepareRegex } from './regex.js'
-import { castValue, compareText } from './values.js'
+import { castValue } from './values.js'
+import { compareText } from './value-order.js'
 import { TextMemo } from './text-memo.js'
 
 export type RowFn = (row: Row) => unknown

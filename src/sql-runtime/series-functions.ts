@@ -5,7 +5,7 @@
 
 import { RivuletError } from '../../grammar/index.js'
 import { ArrayValue, numericAdd, numericCompare, numericSign, type NumericValue } from '../../planner/index.js'
-import type { Interval } from './values.js'
+import type { Interval } from './interval.js'
 import { int8Add, type Int8 } from './int8.js'
 
 /** The most values one series may have: each becomes a row of one batch (16M rows take

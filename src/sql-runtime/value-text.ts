@@ -1,6 +1,6 @@
 // The Postgres text output form of a result value, as psql and the wire protocol show it.
 import type { ResultValue, SqlTypeName } from '../types.js'
-import { formatFloat4, formatFloat8 } from './values.js'
+import { formatFloat4, formatFloat8 } from './number-text.js'
 
 /** The Postgres text output form of a value: booleans `t`/`f`, floats in the shortest
  *  round-trip form of `float8out`/`float4out`, NULL as ''. (numeric values arrive as their

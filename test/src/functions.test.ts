@@ -5,7 +5,9 @@ import { RivuletError } from '../../grammar/errors.js'
 import { overloadIds, resolveFunction } from '../../planner/expr/functions.js'
 import { FUNCTIONS } from '../../src/sql-runtime/functions.js'
 import { prepareRegex } from '../../src/sql-runtime/regex.js'
-import { Interval, formatFloat8, formatTimestamp, parseInterval, parseNumeric, parseTimestamp, clock } from '../../src/sql-runtime/values.js'
+import { Interval, parseInterval } from '../../src/sql-runtime/interval.js'
+import { formatFloat8, parseNumeric } from '../../src/sql-runtime/number-text.js'
+import { formatTimestamp, parseTimestamp, clock } from '../../src/sql-runtime/datetime.js'
 import { numericText, type NumericValue } from '../../planner/index.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

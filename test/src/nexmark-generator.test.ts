@@ -9,7 +9,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { writeNexmarkFiles } from '../../src/connectors/nexmark/files.js'
 import { NEXMARK_SCHEMAS, NexmarkGenerator, type NexmarkOptions } from '../../src/connectors/nexmark/generator.js'
-import { formatTimestamp } from '../../src/sql-runtime/values.js'
+import { formatTimestamp } from '../../src/sql-runtime/datetime.js'
 
 type Kind = 'person' | 'auction' | 'bid'
 type Rows = Record<Kind, unknown[][]>

@@ -10,7 +10,7 @@ import { Engine } from '../../src/index.js'
 import { NexmarkGenerator } from '../../src/connectors/nexmark/generator.js'
 import { nexmarkQueries } from '../../src/cli/nexmark-queries.js'
 import { firstDifference, verifyQuery } from '../../src/cli/nexmark-verify.js'
-import { formatTimestamp } from '../../src/sql-runtime/values.js'
+import { formatTimestamp } from '../../src/sql-runtime/datetime.js'
 
 const queries = nexmarkQueries()
 

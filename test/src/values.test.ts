@@ -3,29 +3,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { RivuletError } from '../../grammar/errors.js'
-import {
-  Interval,
-  castValue,
-  clock,
-  compareFn,
-  compareInterval,
-  compareText,
-  daysFromCivil,
-  civilFromDays,
-  formatDate,
-  formatFloat4,
-  formatFloat8,
-  formatInterval,
-  formatOutput,
-  formatTimestamp,
-  fromInputValue,
-  parseDate,
-  parseInterval,
-  parseTimestamp,
-  sortKeyCompare,
-  toResultValue,
-  toText,
-} from '../../src/sql-runtime/values.js'
+import { Interval, compareInterval, formatInterval, parseInterval } from '../../src/sql-runtime/interval.js'
+import { castValue, formatOutput, fromInputValue, toResultValue, toText } from '../../src/sql-runtime/values.js'
+import { clock, daysFromCivil, civilFromDays, formatDate, formatTimestamp, parseDate, parseTimestamp } from '../../src/sql-runtime/datetime.js'
+import { compareFn, compareText, sortKeyCompare } from '../../src/sql-runtime/value-order.js'
+import { formatFloat4, formatFloat8 } from '../../src/sql-runtime/number-text.js'
 
 function sqlError(f: () => unknown): { code: string; message: string } {
   try {
