@@ -6,7 +6,7 @@
 // Every overload has an `id`; src/sql-runtime/functions.ts FUNCTIONS[id] implements it. Several overloads
 // may share one id when one JS implementation is right for all of them (e.g. `eq`).
 // Run-time values follow planner/types.ts (ints/floats/numeric = JS numbers, date = days,
-// timestamp = micros, interval = Interval object from src/sql-runtime/values.ts).
+// timestamp = micros, interval = Interval object from src/sql-runtime/interval.ts).
 //
 // Arithmetic ids encode the RESULT type, so an implementation knows its bounds/rounding:
 //   prefix  result type     ops
@@ -39,7 +39,7 @@
 //     not — inline only if NaN can be ignored, otherwise call FUNCTIONS.eq/lt/... .
 //     text: === / !== are exact; < etc. on JS strings compare UTF-16 code units, which differs
 //     from PG "C" collation (code points) for astral characters vs U+E000..U+FFFF, so order
-//     texts with compareText (src/sql-runtime/values.ts), as FUNCTIONS.lt etc. do.
+//     texts with compareText (src/sql-runtime/value-order.ts), as FUNCTIONS.lt etc. do.
 //   interval comparisons: interval_eq interval_ne interval_lt interval_le interval_gt
 //     interval_ge (PG semantics: 1 mon = 30 days, 1 day = 24 h; '1 day' = '24:00:00').
 //

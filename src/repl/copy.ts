@@ -7,10 +7,11 @@
 //                                             engine) and written to the file in COPY's text
 //                                             or CSV format (the engine has no COPY TO)
 // STDIN / STDOUT / PROGRAM are not offered: the REPL's input is the terminal.
+import { copyRecord, readCopyLayout } from '../sql-runtime/copy-format.js'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
-import { parse, printStatement, type CopyOption, type CopyStmt } from '../../grammar/index.js'
+import { parse, printStatement, type CopyStmt } from '../../grammar/index.js'
 import type { Engine } from '../engine/index.js'
 import { formatValue } from '../sql-runtime/value-text.js'
 import type { ColumnInfo, ResultValue, StatementResult } from '../types.js'
@@ -69,7 +70,7 @@ export function clientCopy(engine: Engine, rest: string, cwd: string = process.c
     }
   }
   if (stmt.subscribe !== undefined) return { message: '\\copy: (SUBSCRIBE …) TO a file is not supported: a subscription never ends (use SUBSCRIBE, or COPY (SUBSCRIBE …) TO STDOUT through rivulet serve)\n' }
-  const format = outputFormat(stmt.options)
+  const format = readCopyLayout(stmt.options, (name) => (name === 'delimiter' || name === 'null' ? undefined : `COPY option "${name}" is not supported with TO (format, header, delimiter, null)`))
   if (typeof format === 'string') return { message: `\\copy: ${format}\n` }
   const query = stmt.query !== undefined ? sql.slice(stmt.query.span.start, stmt.query.span.end) : `SELECT ${stmt.columns === undefined ? '*' : stmt.columns.map(quoteIdent).join(', ')} FROM ${stmt.table!.parts.map(quoteIdent).join('.')}`
   let result: StatementResult | undefined
@@ -80,8 +81,8 @@ export function clientCopy(engine: Engine, rest: string, cwd: string = process.c
   }
   const columns = result?.columns ?? []
   const rows = result?.rows ?? []
-  let out = format.header ? line(columns.map((c) => c.name), format) : ''
-  for (const row of rows) out += line(row.map((v, j) => text(v, columns[j])), format)
+  let out = format.header ? copyRecord(columns.map((c) => c.name), format) : ''
+  for (const row of rows) out += copyRecord(row.map((v, j) => text(v, columns[j])), format)
   try {
     writeFileSync(path, out)
   } catch (e) {
@@ -90,59 +91,8 @@ export function clientCopy(engine: Engine, rest: string, cwd: string = process.c
   return { results: [{ command: `COPY ${rows.length}`, rowCount: rows.length }] }
 }
 
-interface OutputFormat {
-  readonly csv: boolean
-  readonly header: boolean
-  readonly delimiter: string
-  readonly null: string
-}
-
-/** FORMAT, HEADER, DELIMITER and NULL of a COPY … TO (a message for anything else). */
-function outputFormat(options: readonly CopyOption[]): OutputFormat | string {
-  let csv = false
-  let header = false
-  let delimiter: string | undefined
-  let nullText: string | undefined
-  for (const o of options) {
-    const v = o.value?.text
-    switch (o.name) {
-      case 'format': {
-        const f = (v ?? '').toLowerCase()
-        if (f === 'csv') csv = true
-        else if (f !== 'text') return `COPY format "${f}" is not supported (text, csv)`
-        break
-      }
-      case 'header':
-        header = v === undefined || ['true', 'on', '1'].includes(v.toLowerCase())
-        break
-      case 'delimiter':
-        if (v === undefined || v.length !== 1) return 'COPY delimiter must be a single one-byte character'
-        delimiter = v
-        break
-      case 'null':
-        if (v === undefined) return 'NULL requires a parameter'
-        nullText = v
-        break
-      default:
-        return `COPY option "${o.name}" is not supported with TO (format, header, delimiter, null)`
-    }
-  }
-  return { csv, header, delimiter: delimiter ?? (csv ? ',' : '\t'), null: nullText ?? (csv ? '' : '\\N') }
-}
-
 function text(v: ResultValue | undefined, c: ColumnInfo | undefined): string | null {
   return v === null || v === undefined ? null : formatValue(v, c?.type ?? 'text')
-}
-
-/** One record in COPY's text format (backslash escapes, NULL as \N) or CSV (values with the
- *  delimiter, a quote, CR/LF, or equal to the NULL text quoted; NULL unquoted). */
-function line(values: readonly (string | null)[], f: OutputFormat): string {
-  const fields = values.map((t) => {
-    if (t === null) return f.null
-    if (f.csv) return t === f.null || t.includes(f.delimiter) || /["\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t
-    return t.replace(/[\\\t\n\r\b\f\v]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\b': '\\b', '\f': '\\f', '\v': '\\v' })[c]!).split(f.delimiter).join(`\\${f.delimiter}`)
-  })
-  return `${fields.join(f.delimiter)}\n`
 }
 
 function quoteIdent(s: string): string {

@@ -7,6 +7,7 @@
 
 import { RivuletError, type CopyOption, type ParsedStatement, type Statement, type WithOption } from '../../grammar/index.js'
 import { parseInterval } from '../sql-runtime/interval.js'
+import { readCopyLayout, type CopyLayout } from '../sql-runtime/copy-format.js'
 
 /** Actions that run a text carry `at`, where that text starts in the query string (error
  *  positions inside it are reported from there); undefined for a text made here. */
@@ -22,9 +23,9 @@ export type SessionAction =
   | { readonly kind: 'declare'; readonly name: string; readonly query: string; readonly at: number; readonly subscribe: boolean }
   | { readonly kind: 'fetch'; readonly name: string; readonly count: number; readonly timeoutMs: number | undefined }
   | { readonly kind: 'close'; readonly name: string | undefined }
-  | { readonly kind: 'copyOut'; readonly query: string; readonly at: number | undefined; readonly subscribe: boolean; readonly format: CopyFormat }
+  | { readonly kind: 'copyOut'; readonly query: string; readonly at: number | undefined; readonly subscribe: boolean; readonly format: CopyLayout }
   /** COPY t FROM STDIN: the engine loads what the client sends; `text` is the statement */
-  | { readonly kind: 'copyIn'; readonly text: string; readonly at: number; readonly table: string; readonly columns: number | undefined; readonly format: CopyFormat }
+  | { readonly kind: 'copyIn'; readonly text: string; readonly at: number; readonly table: string; readonly columns: number | undefined; readonly format: CopyLayout }
   | { readonly kind: 'subscribe'; readonly query: string; readonly at: number }
   | { readonly kind: 'deallocate'; readonly name: string | undefined }
   | { readonly kind: 'discard' }
@@ -34,12 +35,6 @@ export type SessionAction =
   | { readonly kind: 'engine'; readonly text: string; readonly at: number; readonly read: boolean }
 
 /** COPY data layout: text or CSV, with its delimiter and NULL marker. */
-export interface CopyFormat {
-  readonly csv: boolean
-  readonly header: boolean
-  readonly delimiter: string
-  readonly null: string
-}
 
 /** The engine's own SHOW forms (everything else SHOWs a session setting). */
 const ENGINE_SHOWS = new Set(['tables', 'views', 'streams', 'materialized', 'columns', 'sources', 'sinks', 'indexes', 'create'])
@@ -112,36 +107,10 @@ function copyAction(s: Extract<Statement, { kind: 'copy' }>, p: ParsedStatement,
 
 /** The layout options of COPY … STDIN / STDOUT (FROM STDIN hands the rest, e.g.
  *  max_rejected, to the engine with the statement). */
-function copyFormat(options: readonly CopyOption[], direction: 'from' | 'to'): CopyFormat {
-  let csv = false
-  let header = false
-  let delimiter: string | undefined
-  let nullText: string | undefined
-  for (const o of options) {
-    const v = o.value?.text
-    switch (o.name) {
-      case 'format': {
-        const f = (v ?? '').toLowerCase()
-        if (f === 'csv') csv = true
-        else if (f !== 'text') throw unsupported(`COPY format "${f}" is not supported (text, csv)`)
-        break
-      }
-      case 'header':
-        header = v === undefined || ['true', 'on', '1', 'match'].includes(v.toLowerCase())
-        break
-      case 'delimiter':
-      case 'null':
-        // FROM STDIN: the engine reads them with the statement
-        if (direction === 'to') throw unsupported(`COPY option "${o.name}" is not supported with TO STDOUT (format, header)`)
-        if (o.name === 'delimiter') delimiter = v
-        else nullText = v
-        break
-      default:
-        if (direction === 'to') throw unsupported(`COPY option "${o.name}" is not supported with TO STDOUT (format, header)`)
-    }
-  }
-  if (delimiter !== undefined && (delimiter.length !== 1 || delimiter.charCodeAt(0) > 127)) throw unsupported('COPY delimiter must be a single one-byte character')
-  return { csv, header, delimiter: delimiter ?? (csv ? ',' : '\t'), null: nullText ?? (csv ? '' : '\\N') }
+function copyFormat(options: readonly CopyOption[], direction: 'from' | 'to'): CopyLayout {
+  const layout = readCopyLayout(options, (name) => (direction === 'to' ? `COPY option "${name}" is not supported with TO STDOUT (format, header)` : undefined))
+  if (typeof layout === 'string') throw unsupported(layout)
+  return layout
 }
 
 /** FETCH … WITH (timeout = '1s'): how long to wait for a subscription's changes. */

@@ -8,6 +8,7 @@
 // client that does not read (or FETCH) fast enough has its subscription ended with an error
 // (54000) instead of growing the server's memory without bound.
 
+import { escapeCopyText } from '../sql-runtime/copy-format.js'
 import { RivuletError } from '../../grammar/index.js'
 import type { ChangeBatch, ColumnInfo, ResultValue } from '../types.js'
 import type { EngineGate } from './gate.js'
@@ -254,10 +255,6 @@ export function copyTextLine(fields: readonly Field[], row: readonly ResultValue
   return out + '\n'
 }
 
-function escapeCopyText(s: string): string {
-  if (!/[\\\t\n\r\b\f\v]/.test(s)) return s
-  return s.replace(/[\\\t\n\r\b\f\v]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\b': '\\b', '\f': '\\f', '\v': '\\v' })[c]!)
-}
 
 /** One row in COPY's CSV format (NULL unquoted empty; values with a delimiter, quote, CR/LF
  *  or an empty string quoted). */
