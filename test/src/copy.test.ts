@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli.js'
-import { copyReadChunk } from '../../src/engine/copy.js'
+import { copyReadChunk } from '../../src/connectors/copy-reader.js'
 import { Engine, RivuletError } from '../../src/index.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rivulet-copy-'))
