@@ -175,26 +175,30 @@ export function numericFromDouble(x: number, digits: number): NumericValue {
 
 const NUMERIC_SYNTAX = /^\s*([+-]?)(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?\s*$/
 
+/** 'NaN', 'Infinity', 'inf' and their signed forms (any case, blanks around), as numeric_in
+ *  and float8in read them; undefined for any other text. */
+export function parseSpecialNumber(text: string): number | undefined {
+  switch (text.trim().toLowerCase()) {
+    case 'nan':
+      return NaN
+    case 'infinity':
+    case '+infinity':
+    case 'inf':
+    case '+inf':
+      return Infinity
+    case '-infinity':
+    case '-inf':
+      return -Infinity
+    default:
+      return undefined
+  }
+}
+
 /** numeric_in: the value of a decimal text ('1.50', '-.5', '1e3', 'NaN', 'Infinity'), or
  *  undefined when it is not valid input. Overflow raises 22003. */
 export function parseNumericText(text: string): NumericValue | undefined {
   const m = NUMERIC_SYNTAX.exec(text)
-  if (m === null) {
-    switch (text.trim().toLowerCase()) {
-      case 'nan':
-        return NaN
-      case 'infinity':
-      case '+infinity':
-      case 'inf':
-      case '+inf':
-        return Infinity
-      case '-infinity':
-      case '-inf':
-        return -Infinity
-      default:
-        return undefined
-    }
-  }
+  if (m === null) return parseSpecialNumber(text)
   const whole = m[2] ?? ''
   const fraction = m[3] ?? m[4] ?? ''
   let exponent = 0

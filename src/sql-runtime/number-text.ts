@@ -8,7 +8,7 @@
 // 64-bit range (src/sql-runtime/int8.ts).
 
 import { INTEGER_BOUNDS } from '../../planner/types.js'
-import { parseNumericText, type NumericValue } from '../../planner/numeric.js'
+import { parseNumericText, parseSpecialNumber, type NumericValue } from '../../planner/numeric.js'
 import { fitsInt8, int8Of, parseExactInteger, type Int8 } from './int8.js'
 import { sqlError, invalidSyntax } from './sql-errors.js'
 
@@ -183,25 +183,8 @@ export function parseInteger(text: string, type: 'smallint' | 'integer' | 'bigin
   return v + 0
 }
 
-function specialFloat(t: string): number | undefined {
-  switch (t.trim().toLowerCase()) {
-    case 'nan':
-      return NaN
-    case 'infinity':
-    case '+infinity':
-    case 'inf':
-    case '+inf':
-      return Infinity
-    case '-infinity':
-    case '-inf':
-      return -Infinity
-    default:
-      return undefined
-  }
-}
-
 export function parseFloat8(text: string): number {
-  const sp = specialFloat(text)
+  const sp = parseSpecialNumber(text)
   if (sp !== undefined) return sp
   if (!DEC_RE.test(text)) throw invalidSyntax('double precision', text)
   const v = Number(text.trim())
@@ -212,7 +195,7 @@ export function parseFloat8(text: string): number {
 }
 
 export function parseFloat4(text: string): number {
-  const sp = specialFloat(text)
+  const sp = parseSpecialNumber(text)
   if (sp !== undefined) return sp
   if (!DEC_RE.test(text)) throw invalidSyntax('real', text)
   const d = Number(text.trim())
