@@ -9,6 +9,7 @@ import { machine } from './lib.js'
 import { runTime, timeChild, TIME_VIEWS, type TimeView } from './time.js'
 import { formatSummary, summarize } from './profile.js'
 import { joinsChild, runJoins } from './joins.js'
+import { runDurable } from './durable.js'
 
 const script = fileURLToPath(import.meta.url)
 
@@ -27,6 +28,9 @@ function usage(): never {
       '              event time from a 100k-row versioned table, per 10 s window, EMIT ON WINDOW',
       '              CLOSE; state, heap and throughput every --report orders (--events N,',
       '              --keys N, --batch N, --report N; --quick: 200k orders)',
+      '  durable     the durable log: Nexmark ingest in memory vs a data directory (durability',
+      "              process and power), bytes on disk per event, reopening time (--events N,",
+      '              --queries q0,q5,q7, --rounds N; --quick: 20k events, 1 round)',
       '',
       'options:',
       '  --rows N       rows loaded (default 1,000,000; --quick: 20,000)',
@@ -115,6 +119,16 @@ async function main(): Promise<void> {
     process.stdout.write(`date: ${nowIso()}; machine: ${machine()}\n\n`)
     const t0 = performance.now()
     runJoins({ events, batch: num(args, 'batch', 1000), report: num(args, 'report', quick ? 50_000 : 1_000_000), keys: num(args, 'keys', 100_000), seed }, script)
+    process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
+    return
+  }
+  if (suite === 'durable') {
+    const rel = path.relative(process.cwd(), script) || script
+    process.stdout.write(`## rivulet bench: durable\n\ncommand: \`node ${rel} ${process.argv.slice(2).join(' ')}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
+    process.stdout.write(`date: ${nowIso()}; machine: ${machine()}\n\n`)
+    const t0 = performance.now()
+    const queries = args.get('queries')?.split(',').map((x) => x.trim()) ?? ['q0', 'q5', 'q7']
+    runDurable({ events: num(args, 'events', quick ? 20_000 : 500_000), queries, rounds: num(args, 'rounds', quick ? 1 : 3), repoRoot: path.resolve(path.dirname(script), '..', '..') })
     process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
     return
   }

@@ -63,6 +63,9 @@ export const SqlState = {
   invalidArgumentForLogarithm: '2201E',
   invalidArgumentForPowerFunction: '2201F',
   characterNotInRepertoire: '22021',
+  ioError: '58030',
+  dataCorrupted: 'XX001',
+  lockNotAvailable: '55P03',
 } as const
 
 /** Converts a 0-based offset into a 1-based (line, column) position in `text`. */

@@ -84,6 +84,9 @@ export interface Subscription {
 export interface SubscribeOptions {
   /** Deliver the current contents as inserts first (default true). */
   readonly snapshot?: boolean
+  /** Resume after tick n (a durable engine): every tick after n is delivered once, in order,
+   *  read back from the log, then the live ticks follow; no snapshot. */
+  readonly since?: number
 }
 
 export type RelationKind = 'table' | 'stream' | 'view' | 'materialized view' | 'system'
@@ -110,8 +113,15 @@ export interface RelationInfo {
 }
 
 export interface EngineOptions {
-  /** Data directory for durable state (later issue); omitted = in memory. */
+  /** Data directory for durable state (created or reopened; SQLite files): every input is
+   *  logged before its tick is acknowledged, and opening replays the log. Omitted = in memory. */
   readonly dir?: string
+  /** With `dir`: 'power' (default) fsyncs each commit, so it survives power loss; 'process'
+   *  survives a killed process only, for speed. `SET durability = …` changes it. */
+  readonly durability?: 'power' | 'process'
+  /** Hears the progress of long work while the engine opens (recovery: log records replayed)
+   *  and later, as `Engine.onProgress` does. */
+  readonly onProgress?: (p: ProgressEvent) => void
   /** Processing time for NOW() and temporal filters: epoch milliseconds (or a Date), read
    *  once per tick. Default: the wall clock. Inject one to make time-driven views
    *  deterministic in tests. */
@@ -173,10 +183,20 @@ export type InputRow = Readonly<Record<string, unknown>> | readonly unknown[]
 /** Progress of long work inside one statement (`Engine.onProgress`): a COPY reports the bytes
  *  of its file read so far; a large view backfill the rows of its inputs delivered. */
 export interface ProgressEvent {
-  readonly task: 'copy' | 'backfill'
+  readonly task: 'copy' | 'backfill' | 'recovery'
   readonly relation: string
   readonly done: number
   readonly total: number
+}
+
+/** What opening a data directory did: the checkpoint it started from (null: the log's
+ *  beginning), log records and ticks replayed, and how long it took. */
+export interface RecoveryReport {
+  readonly dir: string
+  readonly checkpoint: number | null
+  readonly records: number
+  readonly ticks: number
+  readonly seconds: number
 }
 
 /** Limits of one statement (src/sql-runtime/statement-limits.ts checks them). */

@@ -12,6 +12,9 @@
 
 import type { Row } from '../../ivm/index.js'
 import { RivuletError, SqlState, type SourcePosition } from '../../grammar/index.js'
+import { SqliteSink } from './sqlite-sink.js'
+import { FileSink } from './file-sink.js'
+import { SinkCounters } from './sink-counters.js'
 
 /** A connector option as written in WITH (…): a number, a string, or a boolean. */
 export type OptionValue = number | string | boolean | null
@@ -98,6 +101,11 @@ export interface SourceConnector {
   readonly pace: number
   /** Events per micro-batch (one tick). */
   readonly batchSize: number
+  /** Where it stands after its last batch, as plain data (numbers, strings, arrays, plain
+   *  objects): the durable log records it with each batch, and `resume` goes back to it. */
+  readonly offset: unknown
+  /** Continues from an offset it gave (recovery: the next batch is the one after it). */
+  resume(offset: unknown): void
   /** Produces up to `max` events as one micro-batch: rows per relation, in run-time
    *  representation. `processingTime` (µs) is the tick's processing time. Returns how many
    *  events it produced (0 when done). */
@@ -106,10 +114,34 @@ export interface SourceConnector {
 
 /** What a sink connector implements. */
 export interface SinkConnector {
-  /** One committed tick's changes (consolidated; weights +n inserts, −n retractions). */
+  /** One committed tick's changes (consolidated; weights +n inserts, −n retractions). A tick
+   *  at or below the last one it wrote is a replay after a crash: it writes nothing. */
   write(tick: number, rows: readonly Row[], weights: readonly number[]): void
   /** Rows inserted and retracted so far (weights summed), and ticks written. */
   readonly stats: SinkStats
+  /** Lets go of its target (DROP SINK, the engine's close). */
+  close?(): void
+}
+
+/** Where a sink whose target cannot hold its own progress keeps it: the last tick it wrote and
+ *  the target's length then (the data directory; in memory without one). */
+export interface SinkProgressStore {
+  get(id: string): { tick: number; bytes: number | null } | undefined
+  set(id: string, tick: number, bytes: number | null): void
+}
+
+/** What a sink connector knows of the sink it serves. */
+export interface SinkContext {
+  readonly name: string
+  /** Its identity across restarts: its name and the log position of its CREATE SINK, so a sink
+   *  dropped and created again starts afresh. */
+  readonly id: string
+  /** The columns of its query: names and SQL types (run-time values convert by type). */
+  readonly columns: readonly { readonly name: string; readonly type: string }[]
+  /** The columns of the query's GROUP BY, when its result is one row per group (upsert's
+   *  default key). */
+  readonly groupKey: readonly number[] | undefined
+  readonly progress: SinkProgressStore
 }
 
 export interface SinkStats {
@@ -123,31 +155,26 @@ export interface SinkStats {
 
 /** `connector = 'blackhole'`: counts what arrives and keeps none of it. */
 export class BlackholeSink implements SinkConnector {
-  #inserted = 0
-  #retracted = 0
-  #ticks = 0
+  readonly #counters = new SinkCounters()
 
   write(_tick: number, _rows: readonly Row[], weights: readonly number[]): void {
-    for (let i = 0; i < weights.length; i++) {
-      const w = weights[i]!
-      if (w > 0) this.#inserted += w
-      else this.#retracted -= w
-    }
-    this.#ticks++
+    this.#counters.count(weights)
   }
 
   get stats(): SinkStats {
-    return { inserted: this.#inserted, retracted: this.#retracted, ticks: this.#ticks }
+    return this.#counters.stats
   }
 }
 
-export const SINK_CONNECTORS = ['blackhole'] as const
+export const SINK_CONNECTORS = ['blackhole', 'sqlite', 'file'] as const
 
 /** The sink connector a CREATE SINK names. */
-export function openSink(options: ConnectorOptions, connector: string | undefined, at: SourcePosition | undefined): SinkConnector {
+export function openSink(options: ConnectorOptions, connector: string | undefined, at: SourcePosition | undefined, context: SinkContext): SinkConnector {
   if (connector === 'blackhole') {
     options.finish(['connector', 'snapshot'])
     return new BlackholeSink()
   }
+  if (connector === 'sqlite') return new SqliteSink(options, context, at)
+  if (connector === 'file') return new FileSink(options, context, at)
   throw new RivuletError(SqlState.invalidParameterValue, connector === undefined ? `CREATE SINK needs WITH (connector = '…') (known: ${SINK_CONNECTORS.join(', ')})` : `unknown sink connector "${connector}" (known: ${SINK_CONNECTORS.join(', ')})`, at)
 }

@@ -10,7 +10,9 @@
 //   reads.ts       SELECT (ad hoc dataflows, point reads), binding, relations()
 //   explain.ts     EXPLAIN and SHOW
 //   sources-and-sinks.ts  the connectors the engine drives
-//   subscriptions.ts      subscribe / subscribeStatement
+//   subscriptions.ts      subscribe / subscribeStatement (SINCE = n: replayed from the log)
+//   durable-log.ts        with a data directory: each tick's input appended at its seal, DDL
+//                         appended when it succeeded, the log replayed on open
 // Guarantees kept across them: a failed statement changes nothing (the tick rolls back; inside
 // a block the block aborts, as in Postgres); a runtime error maintaining a view fails no
 // statement (the view goes into error, view-errors.ts); a subscriber that throws changes
@@ -18,7 +20,7 @@
 
 import { EngineSession } from './transactions.js'
 import { type SinkStats } from '../connectors/sources.js'
-import type { ChangeBatch, EngineOptions, ExecuteOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, SourceStatus, StatementResult, SubscribeOptions, SubscriberErrorContext, Subscription } from '../types.js'
+import type { RecoveryReport, ChangeBatch, EngineOptions, ExecuteOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, SourceStatus, StatementResult, SubscribeOptions, SubscriberErrorContext, Subscription } from '../types.js'
 import { EngineInternals } from './internals.js'
 
 export class Engine {
@@ -63,6 +65,16 @@ export class Engine {
    *  session's and never sees its uncommitted writes (see transactions.ts). */
   session(): EngineSession {
     return this.#engine.sessions.session()
+  }
+
+  /** What opening the data directory replayed (undefined in memory). */
+  get recovery(): RecoveryReport | undefined {
+    return this.#engine.log.recovery
+  }
+
+  /** The data directory, when durable. */
+  get dataDirectory(): string | undefined {
+    return this.#engine.log.dir?.dir
   }
 
   /** Number of committed ticks so far. */
@@ -158,6 +170,7 @@ export class Engine {
 
   constructor(options: EngineOptions = {}) {
     this.#engine = new EngineInternals(options)
+    if (options.onProgress) this.#engine.statements.onProgress(options.onProgress)
     INTERNALS.set(this, this.#engine)
   }
 }

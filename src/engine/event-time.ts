@@ -112,6 +112,7 @@ export class EventTime {
    *  watermark is late (recorded, not applied); the visible rows follow the latest version
    *  per key; both the visible rows and the history flow on in one step. */
   applyVersions(t: TableEntry, versions: readonly Row[]): void {
+    this.engine.ticks.record({ op: 'versions', relation: t.name, rows: versions })
     const vs = t.versions!
     const w = t.watermark!
     const width = t.columns.length
@@ -190,7 +191,10 @@ export class EventTime {
       const c = w.candidate(latest)
       if (typeof c === 'number' && c > w.pending) w.pending = c
     }
-    if (late !== undefined) this.recordLate(t, w, late)
+    if (late !== undefined) {
+      this.engine.ticks.record({ op: 'late', relation: t.name, rows: late })
+      this.recordLate(t, w, late)
+    }
     return onTime ?? rows
   }
 

@@ -2,3 +2,4 @@
 // facade and a session of it. Everything else in src/engine/ is the engine's own.
 export { Engine } from './engine.js'
 export type { EngineSession } from './transactions.js'
+export { recoveryLine } from './durable-log.js'

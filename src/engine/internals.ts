@@ -24,6 +24,7 @@ import { Reads } from './reads.js'
 import { Explain } from './explain.js'
 import { SourcesAndSinks } from './sources-and-sinks.js'
 import { Subscriptions } from './subscriptions.js'
+import { DurableLog } from './durable-log.js'
 
 export interface StatementContext {
   readonly text: string
@@ -47,11 +48,14 @@ export class EngineInternals {
   readonly explain = new Explain(this)
   readonly connectors = new SourcesAndSinks(this)
   readonly subscriptions = new Subscriptions(this)
+  readonly log = new DurableLog(this)
 
   readonly catalog = new EngineCatalog()
   readonly circuit = new ivm.Circuit()
   readonly arrangements = new Map<string, ivm.ArrangeOperator>()
   closed = false
+  /** A shadow engine (SUBSCRIBE … SINCE replays the log into one): it writes no sinks. */
+  shadow = false
   /** rivulet_late_events: late events, queryable and usable in views. */
   readonly lateEventsTable: TableEntry
   /** rivulet_rejected: records COPY could not load (copy.ts). */
@@ -74,7 +78,6 @@ export class EngineInternals {
   }
 
   constructor(options: EngineOptions = {}) {
-    if (options.dir !== undefined) throw new RivuletError(SqlState.featureNotSupported, 'durable mode (--data DIR) arrives with the durability issue; run in memory for now')
     this.clock = options.clock ?? (() => this.ticks.wall() / 1000)
     this.connectors.sourceDriving = options.sources ?? 'background'
     this.maxMemoryBytes = options.maxMemoryBytes ?? defaultMemoryLimit()
@@ -121,5 +124,9 @@ export class EngineInternals {
       bases: (m) => this.ddl.bases(m),
       applyErrorRows: (delta) => this.ticks.applyDelta(this.viewErrors, delta),
     })
+    if (options.dir !== undefined) {
+      const listener = options.onProgress
+      this.log.open(options.dir, options.durability, listener && ((done, total) => listener({ task: 'recovery', relation: '', done, total })))
+    }
   }
 }

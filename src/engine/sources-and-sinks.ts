@@ -7,11 +7,11 @@ import * as ivm from '../../ivm/index.js'
 import type { Row } from '../../ivm/index.js'
 import { parse, RivuletError, SqlState, positionAt } from '../../grammar/index.js'
 import type * as ast from '../../grammar/index.js'
-import { Scope, bindExpr, lower, lowerEmitOnWindowClose, readsClockOutsideTemporalFilters, optimize, type DeltaPlan } from '../../planner/index.js'
-import { type TableEntry } from './catalog.js'
+import { type LogicalPlan, Scope, bindExpr, lower, lowerEmitOnWindowClose, readsClockOutsideTemporalFilters, optimize, type DeltaPlan } from '../../planner/index.js'
+import { isView, type TableEntry } from './catalog.js'
 import { evaluateConstant } from '../sql-runtime/compile-scalar.js'
 import { allocationLimitError } from '../sql-runtime/text-limit.js'
-import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type SinkStats, type SourceConnector } from '../connectors/sources.js'
+import { ConnectorOptions, openSink, type OptionValue, type SinkConnector, type SinkContext, type SinkStats, type SourceConnector } from '../connectors/sources.js'
 import { NexmarkSource } from '../connectors/nexmark/source.js'
 import type { SourceStatus, StatementResult } from '../types.js'
 import { errorText, type MaintenanceError } from './view-errors.js'
@@ -20,13 +20,42 @@ import { refuseSystemRelations, scannedRelations } from './plans.js'
 import { lastPart, quoteIdentifier, foldName } from './names.js'
 import type { EngineInternals } from './internals.js'
 
+/** The query of a view's definition (`CREATE … VIEW v AS <query>`), or undefined. */
+function viewQuery(definition: string): ast.Query | undefined {
+  try {
+    const s = parse(definition)[0]?.statement
+    if (s?.kind === 'createView') return s.query
+    if (s?.kind === 'select') return s.query
+  } catch {
+    // a definition that does not parse alone gives no key
+  }
+  return undefined
+}
+
+/** The output columns that are a query's GROUP BY keys, when its result is one row per group:
+ *  through projections that pass the keys on and filters (HAVING); undefined otherwise. */
+function groupKeyColumns(plan: LogicalPlan): number[] | undefined {
+  if (plan.kind === 'aggregate') return plan.global ? undefined : plan.groupBy.map((_, i) => i)
+  if (plan.kind === 'filter') return groupKeyColumns(plan.input)
+  if (plan.kind !== 'project') return undefined
+  const inner = groupKeyColumns(plan.input)
+  if (inner === undefined) return undefined
+  const out: number[] = []
+  for (const k of inner) {
+    const at = plan.exprs.findIndex((e) => e.kind === 'column' && e.index === k)
+    if (at < 0) return undefined
+    out.push(at)
+  }
+  return out
+}
+
 /** A source: its connector and the streams it feeds. */
 interface SourceEntry {
   readonly name: string
   readonly connector: SourceConnector
   readonly streams: readonly TableEntry[]
   /** Wall-clock ms when it started (pacing counts from here). */
-  readonly startedAt: number
+  startedAt: number
   /** Set when a batch failed: the source stops, and says why in sourceStatus(). */
   error: RivuletError | undefined
   readonly waiters: { resolve: () => void; reject: (e: unknown) => void }[]
@@ -46,6 +75,8 @@ export interface SinkEntry {
   pending: ivm.ZSet
   /** Set while it is in error: it writes nothing until the error clears. */
   error: MaintenanceError | undefined
+  /** Set when its target failed a write: it writes nothing more in this engine's life. */
+  writeError?: string
 }
 
 export class SourcesAndSinks {
@@ -97,6 +128,7 @@ export class SourcesAndSinks {
     const sink = this.sinks.get(foldName(name))
     if (!sink) throw new RivuletError(SqlState.undefinedObject, `sink "${name}" does not exist`)
     // in error, a sink holds at its last good tick: it says why
+    if (sink.writeError !== undefined) return { ...sink.connector.stats, error: sink.writeError }
     return sink.error ? { ...sink.connector.stats, error: errorText(sink.error) } : sink.connector.stats
   }
 
@@ -118,6 +150,7 @@ export class SourcesAndSinks {
         this.engine.ticks.run(() => {
           const n = src.connector.next(max, this.engine.ticks.now(), out)
           this.engine.ticks.insertSourceRows(src.streams, out)
+          this.engine.ticks.record({ op: 'source', source: src.name, offset: src.connector.offset })
           return n
         }),
       ))
@@ -126,6 +159,13 @@ export class SourcesAndSinks {
       this.settleWaiters(src, src.error)
       throw src.error
     }
+  }
+
+  /** Replay: a source's position as its logged batch left it (pacing counts on from there). */
+  resumeSource(name: string, offset: unknown): void {
+    const src = this.source(name)
+    src.connector.resume(offset)
+    if (src.connector.pace !== Infinity) src.startedAt = Date.now() - (src.connector.emitted * 1000) / src.connector.pace
   }
 
   settleWaiters(src: SourceEntry, error?: unknown): void {
@@ -235,18 +275,26 @@ export class SourcesAndSinks {
       if (s.ifNotExists) return result
       throw new RivuletError(SqlState.duplicateObject, `sink "${name}" already exists`, positionAt(ctx.text, s.name.span.start))
     }
+    // a shadow engine replays the log for a subscriber: sinks were written by the real one
+    if (this.engine.shadow) return result
     const options = this.connectorOptions('sink', s.with, ctx)
     const connectorName = options.text('connector', undefined)
     const snapshot = options.boolean('snapshot', true)
-    const connector = openSink(options, connectorName, positionAt(ctx.text, s.span.start))
     let query = s.query
+    // the query whose GROUP BY keys the rows (the view's own, for FROM a view)
+    let grouped: ast.Query | undefined = s.query
     if (query === undefined) {
       const from = lastPart(s.from!)
-      if (!this.engine.catalog.entries.has(from)) throw new RivuletError(SqlState.undefinedTable, `relation "${from}" does not exist`, positionAt(ctx.text, s.from!.span.start))
+      const e = this.engine.catalog.entries.get(from)
+      if (e === undefined) throw new RivuletError(SqlState.undefinedTable, `relation "${from}" does not exist`, positionAt(ctx.text, s.from!.span.start))
       query = (parse(`SELECT * FROM ${quoteIdentifier(from)}`)[0]!.statement as ast.SelectStmt).query
+      if (isView(e)) grouped = viewQuery(e.definition)
     }
     const { plan: logical } = this.engine.reads.bindQuery(query, ctx)
     refuseSystemRelations(logical, 'a sink', ctx, query.span.start)
+    const groupKey = grouped === undefined ? undefined : groupKeyColumns(this.engine.reads.bindQuery(grouped, ctx).plan)
+    const context: SinkContext = { name, id: this.engine.log.sinkIdentity(name), columns: logical.columns.map((c) => ({ name: c.name, type: c.type })), groupKey, progress: this.engine.log.sinkProgress }
+    const connector = openSink(options, connectorName, positionAt(ctx.text, s.span.start), context)
     const optimized = optimize(logical)
     const lowerOptions = this.engine.reads.lowerOptions
     const at = s.query?.span.start ?? s.span.start
@@ -268,7 +316,15 @@ export class SourcesAndSinks {
       // only retractions can cancel: an insert-only tick goes out as it is
       const delta = sink.pending.weights.some((w) => w < 0) ? sink.pending.consolidate() : sink.pending
       sink.pending = new ivm.ZSet()
-      if (delta.length > 0) sink.connector.write(this.engine.ticks.committed, delta.rows, delta.weights)
+      if (delta.length === 0 || sink.writeError !== undefined) continue
+      try {
+        sink.connector.write(this.engine.ticks.committed, delta.rows, delta.weights)
+      } catch (e) {
+        // the tick is committed (and logged): a sink whose target fails stops there, says why
+        // in sinkStatus, and on reopening the data directory the replay writes every tick
+        // after its progress, once
+        sink.writeError = `stopped at tick ${this.engine.ticks.committed}: ${e instanceof Error ? e.message : String(e)}${this.engine.log.dir ? '; reopen the data directory to resume it' : ''}`
+      }
     }
   }
 
@@ -300,6 +356,7 @@ export class SourcesAndSinks {
 
   dropSink(sink: SinkEntry): void {
     this.sinks.delete(sink.name)
+    sink.connector.close?.()
     this.engine.errors.forget(sink)
     if (this.engine.circuit.has(sink.output)) this.engine.circuit.release(sink.output)
   }

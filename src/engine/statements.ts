@@ -90,8 +90,11 @@ export class Statements {
   }
 
   close(): void {
+    if (this.engine.closed) return
     this.engine.sessions.park()
     this.engine.closed = true
+    for (const sink of this.engine.connectors.sinks.values()) sink.connector.close?.()
+    this.engine.log.close()
     this.engine.connectors.clearSourceTimer()
     for (const src of this.engine.connectors.sources.values()) this.engine.connectors.settleWaiters(src, new RivuletError(SqlState.objectNotInPrerequisiteState, 'the engine was closed'))
   }
@@ -104,7 +107,7 @@ export class Statements {
     if (s.kind !== 'transaction' && s.kind !== 'set') this.engine.sessions.prepare()
     // late events this statement carries (not those of writes redone by #prepare)
     this.lateInStatement = undefined
-    const result = this.runPrepared(s, ctx)
+    const result = this.engine.log.isDdl(s) ? this.engine.log.ddl(ctx.text.slice(s.span.start, s.span.end), () => this.runPrepared(s, ctx)) : this.runPrepared(s, ctx)
     const late = this.lateInStatement
     if (late === undefined) return result
     this.lateInStatement = undefined
@@ -122,6 +125,8 @@ export class Statements {
       case 'show':
         return this.engine.explain.show(s)
       case 'set':
+        // the log's durability level is the engine's; other settings belong to sessions
+        if (s.name === 'durability') this.engine.log.setDurability(s.value?.replace(/^'(.*)'$/, '$1') ?? 'power')
         return { command: 'SET', rowCount: 0 }
       case 'session':
         throw new RivuletError(SqlState.featureNotSupported, `${printStatement(s).split(' ')[0]} needs a client session: connect to rivulet serve`, positionAt(ctx.text, s.span.start))

@@ -6,7 +6,7 @@ import { parse, RivuletError, SqlState, positionAt } from '../../grammar/index.j
 import { isView } from './catalog.js'
 import type { ChangeBatch, SubscribeOptions, Subscription } from '../types.js'
 import { lastPart, HIDDEN_PREFIX, quoteIdentifier, foldName, columnInfo } from './names.js'
-import type { EngineInternals } from './internals.js'
+import { EngineInternals } from './internals.js'
 
 export class Subscriptions {
   constructor(private readonly engine: EngineInternals) {}
@@ -18,8 +18,15 @@ export class Subscriptions {
     // the snapshot is the last committed tick (or the current session's own block)
     this.engine.sessions.prepare()
     this.engine.reads.checkReadable(v)
+    if (options.since !== undefined) {
+      const name = v.name
+      this.replaySince(options.since, (shadow) => {
+        if (!shadow.catalog.entries.has(name)) throw new RivuletError(SqlState.undefinedTable, `view "${name}" did not exist at tick ${options.since}`)
+        return name
+      }, callback)
+    }
     const sub = { callback }
-    if (options.snapshot !== false) {
+    if (options.snapshot !== false && options.since === undefined) {
       const changes = this.engine.reads.resultChanges(v.sink.contents(), v.columns)
       callback({ tick: this.engine.ticks.committed, columns: columnInfo(v.columns), changes })
     }
@@ -41,11 +48,18 @@ export class Subscriptions {
     const s = parsed.length === 1 ? parsed[0]!.statement : undefined
     if (!s || s.kind !== 'subscribe') throw new RivuletError(SqlState.syntaxError, 'expected one SUBSCRIBE statement')
     let snapshot = true
+    let since: number | undefined
     for (const o of s.with) {
       const v = o.value
       const literal = v?.kind === 'literal' ? v.value : undefined
+      if (o.name === 'since') {
+        const n = literal?.type === 'integer' ? Number(literal.text) : NaN
+        if (!Number.isSafeInteger(n) || n < 0) throw new RivuletError(SqlState.invalidParameterValue, 'SUBSCRIBE option SINCE needs a tick number (SINCE = n)', positionAt(sql, o.span.start))
+        since = n
+        continue
+      }
       const flag = v === undefined ? true : literal?.type === 'boolean' ? literal.value : v.kind === 'column' && v.parts.length === 1 ? v.parts[0] : undefined
-      if (o.name !== 'snapshot' || (flag !== true && flag !== false && flag !== 'true' && flag !== 'false')) throw new RivuletError(SqlState.invalidParameterValue, `unrecognized SUBSCRIBE option "${o.name}"${o.name === 'snapshot' ? ' value (expected true or false)' : ' (known: SNAPSHOT)'}`, positionAt(sql, o.span.start))
+      if (o.name !== 'snapshot' || (flag !== true && flag !== false && flag !== 'true' && flag !== 'false')) throw new RivuletError(SqlState.invalidParameterValue, `unrecognized SUBSCRIBE option "${o.name}"${o.name === 'snapshot' ? ' value (expected true or false)' : ' (known: SNAPSHOT, SINCE)'}`, positionAt(sql, o.span.start))
       snapshot = flag === true || flag === 'true'
     }
     let name: string
@@ -56,16 +70,32 @@ export class Subscriptions {
     else {
       const query = s.query ? sql.slice(s.query.span.start, s.query.span.end) : `SELECT * FROM ${quoteIdentifier(target!.name)}`
       hidden = `${HIDDEN_PREFIX}${++this.hiddenViews}`
-      // the hidden view is the engine's, outside any block of the caller's
-      this.engine.sessions.as(this.engine.sessions.internal, () => this.engine.statements.execute(`CREATE MATERIALIZED VIEW ${hidden} AS ${query}`))
+      // the hidden view is the engine's, outside any block of the caller's, and not the
+      // schema's: the log does not keep it
+      const create = `CREATE MATERIALIZED VIEW ${hidden} AS ${query}`
+      this.engine.sessions.as(this.engine.sessions.internal, () => this.engine.log.unlogged(() => this.engine.statements.execute(create)))
       name = hidden
+      if (since !== undefined) {
+        const at = since
+        try {
+          this.replaySince(at, (shadow) => {
+            shadow.statements.execute(create)
+            return hidden!
+          }, callback)
+        } catch (e) {
+          this.dropHidden(hidden)
+          throw e
+        }
+        since = undefined
+        snapshot = false
+      }
     }
     const columns = columnInfo(this.engine.catalog.entries.get(name)!.columns)
     let stop: () => void
     try {
-      stop = this.subscribe(name, callback, { snapshot }).stop
+      stop = this.subscribe(name, callback, since !== undefined ? { since } : { snapshot }).stop
     } catch (e) {
-      if (hidden) this.engine.sessions.as(this.engine.sessions.internal, () => this.engine.statements.execute(`DROP MATERIALIZED VIEW ${hidden}`))
+      if (hidden) this.dropHidden(hidden)
       throw e
     }
     let stopped = false
@@ -75,8 +105,39 @@ export class Subscriptions {
         if (stopped) return
         stopped = true
         stop()
-        if (hidden && !this.engine.closed && this.engine.catalog.entries.has(hidden)) this.engine.sessions.as(this.engine.sessions.internal, () => this.engine.statements.execute(`DROP MATERIALIZED VIEW ${hidden}`))
+        if (hidden && !this.engine.closed && this.engine.catalog.entries.has(hidden)) this.dropHidden(hidden)
       },
+    }
+  }
+
+  dropHidden(name: string): void {
+    this.engine.sessions.as(this.engine.sessions.internal, () => this.engine.log.unlogged(() => this.engine.statements.execute(`DROP MATERIALIZED VIEW ${name}`)))
+  }
+
+  /** SINCE = n: the ticks after n, read back from the log. A shadow engine (in memory, no
+   *  sinks) replays the log up to tick n, `setup` names the view to follow there, and the
+   *  replay of the rest delivers each later tick's changes to `callback`, as they were; the
+   *  caller then follows the live view from the current tick on. Costs a replay of the log
+   *  (checkpoints will bound it). */
+  replaySince(since: number, setup: (shadow: EngineInternals) => string, callback: (batch: ChangeBatch) => void): void {
+    const dir = this.engine.log.dir
+    if (dir === undefined) throw new RivuletError(SqlState.objectNotInPrerequisiteState, 'SUBSCRIBE … WITH (SINCE = n) needs a durable engine (a data directory): the ticks after n are read back from its log')
+    if (!Number.isSafeInteger(since) || since < 0 || since > this.engine.ticks.committed) throw new RivuletError(SqlState.invalidParameterValue, `SINCE = ${since} is not a committed tick (the last is ${this.engine.ticks.committed})`)
+    const shadow = new EngineInternals({ sources: 'manual' })
+    shadow.shadow = true
+    try {
+      let last = 0
+      shadow.log.replayRecords(dir.records(), (r) => {
+        if (r.tick > since) return false
+        last = r.seq
+        return true
+      })
+      const name = setup(shadow)
+      const sub = shadow.subscriptions.subscribe(name, callback, { snapshot: false })
+      shadow.log.replayRecords(dir.records(last), () => true)
+      sub.stop()
+    } finally {
+      shadow.statements.close()
     }
   }
 

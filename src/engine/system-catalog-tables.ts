@@ -16,6 +16,17 @@ export interface SystemCatalogSource {
   /** The relation's OID (stable while it exists: given when it was created). */
   oidOf(key: string): number
   readonly identity: SessionIdentity
+  /** The durable log per relation (rivulet_log): empty in memory. */
+  log(): readonly LogRelationRow[]
+}
+
+/** A row of rivulet_log: a relation's first and last offset in the log, rows and bytes. */
+export interface LogRelationRow {
+  readonly relation: string
+  readonly first_offset: number
+  readonly last_offset: number
+  readonly rows: number
+  readonly bytes: number
 }
 
 /** The owner of every object (the engine has no roles) and its OID (PostgreSQL's bootstrap
@@ -45,6 +56,8 @@ function elementColumnType(pg: string): ScalarType {
       return 'bigint'
     case 'integer':
       return 'integer'
+    case 'bigint':
+      return 'bigint'
     case 'smallint':
       return 'smallint'
     case 'real':
@@ -404,6 +417,8 @@ export const SYSTEM_TABLES: readonly SystemTable[] = [
         })),
   },
   { schema: 'pg_catalog', name: 'pg_description', oid: 2609, columns: columns('objoid:oid classoid:oid objsubid:integer description:text'), rows: () => [] },
+  // rivulet's own: the durable log, per relation (src/engine/durable-log.ts)
+  { schema: 'pg_catalog', name: 'rivulet_log', oid: 16001, columns: columns('relation:text first_offset:bigint last_offset:bigint rows:bigint bytes:bigint'), rows: (s) => s.log().map((r) => ({ ...r })) },
   {
     schema: 'pg_catalog',
     name: 'pg_settings',

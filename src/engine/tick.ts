@@ -5,9 +5,9 @@
 //             its input operator (`stage`, `applyDelta`, `insertSourceRows`)
 //   apply     the circuit steps over what was staged: every view and sink (`apply`); a
 //             tick's statements stage and apply in turn
+//   advance   watermarks move, windows close, time-driven views advance (`advanceWatermarks`)
 //   seal      the tick's input is complete (`seal`): the seam where the durable log appends
 //             it, write-ahead, before anything is committed (`onSeal` listens)
-//   advance   watermarks move, windows close, time-driven views advance (`advanceWatermarks`)
 //   commit    views in error settle, stores and operators commit, the tick number advances
 //   publish   sinks and subscribers receive the tick's consolidated changes (`publish`)
 //   rollback  any failure before commit: every store, operator and watermark back to the
@@ -25,19 +25,19 @@ import { clock as wallClock } from '../sql-runtime/values.js'
 import { columnInfo } from './names.js'
 import type { EngineInternals } from './internals.js'
 
-/** One relation's input changes in a tick: rows with weights (+1 insert, −1 delete); for a
- *  versioned table, the versions added to its history. */
-export interface StagedInput {
-  readonly relation: string
-  readonly delta: ivm.ZSet
-  readonly versions?: true
-}
+/** One piece of a tick's input, as the durable log records it (durable-log.ts): rows entering
+ *  a relation's store (weights +1 insert, −1 delete), late events split off a stream, new
+ *  versions of a versioned table, a source's position after its batch. */
+export type LogOp =
+  | { readonly op: 'rows'; readonly relation: string; readonly delta: ivm.ZSet }
+  | { readonly op: 'late' | 'versions'; readonly relation: string; readonly rows: readonly Row[] }
+  | { readonly op: 'source'; readonly source: string; readonly offset: unknown }
 
 /** A tick at its seal: the number it commits as, its processing time (µs), and its input. */
 export interface SealedTick {
   readonly tick: number
   readonly now: number
-  readonly input: readonly StagedInput[]
+  readonly ops: readonly LogOp[]
 }
 
 export class TickPipeline {
@@ -52,6 +52,8 @@ export class TickPipeline {
   readonly changed = new Set<string>()
   readonly errorListeners = new Set<(error: unknown, context: SubscriberErrorContext) => void>()
   tickNow: number | undefined
+  /** While the log replays: the processing time the replayed record had. */
+  replayNow: number | undefined
   /** Processing time up to which time-driven operators have been advanced (µs). */
   advancedTo = -Infinity
 
@@ -69,6 +71,7 @@ export class TickPipeline {
    *  steps back holds time still for the views). */
   now(): number {
     if (this.tickNow === undefined) {
+      if (this.replayNow !== undefined) return (this.tickNow = this.replayNow)
       const c = this.engine.clock()
       const ms = c instanceof Date ? c.getTime() : c
       this.tickNow = Math.max(Math.round(ms * 1000), this.advancedTo)
@@ -137,8 +140,8 @@ export class TickPipeline {
     }
   }
 
-  /** Ends the open tick: seal → advance watermarks → commit → publish. Throws (the tick rolled
-   *  back) when sealing or advancing fails; after the commit stage nothing can undo it. */
+  /** Ends the open tick: advance watermarks → seal → commit → publish. Throws (the tick rolled
+   *  back) when advancing or sealing fails; after the commit stage nothing can undo it. */
   commit(): void {
     // the tick's time is the clock at its commit: time-driven views end the tick as of then
     if (this.tickNow !== undefined) {
@@ -146,23 +149,24 @@ export class TickPipeline {
       this.now()
     }
     const clockBefore = this.advancedTo
-    this.seal()
     const advanced = this.advanceWatermarks()
+    this.seal(advanced)
     if (!this.engine.errors.idle) this.settleErrors(clockBefore)
     this.commitStores(advanced)
     this.publish()
   }
 
-  /** The seal: the tick's input is complete. Its statements stage and apply in turn (a later
-   *  statement of a block reads what an earlier one did), so only here is all of it known;
-   *  nothing of it is visible yet, and nothing is committed. A durable log appends the sealed
-   *  input here, write-ahead; a listener that throws rolls the tick back. */
-  seal(): void {
-    if (this.touched.size === 0) return
-    const input = this.input
-    this.input = []
+  /** The seal: the tick's input is complete and its watermarks have advanced. Its statements
+   *  stage and apply in turn (a later statement of a block reads what an earlier one did), so
+   *  only here is all of it known; nothing of it is visible yet, and nothing is committed. The
+   *  durable log appends it here, write-ahead; a listener that throws rolls the tick back. A
+   *  tick that only lets time pass (`advanced`) is sealed too: it is a tick of its own. */
+  seal(advanced: boolean): void {
+    if (this.touched.size === 0 && !advanced) return
+    const ops = this.ops
+    this.ops = []
     this.sealed = true
-    const tick: SealedTick = { tick: this.committed + 1, now: this.now(), input }
+    const tick: SealedTick = { tick: this.committed + 1, now: this.now(), ops }
     try {
       for (const l of this.sealListeners) l(tick)
     } catch (e) {
@@ -179,9 +183,14 @@ export class TickPipeline {
 
   readonly sealListeners = new Set<(tick: SealedTick) => void>()
   /** The open tick's input, in the order staged (kept only while someone listens to seals). */
-  input: StagedInput[] = []
+  ops: LogOp[] = []
   /** True after the seal: what is staged then (view errors' rows) is derived, not input. */
   sealed = false
+
+  /** Records a piece of the open tick's input for the seal. */
+  record(op: LogOp): void {
+    if (this.sealListeners.size > 0 && !this.sealed && !this.engine.log.replaying) this.ops.push(op)
+  }
 
   /** The commit stage: operators and stores keep what the tick did, watermarks take their new
    *  values (retention frees history below them), and the tick number advances when the tick
@@ -267,7 +276,7 @@ export class TickPipeline {
     // as a tick of its own
     if (this.touched.size > 0) return this.commit()
     this.tickNow = undefined
-    this.input = []
+    this.ops = []
     this.engine.circuit.commit()
     for (const t of this.touched) t.commit()
     this.touched.clear()
@@ -302,7 +311,7 @@ export class TickPipeline {
 
   rollback(): void {
     this.tickNow = undefined
-    this.input = []
+    this.ops = []
     this.sealed = false
     this.engine.errors.rollback()
     this.changed.clear()
@@ -330,7 +339,8 @@ export class TickPipeline {
   /** Stores a delta and hands it to the table's input, without running the circuit yet. */
   stage(t: TableEntry, delta: ivm.ZSet): void {
     this.engine.sessions.recorder?.record(t.name, delta)
-    if (this.sealListeners.size > 0 && !this.sealed) this.input.push({ relation: t.name, delta })
+    // rivulet_late_events and rivulet_view_errors are derived: replay makes them again
+    if (t !== this.engine.lateEventsTable && t !== this.engine.viewErrors) this.record({ op: 'rows', relation: t.name, delta })
     this.touched.add(t.store)
     this.changed.add(t.name)
     t.store.apply(delta)
@@ -343,7 +353,6 @@ export class TickPipeline {
     const recorder = this.engine.sessions.recorder
     recorder?.record(t.name, visible)
     recorder?.record(`${t.name} versions`, history)
-    if (this.sealListeners.size > 0 && !this.sealed) this.input.push({ relation: t.name, delta: history, versions: true })
     this.touched.add(t.versions!)
     this.touched.add(t.store)
     this.changed.add(t.name)

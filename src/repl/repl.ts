@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface, type Interface } from 'node:readline'
-import { Engine } from '../engine/index.js'
+import { Engine, recoveryLine } from '../engine/index.js'
 import { formatError } from './format.js'
 import { ReplSession } from './session.js'
 
@@ -211,6 +211,7 @@ export async function startRepl(options: { data?: string; expanded?: boolean; ve
     options.err(formatError(e instanceof Error ? e.message : String(e)))
     return 1
   }
+  if (engine.recovery !== undefined) options.err(recoveryLine(engine.recovery) + '\n')
   try {
     return await runRepl({
       engine,

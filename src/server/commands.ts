@@ -53,6 +53,8 @@ export function sessionAction(p: ParsedStatement, sql: string): SessionAction {
       return { kind: s.action }
     case 'set':
       if (IGNORED_SETS.has(s.name)) return { kind: 'setIgnored' }
+      // the durable log's level is the engine's, for every session
+      if (s.name.toLowerCase() === 'durability') return { kind: 'engine', text: p.text, at: p.offset, read: false }
       return { kind: 'set', name: s.name.toLowerCase(), value: s.value }
     case 'show': {
       const what = s.what

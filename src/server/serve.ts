@@ -2,7 +2,7 @@
 // and runs until SIGINT / SIGTERM, then closes every session and the engine.
 
 import { readFileSync } from 'node:fs'
-import { Engine } from '../engine/index.js'
+import { Engine, recoveryLine } from '../engine/index.js'
 import { parseMilliseconds } from './commands.js'
 import { startServer, type ServerOptions } from './index.js'
 
@@ -114,6 +114,7 @@ export async function serve(opts: ServeOptions, io: ServeIo): Promise<number> {
     io.stderr(`rivulet serve: ${e instanceof Error ? e.message : String(e)}\n`)
     return 1
   }
+  if (engine.recovery !== undefined) io.stderr(`rivulet serve: ${recoveryLine(engine.recovery)}\n`)
   let server
   try {
     const options: ServerOptions = {

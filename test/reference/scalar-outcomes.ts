@@ -237,7 +237,10 @@ function inList(e: Extract<ScalarExpr, { kind: 'inList' }>, row: readonly unknow
     }
     return scan(0, false)
   })
-  return [...lazy.map(negate), ...eager]
+  // `x IN (c)` is `x = c` (as PostgreSQL parses it), a strict comparison that a constant
+  // folder decides to NULL when c is NULL, without evaluating x
+  const folded = e.list.length === 1 && staticValue(e.list[0]!, row)?.value === null ? [value(null)] : []
+  return [...lazy.map(negate), ...eager, ...folded]
 }
 
 function call(e: Extract<ScalarExpr, { kind: 'call' }>, row: readonly unknown[]): Outcome[] {

@@ -446,6 +446,30 @@ describe('rivulet serve', () => {
     }
   })
 
+  it('--data DIR: what psql was told is committed survives kill -9 of the server', async () => {
+    const cli = fileURLToPath(new URL('../../dist/src/cli/cli.js', import.meta.url))
+    const data = mkdtempSync(join(tmpdir(), 'rivulet-serve-data-'))
+    const start = async () => {
+      const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--data', data], { stdio: ['ignore', 'pipe', 'pipe'] })
+      const lines = collectLines(child)
+      const [first] = await lines.waitFor(1)
+      return { child, lines, port: Number(/^rivulet: listening on 127\.0\.0\.1:(\d+)$/.exec(first!)![1]) }
+    }
+    let server = await start()
+    try {
+      const r = await psql(server.port, c('CREATE TABLE t (k INT PRIMARY KEY)', 'CREATE MATERIALIZED VIEW n AS SELECT count(*) AS c FROM t', 'INSERT INTO t VALUES (1), (2)', 'INSERT INTO t VALUES (3)'))
+      expect(r.stdout).toBe('CREATE TABLE\nCREATE MATERIALIZED VIEW\nINSERT 0 2\nINSERT 0 1\n')
+      server.child.kill('SIGKILL')
+      await new Promise((resolve) => server.child.on('close', resolve))
+      server = await start()
+      const again = await psql(server.port, c('SELECT c FROM n'))
+      expect(again.stdout).toBe(' c \n---\n 3\n(1 row)\n\n')
+      expect(server.lines.stderr()).toMatch(/rivulet serve: data directory .*: replayed 4 log records \(2 ticks\) from the start of the log in/)
+    } finally {
+      server.child.kill('SIGKILL')
+    }
+  })
+
   it('refuses --auth without a password', async () => {
     const cli = fileURLToPath(new URL('../../dist/src/cli/cli.js', import.meta.url))
     const r = await new Promise<Run>((resolve) =>

@@ -3,17 +3,9 @@
 
 import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/engine/engine.js'
-import { RivuletError } from '../../grammar/index.js'
+import { rivuletError } from '../helpers/errors.js'
 
-function fails(f: () => unknown): RivuletError {
-  try {
-    f()
-  } catch (e) {
-    if (e instanceof RivuletError) return e
-    throw e
-  }
-  throw new Error('did not fail')
-}
+const fails = rivuletError
 
 describe('arrays through the API', () => {
   it('takes JS arrays (and array text) in, and returns the PostgreSQL text form', () => {

@@ -17,6 +17,19 @@ async function run(...argv: string[]): Promise<{ code: number; out: string; err:
 const dir = mkdtempSync(join(tmpdir(), 'rivulet-cli-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+describe('--data DIR with -c and -f', () => {
+  it('keeps tables and views across runs, and rivulet_log lists what the log holds', async () => {
+    const data = join(dir, 'data')
+    expect((await run('--data', data, '-c', 'CREATE TABLE t (k INT PRIMARY KEY, v TEXT)', '-c', "INSERT INTO t VALUES (1, 'one')")).code).toBe(0)
+    const script = join(dir, 'more.sql')
+    writeFileSync(script, "CREATE MATERIALIZED VIEW IF NOT EXISTS n AS SELECT count(*) AS c FROM t;\nINSERT INTO t VALUES (2, 'two');\n")
+    expect((await run('--data', data, '-f', script)).code).toBe(0)
+    const r = await run('--data', data, '-c', 'SELECT c FROM n', '-c', 'SELECT relation, rows FROM rivulet_log')
+    expect(r.out).toBe(' c \n---\n 2\n(1 row)\n\n relation | rows \n----------+------\n t        |    2\n(1 row)\n\n')
+    expect(r.err).toBe('')
+  })
+})
+
 describe('splitStatements (psql statement boundaries)', () => {
   it('splits at ; outside quotes, comments and parentheses', () => {
     const script = [

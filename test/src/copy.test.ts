@@ -8,7 +8,8 @@ import path from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/cli.js'
 import { copyReadChunk } from '../../src/connectors/copy-reader.js'
-import { Engine, RivuletError } from '../../src/index.js'
+import { Engine } from '../../src/index.js'
+import { rivuletError } from '../helpers/errors.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rivulet-copy-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -30,15 +31,7 @@ function lit(s: string): string {
   return `'${s.replace(/'/g, "''")}'`
 }
 
-function error(f: () => unknown): RivuletError {
-  try {
-    f()
-  } catch (e) {
-    if (e instanceof RivuletError) return e
-    throw e
-  }
-  throw new Error('expected a RivuletError')
-}
+const error = rivuletError
 
 function rejected(db: Engine, relation: string): unknown[][] {
   return db.query(`SELECT line, byte_offset, reason, record FROM rivulet_rejected WHERE relation = ${lit(relation)} ORDER BY line`).rows

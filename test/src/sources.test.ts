@@ -217,7 +217,7 @@ describe('CREATE SINK … (connector = blackhole)', () => {
   it('refuses unknown connectors and options, duplicate names, and unknown relations', () => {
     const db = Engine.open()
     db.execute('CREATE TABLE t (k INT)')
-    expect(error(() => db.execute("CREATE SINK s FROM t WITH (connector = 'kafka')")).message).toMatch(/unknown sink connector "kafka" \(known: blackhole\)/)
+    expect(error(() => db.execute("CREATE SINK s FROM t WITH (connector = 'kafka')")).message).toMatch(/unknown sink connector "kafka" \(known: blackhole, sqlite, file\)/)
     expect(error(() => db.execute("CREATE SINK s FROM t WITH (connector = 'blackhole', topic = 'x')")).message).toMatch(/unrecognized sink option "topic"/)
     expect(error(() => db.execute("CREATE SINK s FROM nope WITH (connector = 'blackhole')")).code).toBe('42P01')
     db.execute("CREATE SINK s FROM t WITH (connector = 'blackhole')")

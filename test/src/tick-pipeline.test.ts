@@ -14,8 +14,9 @@ function watch(db: Engine): SealedTick[] {
 }
 
 /** A sealed tick's input as [relation, [row, weight]…] pairs, rows sorted. */
+const rowsOf = (t: SealedTick) => t.ops.flatMap((o) => (o.op === 'rows' ? [o] : []))
 const inputOf = (t: SealedTick) =>
-  t.input.map((i) => [i.relation, i.delta.rows.map((r, k) => [r, i.delta.weights[k]] as const).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))] as const)
+  rowsOf(t).map((i) => [i.relation, i.delta.rows.map((r, k) => [r, i.delta.weights[k]] as const).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))] as const)
 
 describe('the tick pipeline', () => {
   it('seals one tick per write path, with its input, numbered as it commits', () => {
@@ -58,8 +59,10 @@ describe('the tick pipeline', () => {
     db.stepSource('nx', 100)
     const batches = seals.slice(before)
     expect(batches).toHaveLength(3)
-    expect(batches.map((b) => b.input.reduce((n, i) => n + i.delta.length, 0))).toEqual([40, 40, 20])
-    expect(new Set(batches.flatMap((b) => b.input.map((i) => i.relation)))).toEqual(new Set(['person', 'auction', 'bid']))
+    expect(batches.map((b) => rowsOf(b).reduce((n, i) => n + i.delta.length, 0))).toEqual([40, 40, 20])
+    // with the source's position after each batch
+    expect(batches.map((b) => b.ops.find((o) => o.op === 'source'))).toEqual([40, 80, 100].map((position) => ({ op: 'source', source: 'nx', offset: { position, maxEventTime: expect.any(Number) } })))
+    expect(new Set(batches.flatMap((b) => rowsOf(b).map((i) => i.relation)))).toEqual(new Set(['person', 'auction', 'bid']))
   })
 
   it('a seal that fails rolls the tick back: nothing changes, and the next write goes on', () => {
@@ -89,8 +92,8 @@ describe('the tick pipeline', () => {
     const seals = watch(db)
     db.execute("INSERT INTO rates VALUES ('eur', 1, '2024-01-01 00:00:00')")
     expect(seals).toHaveLength(1)
-    expect(seals[0]!.input).toHaveLength(1)
-    expect(seals[0]!.input[0]).toMatchObject({ relation: 'rates', versions: true })
-    expect(seals[0]!.input[0]!.delta.length).toBe(1)
+    expect(seals[0]!.ops).toHaveLength(1)
+    expect(seals[0]!.ops[0]).toMatchObject({ op: 'versions', relation: 'rates' })
+    expect(seals[0]!.ops[0]!.op === 'versions' && seals[0]!.ops[0]!.rows.length).toBe(1)
   })
 })

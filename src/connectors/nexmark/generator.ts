@@ -354,6 +354,14 @@ export class NexmarkGenerator {
     return end - start
   }
 
+  /** Continues from position n, whose events before it had `maxEventTime` as their largest
+   *  event time (a source resuming from its logged offset). */
+  seek(n: number, maxEventTime: number): void {
+    if (!(Number.isSafeInteger(n) && n >= 0 && n <= this.options.events)) throw new RangeError(`Nexmark position must be an integer in [0, ${this.options.events}], not ${n}`)
+    this.#position = n
+    this.#maxEventTime = maxEventTime
+  }
+
   /** The event at position n alone (for tests and random access); does not move the position. */
   eventAt(n: number, pTime: number | null = null): { kind: 'person' | 'auction' | 'bid'; row: unknown[] } {
     if (!(Number.isSafeInteger(n) && n >= 0 && n < this.options.events)) throw new RangeError(`Nexmark position must be an integer in [0, ${this.options.events}), not ${n}`)

@@ -64,6 +64,16 @@ export class NexmarkSource implements SourceConnector {
     return this.generator.done
   }
 
+  /** The generator's position (events emitted) and its event-time high-water mark. */
+  get offset(): { position: number; maxEventTime: number } {
+    return { position: this.generator.position, maxEventTime: this.generator.maxEventTime }
+  }
+
+  resume(offset: unknown): void {
+    const o = offset as { position: number; maxEventTime: number }
+    this.generator.seek(o.position, o.maxEventTime)
+  }
+
   next(max: number, processingTime: number, out: Row[][]): number {
     return this.generator.fill(max, { person: out[0]!, auction: out[1]!, bid: out[2]! }, processingTime)
   }

@@ -1,0 +1,260 @@
+// The engine's side of the durable log (`Engine.open({ dir })`): what each tick records, when it
+// is appended, and replay on open.
+//
+// What is recorded is the tick's *input* at the level where the engine has decided it — rows as
+// they enter a relation's store (after upserts, key checks and triggers resolved them), late
+// events as they were split off, a versioned table's new versions, a source's position after
+// its batch — in the order the tick staged them, and every DDL statement's text once it has
+// succeeded. Everything else is derived: views, sinks, watermarks, rivulet_late_events,
+// rivulet_view_errors. So replaying the records through the same primitives, with each tick's
+// processing time, rebuilds exactly the state a run that never stopped has (the views are
+// deterministic functions of their input, watermarks come from data only).
+//
+// Write-ahead: a tick is appended at its seal (tick.ts), after its input is complete and before
+// anything is committed or published; if the append fails the tick rolls back and the
+// statement fails. A DDL statement is appended when it has succeeded, before it returns; if that
+// append fails the engine stops accepting statements (its state is ahead of its log).
+//
+// State it keeps: the data directory, per-relation offsets (rows appended so far), and while
+// replaying, the record being replayed.
+
+import { randomUUID } from 'node:crypto'
+import * as ivm from '../../ivm/index.js'
+import type { Row } from '../../ivm/index.js'
+import { RivuletError, SqlState } from '../../grammar/index.js'
+import type * as ast from '../../grammar/index.js'
+import { DataDirectory, type Durability, type StoredRecord } from '../storage/data-dir.js'
+import { decodeBody, decodeRows, encodeBody, encodeRows } from '../storage/codec.js'
+import { isView, type TableEntry } from './catalog.js'
+import type { RecoveryReport } from '../types.js'
+import type { SinkProgressStore } from '../connectors/sources.js'
+import type { LogOp, SealedTick } from './tick.js'
+import type { LogRelationRow } from './system-catalog-tables.js'
+import type { EngineInternals } from './internals.js'
+
+/** What opening a data directory did, in one line. */
+export function recoveryLine(r: RecoveryReport): string {
+  const from = r.checkpoint === null ? 'the start of the log' : `checkpoint at tick ${r.checkpoint}`
+  return `data directory ${r.dir}: replayed ${r.records} log record${r.records === 1 ? '' : 's'} (${r.ticks} tick${r.ticks === 1 ? '' : 's'}) from ${from} in ${r.seconds.toFixed(2)} s`
+}
+
+/** A log op as stored (rows through the codec). */
+type StoredOp =
+  | { readonly op: 'rows'; readonly relation: string; readonly rows: Row[]; readonly weights: number[] }
+  | { readonly op: 'late' | 'versions'; readonly relation: string; readonly rows: Row[] }
+  | { readonly op: 'source'; readonly source: string; readonly offset: unknown }
+
+/** Per relation: offsets of the first and next row in the log, and bytes of its records. */
+export interface RelationLog {
+  first: number
+  next: number
+  bytes: number
+}
+
+/** Statement kinds that change the catalog: logged as text, replayed by running them again. */
+const DDL_KINDS = new Set<ast.Statement['kind']>(['createTable', 'createView', 'createIndex', 'createSource', 'createSink', 'createTrigger', 'drop'])
+
+export class DurableLog {
+  constructor(private readonly engine: EngineInternals) {}
+
+  dir: DataDirectory | undefined
+  /** True while replaying: nothing is appended, ticks take their recorded time. */
+  replaying = false
+  /** Depth of DDL statements running (a CREATE SOURCE runs its CREATE STREAMs inside). */
+  ddlDepth = 0
+  /** Set when a DDL's append failed: its state is ahead of its log, so nothing more runs. */
+  failed: RivuletError | undefined
+  readonly relations = new Map<string, RelationLog>()
+  recovery: RecoveryReport | undefined
+  /** The sequence number of the record being replayed. */
+  replayingSeq = 0
+  /** Sink progress without a data directory (nothing to recover then). */
+  readonly #memoryProgress = new Map<string, { tick: number; bytes: number | null }>()
+
+  /** A sink's identity across restarts: its name and the log position of its CREATE SINK
+   *  (the same when the log replays it); in memory, unique to this engine. */
+  sinkIdentity(name: string): string {
+    if (this.dir === undefined) return `${name}@${randomUUID()}`
+    return `${name}@${this.replaying ? this.replayingSeq : this.dir.nextSeq}`
+  }
+
+  get sinkProgress(): SinkProgressStore {
+    const dir = this.dir
+    if (dir === undefined) return { get: (id) => this.#memoryProgress.get(id), set: (id, tick, bytes) => void this.#memoryProgress.set(id, { tick, bytes }) }
+    return { get: (id) => dir.sinkProgress(id), set: (id, tick, bytes) => dir.setSinkProgress(id, tick, bytes) }
+  }
+
+  /** Opens the data directory and replays its log. */
+  open(path: string, durability: Durability | undefined, progress: ((done: number, total: number) => void) | undefined): void {
+    const dir = DataDirectory.open(path)
+    this.dir = dir
+    try {
+      this.replay(dir, progress)
+    } catch (e) {
+      dir.close()
+      this.dir = undefined
+      throw e
+    }
+    dir.durability = durability ?? 'power'
+    this.engine.ticks.onSeal((tick) => this.appendTick(tick))
+  }
+
+  setDurability(level: string): void {
+    if (level !== 'power' && level !== 'process') throw new RivuletError(SqlState.invalidParameterValue, `invalid value for parameter "durability": "${level}" (known: power, process)`)
+    if (this.dir) this.dir.durability = level
+  }
+
+  isDdl(s: ast.Statement): boolean {
+    return DDL_KINDS.has(s.kind)
+  }
+
+  /** Runs a DDL statement and appends its text once it succeeded. */
+  ddl<T>(text: string, run: () => T): T {
+    if (this.dir === undefined || this.replaying || this.ddlDepth > 0) return run()
+    this.checkWritable()
+    this.ddlDepth++
+    let result: T
+    try {
+      result = run()
+    } finally {
+      this.ddlDepth--
+    }
+    try {
+      this.dir.append('ddl', this.engine.ticks.committed, this.engine.ticks.now(), encodeBody({ sql: text }))
+    } catch (e) {
+      this.failed = e instanceof RivuletError ? e : new RivuletError(SqlState.ioError, String(e))
+      throw this.failed
+    }
+    return result
+  }
+
+  checkWritable(): void {
+    if (this.failed) throw new RivuletError(SqlState.ioError, `the engine stopped writing after a failed append to its log: ${this.failed.message}; reopen the data directory`)
+  }
+
+  appendTick(tick: SealedTick): void {
+    const dir = this.dir
+    if (dir === undefined || this.replaying || this.ddlDepth > 0) return
+    this.checkWritable()
+    const ops: StoredOp[] = []
+    let rows = 0
+    for (const o of tick.ops) {
+      if (o.op === 'rows') ops.push({ op: 'rows', relation: o.relation, rows: encodeRows(o.delta.rows), weights: o.delta.weights as number[] })
+      else if (o.op === 'source') ops.push(o)
+      else ops.push({ op: o.op, relation: o.relation, rows: encodeRows(o.rows) })
+      if (o.op !== 'source') rows += o.op === 'rows' ? o.delta.length : o.rows.length
+    }
+    const body = encodeBody(ops)
+    dir.append('tick', tick.tick, tick.now, body)
+    this.count(tick.ops, rows, body.length)
+  }
+
+  /** Per-relation offsets and bytes (bytes shared among a record's relations by rows). */
+  count(ops: readonly (LogOp | StoredOp)[], rows: number, bytes: number): void {
+    for (const o of ops) {
+      if (o.op === 'source') continue
+      const n = o.op === 'rows' ? ('delta' in o ? o.delta.length : o.rows.length) : o.rows.length
+      let r = this.relations.get(o.relation)
+      if (r === undefined) this.relations.set(o.relation, (r = { first: 0, next: 0, bytes: 0 }))
+      r.next += n
+      r.bytes += rows === 0 ? 0 : Math.round((bytes * n) / rows)
+    }
+  }
+
+  replay(dir: DataDirectory, progress: ((done: number, total: number) => void) | undefined): void {
+    const started = performance.now()
+    const total = dir.nextSeq - 1
+    let records = 0
+    let ticks = 0
+    this.replayRecords(dir.records(), (r) => {
+      records++
+      if (r.kind === 'tick') ticks++
+      if (progress !== undefined && (records % 1000 === 0 || records === total)) progress(records, total)
+      return true
+    })
+    this.recovery = { dir: dir.dir, checkpoint: null, records, ticks, seconds: (performance.now() - started) / 1000 }
+  }
+
+  /** Replays records into this engine, in order, while `next` (asked before each) says so. */
+  replayRecords(records: Iterable<StoredRecord>, next: (r: StoredRecord) => boolean): void {
+    this.replaying = true
+    try {
+      for (const r of records) {
+        if (!next(r)) return
+        this.engine.ticks.replayNow = r.now
+        this.replayingSeq = r.seq
+        try {
+          if (r.kind === 'ddl') this.replayDdl(decodeBody<{ sql: string }>(r.body).sql)
+          else if (r.kind === 'tick') this.replayTick(decodeBody<StoredOp[]>(r.body), r.body.length)
+          else throw new RivuletError(SqlState.dataCorrupted, `log record ${r.seq} has an unknown kind "${r.kind}"`)
+        } catch (e) {
+          const why = e instanceof Error ? e.message : String(e)
+          throw new RivuletError(e instanceof RivuletError && e.code === SqlState.dataCorrupted ? e.code : SqlState.internalError, `recovery failed at log record ${r.seq} (tick ${r.tick}): ${why}`)
+        }
+        if (this.engine.ticks.committed !== r.tick) throw new RivuletError(SqlState.internalError, `recovery diverged at log record ${r.seq}: it committed tick ${this.engine.ticks.committed}, the log says ${r.tick}`)
+      }
+    } finally {
+      this.replaying = false
+      this.engine.ticks.replayNow = undefined
+    }
+  }
+
+  /** Runs `f` without logging what it does (a SUBSCRIBE's hidden view is the session's, not
+   *  the schema's: it is not replayed). */
+  unlogged<T>(f: () => T): T {
+    this.ddlDepth++
+    try {
+      return f()
+    } finally {
+      this.ddlDepth--
+    }
+  }
+
+  replayDdl(sql: string): void {
+    this.engine.sessions.as(this.engine.sessions.internal, () => this.engine.statements.execute(sql))
+  }
+
+  replayTick(ops: StoredOp[], bytes: number): void {
+    let rows = 0
+    const engine = this.engine
+    engine.sessions.as(engine.sessions.internal, () => engine.ticks.onClock(() =>
+      engine.ticks.run(() => {
+        for (const o of ops) {
+          if (o.op === 'source') {
+            engine.connectors.resumeSource(o.source, o.offset)
+            continue
+          }
+          const t = this.relation(o.relation)
+          const decoded = decodeRows(o.rows)
+          rows += decoded.length
+          if (o.op === 'late') {
+            engine.ticks.streamsTouched.add(t)
+            engine.eventTime.recordLate(t, t.watermark!, decoded)
+          } else if (o.op === 'versions') engine.eventTime.applyVersions(t, decoded)
+          else if (o.op === 'rows') {
+            if (t.watermark && !t.versions && engine.eventTime.acceptOnTime(t, decoded).length !== decoded.length) throw new Error(`rows of "${t.name}" are late on replay that were on time when logged`)
+            engine.ticks.stage(t, new ivm.ZSet(decoded, o.weights))
+            engine.ticks.apply()
+          }
+        }
+      }),
+    ))
+    this.count(ops, rows, bytes)
+  }
+
+  relation(name: string): TableEntry {
+    const e = this.engine.catalog.entries.get(name)
+    if (e === undefined || isView(e)) throw new Error(`the log names relation "${name}", which does not exist at this point`)
+    return e
+  }
+
+  /** rivulet_log's rows: per relation, offsets of its first and last row, rows and bytes. */
+  rows(): LogRelationRow[] {
+    return [...this.relations].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([relation, r]) => ({ relation, first_offset: r.first, last_offset: r.next - 1, rows: r.next - r.first, bytes: r.bytes }))
+  }
+
+  close(): void {
+    this.dir?.close()
+    this.dir = undefined
+  }
+}

@@ -1,0 +1,160 @@
+// A data directory (`Engine.open({ dir })`, `--data DIR`): one SQLite database, `rivulet.db`,
+// in WAL mode, holding
+//   meta           the format version and who wrote the directory
+//   log            every input record in order: seq, kind, the tick it committed as, its
+//                  processing time (µs), its body (codec.ts) and a CRC-32 of body and seq
+//   sink_progress  per sink, the last tick it wrote and the bytes of its target then (file sinks)
+// Appends are synchronous: when `append` returns the record is on disk — fsynced with
+// durability 'power' (synchronous = FULL: survives power loss), written to the OS with
+// 'process' (synchronous = NORMAL: survives a killed process). SQLite's WAL makes each append
+// atomic; a torn write of the last one is rolled back by SQLite itself on the next open, and the
+// CRC catches damage SQLite cannot see (a flipped byte in a record).
+// The directory is locked while open (exclusive locking mode): a second process fails clearly.
+
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { RivuletError, SqlState } from '../../grammar/index.js'
+import { checksum } from './codec.js'
+
+/** The layout this release writes. A later release opens every earlier version. */
+export const FORMAT_VERSION = 1
+export const DATABASE_FILE = 'rivulet.db'
+
+export type Durability = 'power' | 'process'
+
+/** A record as stored. */
+export interface StoredRecord {
+  readonly seq: number
+  readonly kind: string
+  readonly tick: number
+  readonly now: number
+  readonly body: Buffer
+}
+
+interface RawRecord extends StoredRecord {
+  readonly crc: number
+}
+
+export class DataDirectory {
+  readonly dir: string
+  readonly #db: Database.Database
+  readonly #append: Database.Statement<[number, string, number, number, Buffer, number]>
+  readonly #setProgress: Database.Statement<[string, number, number | null]>
+  readonly #getProgress: Database.Statement<[string], { tick: number; bytes: number | null }>
+  #nextSeq: number
+  #durability: Durability = 'power'
+  /** Bytes of record bodies in the log. */
+  bytes = 0
+  /** Fault injection for tests: called before each write; a throw is that write failing. */
+  beforeWrite: ((what: 'append' | 'sink progress') => void) | undefined
+
+  private constructor(dir: string, db: Database.Database) {
+    this.dir = dir
+    this.#db = db
+    this.#append = db.prepare('INSERT INTO log (seq, kind, tick, now, body, crc) VALUES (?, ?, ?, ?, ?, ?)')
+    this.#setProgress = db.prepare('INSERT INTO sink_progress (sink, tick, bytes) VALUES (?, ?, ?) ON CONFLICT (sink) DO UPDATE SET tick = excluded.tick, bytes = excluded.bytes')
+    this.#getProgress = db.prepare('SELECT tick, bytes FROM sink_progress WHERE sink = ?')
+    const last = db.prepare('SELECT max(seq) AS seq, coalesce(sum(length(body)), 0) AS bytes FROM log').get() as { seq: number | null; bytes: number }
+    this.#nextSeq = (last.seq ?? 0) + 1
+    this.bytes = last.bytes
+  }
+
+  /** Creates or reopens the directory; fails if another process has it open, or if a newer
+   *  release wrote it. */
+  static open(dir: string): DataDirectory {
+    const full = path.resolve(dir)
+    let db: Database.Database
+    try {
+      mkdirSync(full, { recursive: true })
+      db = new Database(path.join(full, DATABASE_FILE), { timeout: 0 })
+    } catch (e) {
+      throw new RivuletError(SqlState.ioError, `cannot open data directory "${dir}": ${(e as Error).message}`)
+    }
+    try {
+      db.pragma('locking_mode = EXCLUSIVE')
+      // a tick's record is tens to hundreds of KB: large pages write it in fewer frames (only a
+      // new database takes it), and the WAL is folded into the database every 256 MB rather
+      // than every 4 MB (measured: 0.83 → 0.44 ms per 190 KB append)
+      db.pragma('page_size = 65536')
+      db.pragma('journal_mode = WAL')
+      db.pragma('wal_autocheckpoint = 4096')
+      db.pragma('synchronous = FULL')
+      // takes the lock now, so a second opener fails here rather than at its first write
+      db.exec('BEGIN IMMEDIATE')
+      db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, tick INTEGER NOT NULL, now INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS sink_progress (sink TEXT PRIMARY KEY, tick INTEGER NOT NULL, bytes INTEGER)`)
+      const version = db.prepare("SELECT value FROM meta WHERE key = 'format_version'").get() as { value: string } | undefined
+      if (version === undefined) {
+        db.prepare("INSERT INTO meta (key, value) VALUES ('format_version', ?), ('created_at', ?)").run(String(FORMAT_VERSION), new Date().toISOString())
+      } else if (!(Number(version.value) >= 1 && Number(version.value) <= FORMAT_VERSION)) {
+        throw new RivuletError(SqlState.objectNotInPrerequisiteState, `data directory "${dir}" has format version ${version.value}; this release reads versions 1 to ${FORMAT_VERSION}`)
+      }
+      db.exec('COMMIT')
+    } catch (e) {
+      db.close()
+      if (e instanceof RivuletError) throw e
+      const busy = (e as { code?: string }).code === 'SQLITE_BUSY'
+      throw new RivuletError(SqlState.ioError, busy ? `data directory "${dir}" is in use by another process` : `cannot open data directory "${dir}": ${(e as Error).message}`)
+    }
+    return new DataDirectory(full, db)
+  }
+
+  get durability(): Durability {
+    return this.#durability
+  }
+
+  set durability(level: Durability) {
+    this.#db.pragma(`synchronous = ${level === 'power' ? 'FULL' : 'NORMAL'}`)
+    this.#durability = level
+  }
+
+  /** The sequence number the next record gets. */
+  get nextSeq(): number {
+    return this.#nextSeq
+  }
+
+  /** Appends one record, durable when this returns. */
+  append(kind: string, tick: number, now: number, body: Buffer): number {
+    const seq = this.#nextSeq
+    try {
+      this.beforeWrite?.('append')
+      this.#append.run(seq, kind, tick, now, body, checksum(seq, body))
+    } catch (e) {
+      throw new RivuletError(SqlState.ioError, `could not write to the log in "${this.dir}": ${(e as Error).message}`)
+    }
+    this.#nextSeq++
+    this.bytes += body.length
+    return seq
+  }
+
+  /** The records after `seq`, in order; a record whose checksum fails is an error (XX001).
+   *  Read in pages, so the connection is free between them (replay writes sink progress). */
+  *records(afterSeq = 0): Generator<StoredRecord> {
+    const page = this.#db.prepare('SELECT seq, kind, tick, now, body, crc FROM log WHERE seq > ? ORDER BY seq LIMIT 512')
+    let after = afterSeq
+    for (;;) {
+      const rows = page.all(after) as RawRecord[]
+      if (rows.length === 0) return
+      for (const r of rows) {
+        if (checksum(r.seq, r.body) !== r.crc >>> 0) throw new RivuletError(SqlState.dataCorrupted, `log record ${r.seq} in "${this.dir}" is damaged (checksum mismatch): refusing to open rather than lose what follows it`)
+        yield r
+      }
+      after = rows[rows.length - 1]!.seq
+    }
+  }
+
+  sinkProgress(sink: string): { tick: number; bytes: number | null } | undefined {
+    return this.#getProgress.get(sink)
+  }
+
+  setSinkProgress(sink: string, tick: number, bytes: number | null): void {
+    this.beforeWrite?.('sink progress')
+    this.#setProgress.run(sink, tick, bytes)
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close()
+  }
+}

@@ -1,0 +1,19 @@
+// One life of the crash campaign's engine: opens the data directory (recovering), declares the
+// schema, and runs the workload's steps from the one after its last acknowledged step, until
+// `count`, or until the campaign kills it (SIGKILL). Prints "step N" after each acknowledged
+// step (the parent may check that no acknowledged step is lost).
+//   node crash-worker.mjs DIR OUT SEED COUNT
+import { Engine } from '../../dist/src/index.js'
+import { schema, steps } from './workload.mjs'
+
+const [dir, out, seed, count] = process.argv.slice(2)
+const db = Engine.open({ dir })
+for (const s of schema(out)) db.execute(s)
+const done = db.query('SELECT step FROM progress WHERE k = 0').rows[0]?.[0] ?? 0
+process.stdout.write(`recovered ${done}\n`)
+const all = steps(Number(seed), Number(count))
+for (let i = done + 1; i <= all.length; i++) {
+  db.execute(all[i - 1])
+  process.stdout.write(`step ${i}\n`)
+}
+db.close()
