@@ -75,7 +75,7 @@ export const STATELESS_QUERIES = ['q0', 'q1', 'q2', 'q10', 'q14', 'q21', 'q22']
 const MB = 1024 * 1024
 /** The built CLI the children run (from the TS sources under a test runner: dist's). */
 function cliPath(): string {
-  const beside = fileURLToPath(new URL('../cli.js', import.meta.url))
+  const beside = fileURLToPath(new URL('./cli.js', import.meta.url))
   return fs.existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/src/cli/cli.js', import.meta.url))
 }
 

@@ -446,7 +446,7 @@ describe('rivulet serve', () => {
     }
   })
 
-  it('--data DIR: what psql was told is committed survives kill -9 of the server', async () => {
+  it('--data DIR: what psql was told is committed survives kill -9 of the server; SUBSCRIBE … SINCE resumes', async () => {
     const cli = fileURLToPath(new URL('../../dist/src/cli/cli.js', import.meta.url))
     const data = mkdtempSync(join(tmpdir(), 'rivulet-serve-data-'))
     const start = async () => {
@@ -465,6 +465,9 @@ describe('rivulet serve', () => {
       const again = await psql(server.port, c('SELECT c FROM n'))
       expect(again.stdout).toBe(' c \n---\n 3\n(1 row)\n\n')
       expect(server.lines.stderr()).toMatch(/rivulet serve: data directory .*: replayed 4 log records \(2 ticks\) from the start of the log in/)
+      // a subscriber that saw tick 1 resumes after it, over the wire
+      const resumed = await psql(server.port, c("BEGIN; DECLARE f CURSOR FOR SUBSCRIBE t WITH (SINCE = 1); FETCH ALL f WITH (timeout = '0s'); COMMIT"))
+      expect(resumed.stdout).toBe('BEGIN\nDECLARE CURSOR\n tick | diff | k \n------+------+---\n    2 |    1 | 3\n(1 row)\n\nCOMMIT\n')
     } finally {
       server.child.kill('SIGKILL')
     }

@@ -1,12 +1,23 @@
 // `rivulet bench nexmark` end to end on a small run: the children run, the table is printed
 // and the JSON holds every query measured, the generator first.
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { heapFlat, resultsTable, runNexmarkBench, type QueryResultRow } from '../../src/cli/nexmark-bench.js'
 
 describe('rivulet bench nexmark', () => {
+  it('runs from the built command as well (its children are found beside it)', () => {
+    const cli = fileURLToPath(new URL('../../dist/src/cli/cli.js', import.meta.url))
+    const json = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rivulet-bench-')), 'r.json')
+    const r = spawnSync(process.execPath, [cli, 'bench', 'nexmark', '--query', 'q0', '--events', '2000', '--json', json], { encoding: 'utf8', timeout: 60_000 })
+    expect(r.status, r.stdout + r.stderr).toBe(0)
+    const results = (JSON.parse(fs.readFileSync(json, 'utf8')) as { results: QueryResultRow[] }).results
+    expect(results.map((x) => x.error ?? 'ok')).toEqual(['ok', 'ok'])
+  })
+
   it('measures the generator and each query in a child process, as a table and as JSON', async () => {
     const json = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rivulet-bench-')), 'r.json')
     let out = ''
