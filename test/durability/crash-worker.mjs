@@ -4,16 +4,16 @@
 // step (the parent may check that no acknowledged step is lost).
 //   node crash-worker.mjs DIR OUT SEED COUNT
 import { Engine } from '../../dist/src/index.js'
-import { schema, steps } from './workload.mjs'
+import { CLOCK, runStep, schema, steps } from './workload.mjs'
 
 const [dir, out, seed, count] = process.argv.slice(2)
-const db = Engine.open({ dir })
+const db = Engine.open({ dir, sources: 'manual', clock: CLOCK })
 for (const s of schema(out)) db.execute(s)
 const done = db.query('SELECT step FROM progress WHERE k = 0').rows[0]?.[0] ?? 0
 process.stdout.write(`recovered ${done}\n`)
 const all = steps(Number(seed), Number(count))
 for (let i = done + 1; i <= all.length; i++) {
-  db.execute(all[i - 1])
+  runStep(db, i, all[i - 1])
   process.stdout.write(`step ${i}\n`)
 }
 db.close()

@@ -1,7 +1,8 @@
 // The crash campaign's workload (test/durability/crash-campaign.test.ts): a seeded sequence of
 // steps over tables with upserts and deletes, a stream with a watermark and late events, views
-// (GROUP BY, stream-table join, TUMBLE with EMIT ON WINDOW CLOSE) and both kinds of sink. The
-// same steps run in the crashing worker and in the uncrashed reference run.
+// (GROUP BY, stream-table join, TUMBLE with EMIT ON WINDOW CLOSE), a versioned table and a
+// temporal join, a Nexmark source resuming from its offset, and both kinds of sink. The same
+// steps run in the crashing worker and in the uncrashed reference run.
 
 import { Rng } from '../../dist/bench/lib.js'
 
@@ -19,6 +20,10 @@ export function schema(out) {
     'CREATE TABLE IF NOT EXISTS acct (id INT PRIMARY KEY, owner TEXT, balance BIGINT)',
     "CREATE STREAM IF NOT EXISTS ev (id INT, acct INT, amount INT, ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)",
     'CREATE TABLE IF NOT EXISTS progress (k INT PRIMARY KEY, step INT)',
+    'CREATE TABLE IF NOT EXISTS rate (acct INT PRIMARY KEY, r INT, at TIMESTAMP, WATERMARK FOR at AS at)',
+    'CREATE MATERIALIZED VIEW IF NOT EXISTS priced AS SELECT e.id, r.r FROM ev e JOIN rate FOR SYSTEM_TIME AS OF e.ts AS r ON e.acct = r.acct',
+    `CREATE SOURCE IF NOT EXISTS nx WITH (connector = 'nexmark', events = 1000000, batch = ${SOURCE_EVENTS_PER_STEP})`,
+    'CREATE MATERIALIZED VIEW IF NOT EXISTS bids_per_auction AS SELECT auction, count(*) AS n, max(price) AS top FROM bid GROUP BY auction',
     'CREATE MATERIALIZED VIEW IF NOT EXISTS by_owner AS SELECT owner, count(*) AS n, sum(balance) AS total FROM acct GROUP BY owner',
     'CREATE MATERIALIZED VIEW IF NOT EXISTS joined AS SELECT e.acct, a.owner, sum(e.amount) AS s, count(*) AS c FROM ev e JOIN acct a ON e.acct = a.id GROUP BY e.acct, a.owner',
     "CREATE MATERIALIZED VIEW IF NOT EXISTS win AS SELECT window_start, count(*) AS n, sum(amount) AS s FROM TUMBLE(ev, ts, INTERVAL '10' SECOND) GROUP BY window_start EMIT ON WINDOW CLOSE",
@@ -50,6 +55,9 @@ export function steps(seed, count) {
       body.push(`DELETE FROM acct WHERE id = ${int(12)}`)
     } else if (kind < 0.55) {
       body.push(`UPDATE acct SET balance = balance + ${int(50) - 25} WHERE id % 3 = ${int(3)}`)
+    } else if (kind < 0.65) {
+      // a new rate version, now and then one behind the table's watermark (late)
+      body.push(`INSERT INTO rate VALUES (${int(12)}, ${int(100)}, ${ts(clock - (r() < 0.2 ? 30 : int(3)))}) ON CONFLICT (acct) DO UPDATE SET r = excluded.r, at = excluded.at`)
     } else {
       const rows = []
       for (let n = 1 + int(6); n > 0; n--) {
@@ -65,5 +73,20 @@ export function steps(seed, count) {
   return out
 }
 
+/** Processing time, the same in every run (bids carry it as p_time). */
+export const CLOCK = () => Date.UTC(2024, 0, 1)
+
+/** Nexmark events each step's source batch brings (one tick). */
+export const SOURCE_EVENTS_PER_STEP = 40
+
+/** Runs step i (1-based): the source's batch for it — once: a step run again after a crash
+ *  finds the source already there — then the step's block. */
+export function runStep(db, i, sql) {
+  const have = db.sourceStatus('nx').events
+  const want = i * SOURCE_EVENTS_PER_STEP
+  if (have < want) db.stepSource('nx', want - have)
+  db.execute(sql)
+}
+
 /** What the campaign compares: every relation's rows, sorted. */
-export const RELATIONS = ['acct', 'ev', 'progress', 'by_owner', 'joined', 'win', 'rivulet_late_events']
+export const RELATIONS = ['acct', 'ev', 'progress', 'by_owner', 'joined', 'win', 'rate', 'priced', 'person', 'bids_per_auction', 'rivulet_late_events']
