@@ -162,6 +162,11 @@ export interface ExecuteOptions {
   /** Who runs the statement: current_user, current_database(), pg_settings, … (a server
    *  passes its connection's). */
   readonly session?: SessionIdentity
+  /** With a data directory at durability 'power': the log's fsync of this call's commits is
+   *  left to `syncLog()`, which serves every deferred commit before it with one fsync (group
+   *  commit: the server awaits it before it acknowledges). Without `syncLog()` they are durable
+   *  against a killed process only. */
+  readonly deferSync?: boolean
 }
 
 /** Where a source stands (`Engine.sourceStatus`). */

@@ -60,6 +60,8 @@ export class DurableLog {
   dir: DataDirectory | undefined
   /** True while replaying: nothing is appended, ticks take their recorded time. */
   replaying = false
+  /** Set while a statement runs whose appends wait for `sync()` (the server's group commit). */
+  deferSync = false
   /** Depth of DDL statements running (a CREATE SOURCE runs its CREATE STREAMs inside). */
   ddlDepth = 0
   /** Set when a DDL's append failed: its state is ahead of its log, so nothing more runs. */
@@ -120,7 +122,7 @@ export class DurableLog {
       this.ddlDepth--
     }
     try {
-      this.dir.append('ddl', this.engine.ticks.committed, this.engine.ticks.now(), encodeBody({ sql: text }))
+      this.dir.append('ddl', this.engine.ticks.committed, this.engine.ticks.now(), encodeBody({ sql: text }), this.deferSync)
     } catch (e) {
       this.failed = e instanceof RivuletError ? e : new RivuletError(SqlState.ioError, String(e))
       throw this.failed
@@ -129,6 +131,7 @@ export class DurableLog {
   }
 
   checkWritable(): void {
+    if (this.dir?.broken) throw this.dir.broken
     if (this.failed) throw new RivuletError(SqlState.ioError, `the engine stopped writing after a failed append to its log: ${this.failed.message}; reopen the data directory`)
   }
 
@@ -145,7 +148,7 @@ export class DurableLog {
       if (o.op !== 'source') rows += o.op === 'rows' ? o.delta.length : o.rows.length
     }
     const body = encodeBody(ops)
-    dir.append('tick', tick.tick, tick.now, body)
+    dir.append('tick', tick.tick, tick.now, body, this.deferSync)
     this.count(tick.ops, rows, body.length)
   }
 
@@ -246,6 +249,11 @@ export class DurableLog {
     const e = this.engine.catalog.entries.get(name)
     if (e === undefined || isView(e)) throw new Error(`the log names relation "${name}", which does not exist at this point`)
     return e
+  }
+
+  /** Resolves when every append so far is as durable as the level says (group commit). */
+  sync(): Promise<void> {
+    return this.dir?.sync() ?? Promise.resolve()
   }
 
   /** rivulet_log's rows: per relation, offsets of its first and last row, rows and bytes. */

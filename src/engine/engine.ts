@@ -89,6 +89,12 @@ export class Engine {
     return this.#engine.statements.execute(sql, options)
   }
 
+  /** Resolves when every commit so far is as durable as the data directory's level says: the
+   *  fsync that `execute(…, { deferSync: true })` left, one for all of them (group commit). */
+  syncLog(): Promise<void> {
+    return this.#engine.log.sync()
+  }
+
   /** The rows of the last statement of `sql` (its columns and rows, as execute() gives them). */
   query(sql: string): QueryResult {
     return this.#engine.statements.query(sql)

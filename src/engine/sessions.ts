@@ -18,6 +18,7 @@ export class Sessions {
    *  batches, SUBSCRIBE's hidden views), which never opens a block. */
   readonly host: SessionHost = {
     executeAs: (session, sql, options) => this.as(session, () => this.engine.statements.execute(sql, options)),
+    syncLog: () => this.engine.log.sync(),
     insertAs: (session, table, rows) => this.as(session, () => this.engine.dml.insert(table, rows)),
     deleteAs: (session, table, rows) => this.as(session, () => this.engine.dml.delete(table, rows)),
     closeSession: (session) => this.closeSession(session),

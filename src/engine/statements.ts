@@ -31,7 +31,14 @@ export class Statements {
   execute(sql: string, options: ExecuteOptions = {}): StatementResult[] {
     this.engine.checkOpen()
     const limits = options.limits?.maxMemoryBytes !== undefined ? options.limits : { ...options.limits, maxMemoryBytes: this.engine.maxMemoryBytes }
-    return this.engine.ticks.onClock(() => withLimits(limits, () => this.executeScript(sql, options)))
+    const log = this.engine.log
+    if (options.deferSync !== true || log.deferSync) return this.engine.ticks.onClock(() => withLimits(limits, () => this.executeScript(sql, options)))
+    log.deferSync = true
+    try {
+      return this.engine.ticks.onClock(() => withLimits(limits, () => this.executeScript(sql, options)))
+    } finally {
+      log.deferSync = false
+    }
   }
 
   executeScript(sql: string, options: ExecuteOptions): StatementResult[] {

@@ -29,6 +29,7 @@ export interface SessionHost {
   insertAs(session: EngineSession, table: string, rows: readonly InputRow[]): number
   deleteAs(session: EngineSession, table: string, rows: readonly InputRow[]): number
   closeSession(session: EngineSession): void
+  syncLog(): Promise<void>
 }
 
 /** The effect of one write: per table, the consolidated rows it put in (+) and took out (−). */
@@ -99,6 +100,11 @@ export class EngineSession {
   /** Runs SQL as this session (its BEGIN / COMMIT / ROLLBACK are its own). */
   execute(sql: string, options: ExecuteOptions = {}): StatementResult[] {
     return this.host.executeAs(this, sql, options)
+  }
+
+  /** The engine's `syncLog()`: resolves when every commit so far is durable (group commit). */
+  syncLog(): Promise<void> {
+    return this.host.syncLog()
   }
 
   query(sql: string): QueryResult {

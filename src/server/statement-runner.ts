@@ -136,6 +136,14 @@ export class StatementRunner {
   }
 
   async #runAction(action: SessionAction, op: Cancellation, deadline: number | undefined): Promise<Outcome> {
+    const outcome = await this.#runActionUnsynced(action, op, deadline)
+    // group commit: a write is acknowledged once the log's fsync covers it, one fsync for
+    // every session's commits since the last (durable engines; at once otherwise)
+    await this.#engine.syncLog()
+    return outcome
+  }
+
+  async #runActionUnsynced(action: SessionAction, op: Cancellation, deadline: number | undefined): Promise<Outcome> {
     if (action.kind === 'begin' || action.kind === 'commit' || action.kind === 'rollback') return this.#transactionCommand(action.kind)
     if (this.#tx === 'E') throw new RivuletError('25P02', 'current transaction is aborted, commands ignored until end of transaction block')
     this.#deadline = deadline
@@ -166,7 +174,7 @@ export class StatementRunner {
         return op.reason !== undefined
       },
     }
-    const results = this.#engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, limits, session: this.#connection.identity(), ...(stdin ? { stdin } : {}) })
+    const results = this.#engine.execute(text, { serverFiles: this.#ctx.allowServerFiles, limits, session: this.#connection.identity(), deferSync: true, ...(stdin ? { stdin } : {}) })
     const r = results[results.length - 1]
     if (!r) return { kind: 'empty' }
     // a notice (COPY's rejected records) goes to the client as psql shows it: NOTICE:  …
@@ -190,7 +198,7 @@ export class StatementRunner {
     }
     try {
       // COMMIT of an aborted block answers ROLLBACK; a conflicting one fails with 40001
-      const r = this.#engine.execute(kind === 'commit' ? 'COMMIT' : 'ROLLBACK')
+      const r = this.#engine.execute(kind === 'commit' ? 'COMMIT' : 'ROLLBACK', { deferSync: true })
       return { kind: 'command', tag: r[0]?.command ?? 'ROLLBACK' }
     } finally {
       this.#endTransaction()

@@ -4,14 +4,16 @@
 //   log            every input record in order: seq, kind, the tick it committed as, its
 //                  processing time (µs), its body (codec.ts) and a CRC-32 of body and seq
 //   sink_progress  per sink, the last tick it wrote and the bytes of its target then (file sinks)
-// Appends are synchronous: when `append` returns the record is on disk — fsynced with
-// durability 'power' (synchronous = FULL: survives power loss), written to the OS with
-// 'process' (synchronous = NORMAL: survives a killed process). SQLite's WAL makes each append
+// Appends are synchronous: when `append` returns the record is written to the OS (SQLite
+// `synchronous = NORMAL`: it survives a killed process), and with durability 'power' the WAL
+// file is fsynced too (it survives power loss) — at once, or, for a deferred append, by the
+// next `sync()`, which one fsync serves for every append before it: the server's group commit
+// (concurrent sessions' commits wait for one fsync, not one each). SQLite's WAL makes each append
 // atomic; a torn write of the last one is rolled back by SQLite itself on the next open, and the
 // CRC catches damage SQLite cannot see (a flipped byte in a record).
 // The directory is locked while open (exclusive locking mode): a second process fails clearly.
 
-import { mkdirSync } from 'node:fs'
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { RivuletError, SqlState } from '../../grammar/index.js'
@@ -79,7 +81,8 @@ export class DataDirectory {
       db.pragma('page_size = 65536')
       db.pragma('journal_mode = WAL')
       db.pragma('wal_autocheckpoint = 4096')
-      db.pragma('synchronous = FULL')
+      // durability 'power' fsyncs the WAL itself after each commit (see `append`)
+      db.pragma('synchronous = NORMAL')
       // takes the lock now, so a second opener fails here rather than at its first write
       db.exec('BEGIN IMMEDIATE')
       db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -106,8 +109,69 @@ export class DataDirectory {
   }
 
   set durability(level: Durability) {
-    this.#db.pragma(`synchronous = ${level === 'power' ? 'FULL' : 'NORMAL'}`)
     this.#durability = level
+  }
+
+  /** Set when an fsync failed: the record is written but may not be on disk, so whether the
+   *  tick survives is unknown; nothing more is appended (reopen to find out, as PostgreSQL
+   *  stops on a failed fsync). */
+  broken: RivuletError | undefined
+
+  #breakOn(e: unknown): never {
+    this.broken = new RivuletError(SqlState.ioError, `could not fsync the log in "${this.dir}": ${e instanceof Error ? e.message : String(e)}; the last commit may or may not survive: reopen the data directory`)
+    throw this.broken
+  }
+
+  /** fsyncs done (the WAL's), for tests of group commit. */
+  syncs = 0
+  /** True when a deferred append waits for `sync()`. */
+  #unsynced = false
+  #syncing = false
+  readonly #syncWaiters: { resolve: () => void; reject: (e: unknown) => void }[] = []
+  #walFd: number | undefined
+
+  #wal(): number {
+    return (this.#walFd ??= openSync(path.join(this.dir, `${DATABASE_FILE}-wal`), 'r'))
+  }
+
+  #fsync(): void {
+    fsyncSync(this.#wal())
+    // it covers the deferred appends before it too
+    this.#unsynced = false
+    this.syncs++
+  }
+
+  /** Resolves when every append before it is fsynced (durability 'power'): one fsync, run off
+   *  the main thread, serves all the appends before it began; those after wait for the next. */
+  sync(): Promise<void> {
+    if (!this.#unsynced && this.#syncWaiters.length === 0 && !this.#syncing) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      this.#syncWaiters.push({ resolve, reject })
+      this.#startSync()
+    })
+  }
+
+  #startSync(): void {
+    if (this.#syncing || this.#syncWaiters.length === 0) return
+    const batch = this.#syncWaiters.splice(0)
+    if (!this.#unsynced) {
+      for (const w of batch) w.resolve()
+      return
+    }
+    this.#unsynced = false
+    this.#syncing = true
+    fsync(this.#wal(), (err) => {
+      this.#syncing = false
+      this.syncs++
+      if (err) {
+        try {
+          this.#breakOn(err)
+        } catch (broken) {
+          for (const w of batch) w.reject(broken)
+        }
+      } else for (const w of batch) w.resolve()
+      this.#startSync()
+    })
   }
 
   /** The sequence number the next record gets. */
@@ -115,14 +179,25 @@ export class DataDirectory {
     return this.#nextSeq
   }
 
-  /** Appends one record, durable when this returns. */
-  append(kind: string, tick: number, now: number, body: Buffer): number {
+  /** Appends one record, durable when this returns — or, `deferred`, once `sync()` resolves. */
+  append(kind: string, tick: number, now: number, body: Buffer, deferred = false): number {
     const seq = this.#nextSeq
+    if (this.broken) throw this.broken
     try {
       this.beforeWrite?.('append')
       this.#append.run(seq, kind, tick, now, body, checksum(seq, body))
     } catch (e) {
       throw new RivuletError(SqlState.ioError, `could not write to the log in "${this.dir}": ${(e as Error).message}`)
+    }
+    if (this.#durability === 'power') {
+      if (deferred) this.#unsynced = true
+      else {
+        try {
+          this.#fsync()
+        } catch (e) {
+          this.#breakOn(e)
+        }
+      }
     }
     this.#nextSeq++
     this.bytes += body.length
@@ -155,6 +230,8 @@ export class DataDirectory {
   }
 
   close(): void {
+    if (this.#walFd !== undefined) closeSync(this.#walFd)
+    this.#walFd = undefined
     if (this.#db.open) this.#db.close()
   }
 }
