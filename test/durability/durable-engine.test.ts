@@ -91,12 +91,18 @@ describe('Engine.open({ dir })', () => {
     expect(again.watermark('s')).toBe(mem.watermark('s'))
     expect(again.lateEvents('s')).toBe(1)
     expect(again.recovery).toMatchObject({ checkpoint: null, ticks: tick })
+    const progress: unknown[] = []
+    Engine.open({ dir: path.join(dir, 'data2'), onProgress: (p) => progress.push(p) }).close()
+    expect(progress).toEqual([])
     // and it goes on from there
     again.execute("INSERT INTO s VALUES (6, 'eur', '2024-01-01 00:01:00')")
     mem.execute("INSERT INTO s VALUES (6, 'eur', '2024-01-01 00:01:00')")
     expect(all(again, 'win')).toEqual(all(mem, 'win'))
     again.close()
-    const third = Engine.open({ dir: path.join(dir, 'data') })
+    // recovery reports its progress while it runs
+    const seen: { task: string; done: number; total: number }[] = []
+    const third = Engine.open({ dir: path.join(dir, 'data'), onProgress: (p) => seen.push(p) })
+    expect(seen.at(-1)).toEqual({ task: 'recovery', relation: '', done: third.recovery!.records, total: third.recovery!.records })
     expect(all(third, 'win')).toEqual(all(mem, 'win'))
     third.close()
   })
