@@ -34,6 +34,7 @@ import type { EngineInternals } from './internals.js'
 
 /** What opening a data directory did, in one line. */
 export function recoveryLine(r: RecoveryReport): string {
+  if (r.records === 0) return `data directory ${r.dir}: empty log, nothing to replay`
   const from = r.checkpoint === null ? 'the start of the log' : `checkpoint at tick ${r.checkpoint}`
   return `data directory ${r.dir}: replayed ${r.records} log record${r.records === 1 ? '' : 's'} (${r.ticks} tick${r.ticks === 1 ? '' : 's'}) from ${from} in ${r.seconds.toFixed(2)} s`
 }
