@@ -9,7 +9,8 @@
 // - State is updated for the whole input delta before any code that may throw (user functions)
 //   runs for this step, and the absorbed delta is journaled first, so `rollback()` is exact.
 // - `out` is consolidated or at least free of rows with weight 0.
-// - State is plain data (Maps, arrays, numbers) so a later checkpoint can serialize it.
+// - A stateful operator implements `saveState` / `loadState` (checkpoints), writing its state
+//   as plain data (Maps, arrays, numbers, rows) and rebuilding its own structures on load.
 
 import { ZSet } from './zset.js'
 
@@ -35,6 +36,16 @@ export interface Operator {
   /** Called by the circuit at the end of a tick after the watermarks moved; may free state
    *  (and, for some operators, emit output). */
   advance?(): void
+  /** Stateful operators: their state as of the last commit, as plain data (arrays, plain
+   *  objects, Maps, Sets, primitives and the values rows hold; no class instances of ivm's
+   *  own, no functions), for a checkpoint. Called between ticks only (nothing journaled). It
+   *  may share objects with the live state: the caller serializes it before the next step. */
+  saveState?(): unknown
+  /** Puts back what `saveState` returned (after a serialization round trip) into an operator
+   *  built from the same plan on the same inputs — freshly built, possibly backfilled from
+   *  empty inputs. It then behaves exactly as the saving operator would have: the same
+   *  output for every later step, advance and rollback, and the same `stateSize()`. */
+  loadState?(state: unknown): void
 }
 
 let nextOperatorId = 1

@@ -144,6 +144,12 @@ export function slotWeight(s: Slot | undefined): number {
   return s === undefined ? 0 : s instanceof Bucket ? s.total : 1
 }
 
+/** An arrangement's contents as plain data: parallel rows and weights. */
+export interface ArrangementState {
+  readonly rows: Row[]
+  readonly weights: number[]
+}
+
 /** A multiset of rows indexed by a key function: the state of arrangements and sinks. */
 export class Arrangement {
   readonly keyColumns: readonly number[]
@@ -309,6 +315,20 @@ export class Arrangement {
       }
     }
     return new ZSet(rows, weights)
+  }
+
+  /** The contents as plain data (for an operator's saveState). */
+  saveState(): ArrangementState {
+    const z = this.snapshot()
+    return { rows: z.rows as Row[], weights: z.weights as number[] }
+  }
+
+  /** Replaces the contents by what `saveState` returned. */
+  loadState(state: ArrangementState): void {
+    this.clear()
+    const { rows, weights } = state
+    const keyOf = this.keyOf
+    for (let i = 0; i < rows.length; i++) this.apply(rows[i]!, weights[i]!, keyOf(rows[i]!))
   }
 
   clear(): void {
@@ -480,6 +500,19 @@ export class ArrangeOperator extends BaseOperator {
   /** Distinct rows held. */
   get size(): number {
     return this.arrangement.size
+  }
+
+  saveState(): ArrangementState {
+    return this.arrangement.saveState()
+  }
+
+  /** The expire index is rebuilt from the rows (a superset of the saved one's live entries,
+   *  which is all it needs to be). */
+  loadState(state: unknown): void {
+    const s = state as ArrangementState
+    this.arrangement.loadState(s)
+    this.emptyBefore = this.arrangement.size === 0
+    if (this.#expire !== undefined) this.#indexDelta(new ZSet(s.rows, s.weights))
   }
 
   get(key: RowKey): Slot | undefined {

@@ -12,7 +12,7 @@ import type { Circuit } from '../circuit.js'
 import { keyFunction, rowHash, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import type { Row, ZSet } from '../zset.js'
-import { Arrangement, type Bucket } from './arrange.js'
+import { Arrangement, type ArrangementState, type Bucket } from './arrange.js'
 
 /** A secondary index of a materialized view (handle for `IntegrateOperator.lookup`). */
 export class MaterializedIndex {
@@ -74,6 +74,16 @@ export class IntegrateOperator extends BaseOperator {
   /** Distinct rows held. */
   get size(): number {
     return this.#state.size
+  }
+
+  saveState(): ArrangementState {
+    return this.#state.saveState()
+  }
+
+  /** Secondary indexes (made again by their CREATE INDEX on the fresh view) are refilled. */
+  loadState(state: unknown): void {
+    this.#state.loadState(state as ArrangementState)
+    for (const idx of this.#indexes) idx.loadState(state as ArrangementState)
   }
 
   snapshot(): ZSet {

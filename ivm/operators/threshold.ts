@@ -9,7 +9,7 @@
 import type { Circuit } from '../circuit.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet } from '../zset.js'
-import { Arrangement } from './arrange.js'
+import { Arrangement, type ArrangementState } from './arrange.js'
 
 export class ThresholdOperator extends BaseOperator {
   readonly name: string = 'Threshold'
@@ -52,6 +52,14 @@ export class ThresholdOperator extends BaseOperator {
 
   override rollback(): void {
     this.#journal.undo((d) => this.#state.applyDelta(d, -1))
+  }
+
+  saveState(): ArrangementState {
+    return this.#state.saveState()
+  }
+
+  loadState(state: unknown): void {
+    this.#state.loadState(state as ArrangementState)
   }
 
   override stateSize(): number {
