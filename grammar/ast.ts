@@ -665,6 +665,12 @@ export interface SetStmt {
   readonly span: Span
 }
 
+/** `CHECKPOINT`: a checkpoint of the engine's state now (PostgreSQL's statement). */
+export interface CheckpointStmt {
+  readonly kind: 'checkpoint'
+  readonly span: Span
+}
+
 /** `REINDEX [INDEX | TABLE] name`, SQLite's `REINDEX name` and bare `REINDEX` (a no-op that
  *  checks the name: indexes never change a result). */
 export interface ReindexStmt {
@@ -782,6 +788,7 @@ export type Statement =
   | FlushStmt
   | SubscribeStmt
   | ReindexStmt
+  | CheckpointStmt
   | CreateTriggerStmt
   | CopyStmt
   | CreateSourceStmt

@@ -481,6 +481,7 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(11, this.subscribeStmt) },
       { ALT: () => this.subrule(12, this.reindexStmt) },
       { ALT: () => this.subrule(13, this.copyStmt) },
+      { ALT: () => this.subrule(15, this.checkpointStmt) },
       { GATE: () => isSessionStart(this.LA(1)), ALT: () => this.subrule(14, this.sessionStmt) },
     ]),
   )
@@ -3121,6 +3122,12 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(0, this.label) },
     ]),
   )
+
+  checkpointStmt = this.RULE('checkpointStmt', (): A.CheckpointStmt => {
+    const start = this.start()
+    this.consume(0, T.CHECKPOINT)
+    return { kind: 'checkpoint', span: this.sp(start) }
+  })
 
   /** `REINDEX [INDEX | TABLE] name`, SQLite's `REINDEX name`, and bare `REINDEX`. `INDEX` is a
    *  name when nothing follows it (`REINDEX index`). */

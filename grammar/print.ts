@@ -570,6 +570,8 @@ export function printStatement(s: A.Statement): string {
       return printSession(s.command)
     case 'flush':
       return 'FLUSH'
+    case 'checkpoint':
+      return 'CHECKPOINT'
     case 'reindex':
       return `REINDEX${s.object === undefined ? '' : ` ${s.object.toUpperCase()}`}${s.name === undefined ? '' : ` ${printName(s.name)}`}`
     case 'createTrigger': {

@@ -119,6 +119,9 @@ export interface EngineOptions {
   /** With `dir`: 'power' (default) fsyncs each commit, so it survives power loss; 'process'
    *  survives a killed process only, for speed. `SET durability = …` changes it. */
   readonly durability?: 'power' | 'process'
+  /** With `dir`: milliseconds between automatic checkpoints (default 10 000; 0: only on
+   *  `CHECKPOINT` and on close). Recovery replays only the log after the newest checkpoint. */
+  readonly checkpointInterval?: number
   /** Hears the progress of long work while the engine opens (recovery: log records replayed)
    *  and later, as `Engine.onProgress` does. */
   readonly onProgress?: (p: ProgressEvent) => void
@@ -198,10 +201,14 @@ export interface ProgressEvent {
  *  beginning), log records and ticks replayed, and how long it took. */
 export interface RecoveryReport {
   readonly dir: string
+  /** Tick of the checkpoint loaded (null: replayed from the start of the log). */
   readonly checkpoint: number | null
+  /** Log records replayed after it. */
   readonly records: number
   readonly ticks: number
   readonly seconds: number
+  /** Checkpoints found damaged or unusable, each with what recovery did instead. */
+  readonly warnings: readonly string[]
 }
 
 /** Limits of one statement (src/sql-runtime/statement-limits.ts checks them). */

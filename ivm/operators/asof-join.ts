@@ -75,6 +75,9 @@
 //             after which the trigger is recomputed). advance() pops the due hints, frees their
 //             keys and re-hints them exactly (so what stays is not due, and a key is visited
 //             once); rollback re-hints every key an undo touched (stale hints stay, harmless).
+//             Checkpoint (saveState): per key its two timelines (times, weights, and per slot
+//             the row or a bucket's rows and weights); loadState rebuilds the groups, buckets
+//             and exact free hints (the tail cache starts unknown).
 // Linear:     no.
 // Retracts:   yes.
 //
@@ -245,6 +248,54 @@ interface RightGroup {
   weights: number[]
   changed: number[]
   old: (Row | null)[]
+}
+
+/** A slot in a checkpoint: the row itself (weight ≠ 0) or a bucket's rows (weight 0). */
+type SavedSlot = Row | { readonly rows: Row[]; readonly weights: number[] }
+
+/** What AsOfJoinOperator.saveState returns (plain data): the keys in map order with
+ *  counts[2k] left and counts[2k + 1] right slots each; the slots flat (per key its left then
+ *  its right timeline), with their internal times and slot weights (0 for a bucket). */
+interface AsOfJoinState {
+  readonly keys: RowKey[]
+  readonly counts: number[]
+  readonly times: number[]
+  readonly slots: SavedSlot[]
+  readonly weights: number[]
+}
+
+/** Appends a timeline to a checkpoint. */
+function saveTimeline(s: AsOfJoinState, times: readonly number[], slots: readonly Slot[], ws: readonly number[]): void {
+  for (let i = 0; i < times.length; i++) {
+    const w = ws[i]!
+    const slot = slots[i]!
+    s.times.push(times[i]!)
+    s.weights.push(w)
+    s.slots.push(w !== 0 ? (slot as Row) : { rows: (slot as RowBucket).rows, weights: (slot as RowBucket).weights })
+  }
+}
+
+/** Rebuilds slots [from, from + n) of a checkpoint as a timeline; returns the rows in it. */
+function loadTimeline(s: AsOfJoinState, from: number, n: number, times: number[], slots: Slot[], ws: number[]): number {
+  let entries = 0
+  for (let i = from; i < from + n; i++) {
+    const w = s.weights[i]!
+    const saved = s.slots[i]!
+    times.push(s.times[i]!)
+    ws.push(w)
+    if (w !== 0) {
+      slots.push(saved as Row)
+      entries++
+    } else {
+      // added one by one, so a large bucket gets its key index back
+      const b = saved as { readonly rows: Row[]; readonly weights: number[] }
+      const bucket = new RowBucket()
+      for (let j = 0; j < b.rows.length; j++) bucket.add(b.rows[j]!, b.weights[j]!)
+      slots.push(bucket)
+      entries += bucket.size
+    }
+  }
+  return entries
 }
 
 /** Adds (row, w) at time t to a timeline. Returns the change in entries held (+1, 0, −1). */
@@ -911,6 +962,47 @@ export class AsOfJoinOperator extends BaseOperator {
       }
     })
     this.#recycleFreed()
+  }
+
+  /** The timelines of every key (as of the last commit: called between ticks, when the
+   *  journal is empty); rows and bucket arrays are shared with the live state. */
+  saveState(): AsOfJoinState {
+    const s: AsOfJoinState = { keys: [], counts: [], times: [], slots: [], weights: [] }
+    for (const g of this.#groups.values()) {
+      s.keys.push(g.key)
+      s.counts.push(g.lt.length, g.rt.length)
+      saveTimeline(s, g.lt, g.ls, g.lw)
+      saveTimeline(s, g.rt, g.rs, g.rw)
+    }
+    return s
+  }
+
+  /** Replaces the whole state (a backfilled fresh operator may hold rows) by a saved one. The
+   *  hints are rebuilt as rollback makes them (#rehint: the first left time, the right trigger
+   *  without user code), valid lower bounds; what advance() frees depends only on the rows and
+   *  the watermarks (a due hint with nothing due frees nothing), so it frees the same rows as
+   *  the saved operator. The journal is dropped (the loaded state is committed state). */
+  loadState(state: unknown): void {
+    const s = state as AsOfJoinState
+    this.commit()
+    this.#groups.clear()
+    // (their groups belong to the replaced state)
+    this.#leftHints.filter(() => false)
+    this.#rightHints.filter(() => false)
+    let size = 0
+    let at = 0
+    for (let k = 0; k < s.keys.length; k++) {
+      const g = new Group(s.keys[k]!)
+      const lc = s.counts[2 * k]!
+      const rc = s.counts[2 * k + 1]!
+      size += loadTimeline(s, at, lc, g.lt, g.ls, g.lw)
+      at += lc
+      size += loadTimeline(s, at, rc, g.rt, g.rs, g.rw)
+      at += rc
+      this.#groups.set(g.key, g)
+      if (this.#frees) this.#rehint(g)
+    }
+    this.#size = size
   }
 
   override stateSize(): number {

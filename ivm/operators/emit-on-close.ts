@@ -9,6 +9,8 @@
 // State kept: the pending rows, keyed by row (Map row key → [row, weight]), and grouped by
 //             their `column` value so advance() visits only closed values (sorted list of
 //             distinct values). Bounded: a row leaves state when emitted.
+//             Saved (checkpoint): the pending rows and weights (parallel arrays); the buckets
+//             and sorted values are rebuilt from them on load.
 // Linear:     no (it delays).
 // Retracts:   input retractions cancel pending rows; a retraction of a row already emitted
 //             (impossible when the watermark bound holds) would be emitted as is.
@@ -26,6 +28,12 @@ export interface EmitOnCloseOptions {
 }
 
 type Entry = { row: Row; weight: number }
+
+/** An EmitOnCloseOperator's pending rows as plain data (parallel arrays). */
+export interface EmitOnCloseState {
+  readonly rows: Row[]
+  readonly weights: number[]
+}
 
 export class EmitOnCloseOperator extends BaseOperator {
   readonly name = 'EmitOnClose'
@@ -128,6 +136,28 @@ export class EmitOnCloseOperator extends BaseOperator {
 
   override rollback(): void {
     this.#journal.undo((e) => this.#absorb(e.delta, e.emitted ? 1 : -1))
+  }
+
+  /** Between ticks (nothing journaled): the pending rows, shared. */
+  saveState(): EmitOnCloseState {
+    const rows: Row[] = []
+    const weights: number[] = []
+    for (const b of this.#byValue.values()) {
+      for (const e of b.rows.values()) {
+        rows.push(e.row)
+        weights.push(e.weight)
+      }
+    }
+    return { rows, weights }
+  }
+
+  loadState(state: unknown): void {
+    const s = state as EmitOnCloseState
+    this.#byValue.clear()
+    this.#values = []
+    this.#rows = 0
+    this.#journal.commit()
+    this.#absorb(new ZSet(s.rows, s.weights), 1)
   }
 
   override stateSize(): number {

@@ -31,6 +31,9 @@
 //             outer join the match count m and, with finalOuter, the pad weight emitted). One
 //             entry object per distinct row; a bucket past 32 rows keeps a row-key index.
 //             Rows with a NULL key or time are not kept (they never match).
+//             Checkpoint (saveState): per side, the key sides in map order with their times and
+//             per time the entries (row, weight, m, pad) in bucket order; loadState rebuilds the
+//             sides, buckets (and their indexes) and one exact free hint per key side.
 //
 // Freeing:    with both watermarks (every later left change, insert or delete, has time ≥ wl;
 //             right: ≥ wr; watermarks never decrease, except when a rollback restores them with
@@ -260,6 +263,26 @@ class Group {
 class MatchChanges {
   readonly entries: Entry[] = []
   readonly deltas: number[] = []
+}
+
+/** One side's rows in a checkpoint (plain data, see saveState): the key sides in map order,
+ *  nTimes[k] distinct times each (all concatenated in `times`), sizes[i] entries at times[i],
+ *  and the entries flat in that order (bucket order within a time). */
+interface SideState {
+  readonly keys: RowKey[]
+  readonly nTimes: number[]
+  readonly times: number[]
+  readonly sizes: number[]
+  readonly rows: Row[]
+  readonly weights: number[]
+  readonly matches: number[]
+  readonly pads: number[]
+}
+
+/** What IntervalJoinOperator.saveState returns. */
+interface IntervalJoinState {
+  readonly left: SideState
+  readonly right: SideState
 }
 
 /** First index i in ascending `a` with a[i] > x (strict) or a[i] ≥ x (a.length if none). */
@@ -867,6 +890,80 @@ export class IntervalJoinOperator extends BaseOperator {
         for (let i = u.pads.length - 1; i >= 0; i--) u.pads[i]!.pad = u.oldPads[i]!
       }
     })
+  }
+
+  /** The held rows of both sides (as of the last commit: called between ticks, when the
+   *  journal is empty). Entry objects are flattened into parallel arrays; rows are shared. */
+  saveState(): IntervalJoinState {
+    return { left: this.#saveSide(this.#left), right: this.#saveSide(this.#right) }
+  }
+
+  #saveSide(map: Map<RowKey, KeySide>): SideState {
+    const s: SideState = { keys: [], nTimes: [], times: [], sizes: [], rows: [], weights: [], matches: [], pads: [] }
+    for (const ks of map.values()) {
+      s.keys.push(ks.key)
+      s.nTimes.push(ks.times.length)
+      for (let b = 0; b < ks.times.length; b++) {
+        const es = ks.buckets[b]!.entries
+        s.times.push(ks.times[b]!)
+        s.sizes.push(es.length)
+        for (let x = 0; x < es.length; x++) {
+          const e = es[x]!
+          s.rows.push(e.row)
+          s.weights.push(e.weight)
+          s.matches.push(e.matches)
+          s.pads.push(e.pad)
+        }
+      }
+    }
+    return s
+  }
+
+  /** Replaces the whole state (a backfilled fresh operator may hold rows) by a saved one. The
+   *  free hints are rebuilt one per key side at its first time: the saved operator's hints are
+   *  ≤ that, and a hint that is due earlier only leads to a visit that finds nothing, so
+   *  advance() frees and pads exactly the same rows. The journal is dropped (the loaded state
+   *  is committed state). */
+  loadState(state: unknown): void {
+    const s = state as IntervalJoinState
+    this.#journal.commit()
+    this.#leftRows = this.#loadSide(s.left, true)
+    this.#rightRows = this.#loadSide(s.right, false)
+  }
+
+  /** Rebuilds one side's map and hint heap; returns the entries loaded. */
+  #loadSide(s: SideState, isLeft: boolean): number {
+    const map = isLeft ? this.#left : this.#right
+    const heap = isLeft ? this.#leftHints : this.#rightHints
+    map.clear()
+    // (the heap's key sides belong to the replaced state)
+    if (heap !== null) heap.filter(() => false)
+    const tc = isLeft ? this.leftTime : this.rightTime
+    let ti = 0
+    let ei = 0
+    for (let k = 0; k < s.keys.length; k++) {
+      const ks = new KeySide(s.keys[k]!, isLeft)
+      const nt = s.nTimes[k]!
+      for (let b = 0; b < nt; b++, ti++) {
+        const bucket = new Bucket()
+        const n = s.sizes[ti]!
+        for (let x = 0; x < n; x++, ei++) {
+          const row = s.rows[ei]!
+          // (the time as step() took it: the row's time column, validated when it came in)
+          const e = new Entry(row, row[tc] as number, ks)
+          e.weight = s.weights[ei]!
+          e.matches = s.matches[ei]!
+          e.pad = s.pads[ei]!
+          e.live = true
+          bucket.add(e)
+        }
+        ks.times.push(s.times[ti]!)
+        ks.buckets.push(bucket)
+      }
+      map.set(ks.key, ks)
+      this.#rehint(ks)
+    }
+    return ei
   }
 
   override stateSize(): number {

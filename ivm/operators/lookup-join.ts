@@ -19,6 +19,8 @@
 //             arrival order, each with the output rows it emitted (shared with the emitted
 //             delta, not copied) and its multiplicity. Journaled per step (insertions as keys
 //             to pop, deletions as the units popped / partially taken), so rollback is exact.
+// Saved:      that Map only (the right arrangement is saved by its owner), each unit as a
+//             plain object; load rebuilds the Emitted units.
 // Linear:     in ΔL for a fixed right state (append-only mode); stateful otherwise.
 // Retracts:   only when the left input does (retractions of earlier emissions); never
 //             because of the right side.
@@ -76,6 +78,19 @@ class Emitted {
     }
   }
 }
+
+/** One Emitted unit of a checkpoint (its fields as plain data). */
+interface EmittedState {
+  readonly count: number
+  readonly row: Row | null
+  readonly weight: number
+  readonly rows: Row[] | null
+  readonly weights: number[] | null
+}
+
+/** LookupJoinOperator's checkpoint: rowKey(l) → its live units, oldest first (empty when
+ *  append-only). */
+export type LookupJoinState = Map<RowKey, EmittedState[]>
 
 /** Undo record of one step: keys whose newest units were pushed, and deletions. */
 interface StepUndo {
@@ -287,6 +302,26 @@ export class LookupJoinOperator extends BaseOperator {
       }
       for (let i = u.pushed.length - 1; i >= 0; i--) this.#pop(u.pushed[i]!)
     })
+  }
+
+  /** Between ticks (nothing journaled): the remembered units per left row, sharing their
+   *  output rows (the caller serializes it before the next step). */
+  saveState(): LookupJoinState {
+    const res: LookupJoinState = new Map()
+    const save = (e: Emitted): EmittedState => ({ count: e.count, row: e.row, weight: e.weight, rows: e.rows, weights: e.weights })
+    for (const [k, s] of this.#state) res.set(k, s instanceof Emitted ? [save(s)] : s.map(save))
+    return res
+  }
+
+  /** Replaces the remembered units (in the saved key order) by the saved ones. */
+  loadState(state: unknown): void {
+    const s = state as LookupJoinState
+    const st = this.#state
+    st.clear()
+    this.#journal.commit()
+    const load = (e: EmittedState): Emitted => new Emitted(e.count, e.row, e.weight, e.rows, e.weights)
+    // a key with one unit maps to it directly, as #push leaves it
+    for (const [k, units] of s) st.set(k, units.length === 1 ? load(units[0]!) : units.map(load))
   }
 
   override stateSize(): number {

@@ -6,6 +6,8 @@
 //             = ∫Δin (the reduce emits −old +new per changed group).
 // State kept: none of its own (the reduce's groups); a secondary index other than the group
 //             key is an Arrangement maintained from Δin, as IntegrateOperator does.
+//             Saved (checkpoint): with secondary indexes, the contents once (ArrangementState),
+//             refilled into each index on load; without, nothing (null).
 // Linear:     yes (its output is its input).
 // Retracts:   yes.
 //
@@ -17,7 +19,7 @@ import type { Circuit } from '../circuit.js'
 import { rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { Arrangement, Bucket } from './arrange.js'
+import { Arrangement, Bucket, type ArrangementState } from './arrange.js'
 import { MaterializedIndex } from './integrate.js'
 import type { ReduceOperator } from './reduce.js'
 
@@ -52,6 +54,29 @@ export class ReduceViewOperator extends BaseOperator {
     this.#journal.undo((d) => {
       for (const a of this.#indexes) a.applyDelta(d, -1)
     })
+  }
+
+  /** The contents (= every index's) only when there are indexes to refill: saved by this
+   *  operator rather than read from the reduce at load, so the order operators load in does
+   *  not matter. */
+  saveState(): ArrangementState | null {
+    if (this.#indexes.length === 0) return null
+    const z = this.snapshot()
+    return { rows: z.rows as Row[], weights: z.weights as number[] }
+  }
+
+  /** Indexes (made again by their CREATE INDEX on the fresh view) are refilled; an index the
+   *  saving view did not have is built from the reduce (its input, loaded before it in circuit order). */
+  loadState(state: unknown): void {
+    this.#journal.commit()
+    const s = state as ArrangementState | null
+    for (const a of this.#indexes) {
+      if (s !== null) a.loadState(s)
+      else {
+        a.clear()
+        this.reduce.forEachOutput((row) => a.apply(row, 1))
+      }
+    }
   }
 
   get size(): number {

@@ -24,6 +24,8 @@
 //             strings, objects: none with a watermark column) sit in a short list asked one
 //             by one. A final value's bucket leaves the index once it holds no group (a group
 //             without an output row — net count < 0 — stays, as before, until it has one).
+//             Saved (checkpoint): parallel arrays of the groups' keys, counts, accumulators,
+//             output rows and expire values; the expire index is rebuilt from them on load.
 // Linear:     no (unless every aggregate is, which is not exploited).
 // Retracts:   yes.
 //
@@ -55,6 +57,19 @@ export interface ReduceOptions {
    *  stays emitted. `isFinal` reads the current watermark; over numbers it must be downward
    *  closed (isFinal(x) and y < x imply isFinal(y)), as "the watermark passed x" is. */
   expire?: { readonly keyIndex: number; readonly isFinal: (keyValue: unknown) => boolean }
+}
+
+/** A ReduceOperator's state as plain data (see the header): one entry per group in each
+ *  array, in the groups' map order. */
+export interface ReduceState {
+  readonly initialized: boolean
+  readonly keys: RowKey[]
+  readonly counts: number[]
+  /** Each group's accumulators, one per aggregate (plain data, see Aggregator). */
+  readonly accs: unknown[][]
+  readonly outs: (Row | null)[]
+  /** With expire: the expire key value each group is indexed under; null without. */
+  readonly expireValues: unknown[] | null
 }
 
 /** Marks a value excluded by an aggregate's filter. */
@@ -154,7 +169,7 @@ export class ReduceOperator extends BaseOperator {
   /** Groups dropped by `advance()` since the last commit (restored by rollback). */
   #expired: [RowKey, Group][] = []
   /** With expire: the index of groups by expire key value (see the header). */
-  readonly #byValue = new ValueBuckets((value, vk) => new ExpireBucket(value, vk))
+  #byValue = new ValueBuckets((value, vk) => new ExpireBucket(value, vk))
   /** Position of the expire value in input rows (keyColumns[expire.keyIndex]); −1 without. */
   readonly #expireColumn: number
 
@@ -401,6 +416,58 @@ export class ReduceOperator extends BaseOperator {
     })
     if (global !== undefined) this.#touch(global, EMPTY_ROW)
     this.#refresh(null)
+  }
+
+  /** Between ticks (nothing journaled): the groups as they are, sharing the accumulators. */
+  saveState(): ReduceState {
+    const n = this.#groups.size
+    const keys = new Array<RowKey>(n)
+    const counts = new Array<number>(n)
+    const accs = new Array<unknown[]>(n)
+    const outs = new Array<Row | null>(n)
+    const ki = this.#expire?.keyIndex
+    const expireValues = ki !== undefined ? new Array<unknown>(n) : null
+    const m = this.aggregates.length
+    let i = 0
+    for (const [key, g] of this.#groups) {
+      keys[i] = key
+      counts[i] = g.count
+      const a = new Array<unknown>(m)
+      for (let j = 0; j < m; j++) a[j] = getAcc(g, j)
+      accs[i] = a
+      outs[i] = g.out
+      // every live group is indexed (ex set); the output row is a fallback that never runs
+      if (expireValues !== null) expireValues[i] = g.ex !== null ? g.ex.value : (g.out?.[ki!] ?? null)
+      i++
+    }
+    return { initialized: this.#initialized, keys, counts, accs, outs, expireValues }
+  }
+
+  /** Replaces every group (a backfilled fresh operator may hold the empty-input row) and
+   *  rebuilds the expire index, in the saved order, from the groups' expire values. */
+  loadState(state: unknown): void {
+    const s = state as ReduceState
+    this.#groups.clear()
+    this.#byValue = new ValueBuckets((value, vk) => new ExpireBucket(value, vk))
+    this.#expired = []
+    this.#touched.length = 0
+    this.#touchedRows.length = 0
+    this.#journal.commit()
+    this.#initialized = s.initialized
+    const m = this.aggregates.length
+    const ev = this.#expire !== undefined ? s.expireValues : null
+    for (let i = 0; i < s.keys.length; i++) {
+      const g = new Group()
+      g.count = s.counts[i]!
+      const a = s.accs[i]!
+      if (m > 0) g.a0 = a[0]
+      if (m > 1) g.a1 = a[1]
+      if (m > 2) g.more = a.slice(2)
+      g.out = s.outs[i]!
+      const key = s.keys[i]!
+      this.#groups.set(key, g)
+      if (ev !== null) this.#index(key, g, ev[i])
+    }
   }
 
   /** The current output row of every group (the integral of `out`), for a view reading this

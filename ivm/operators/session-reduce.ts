@@ -33,6 +33,9 @@
 //             `watermark` (given only when every later change, insert or delete, has a time
 //             ≥ it), `advance()` frees every session with window_end ≤ watermark (its events
 //             and accumulators; its row stays emitted), journaled so rollback restores it.
+// Saved:      per partition (in Map order) its key, key row, times, rows per time (a row, or
+//             a bucket's rows and weights) and sessions (bounds, count, accumulators as they
+//             are, row last emitted); load rebuilds Partitions, Sessions and RowBuckets.
 // Linear:     no.
 // Retracts:   yes.
 //
@@ -118,6 +121,38 @@ class Partition {
     this.key = key
     this.keyRow = keyRow
   }
+}
+
+/** The rows held at one time when several share it (a RowBucket's contents). */
+interface TimeRowsState {
+  readonly rows: Row[]
+  readonly weights: number[]
+}
+
+/** One session of a checkpoint: its bounds, count, accumulators (in aggregate order) and the
+ *  row last emitted. */
+interface SessionState {
+  readonly start: number
+  readonly last: number
+  readonly count: number
+  readonly accs: unknown[]
+  readonly out: Row | null
+}
+
+interface PartitionState {
+  readonly key: RowKey
+  readonly keyRow: Row
+  readonly times: number[]
+  /** At times[i]: the only row there (weight ws[i]) — an array — or a bucket's contents (a
+   *  plain object: kept apart from a one-row time so the reloaded structure is the same). */
+  readonly vals: (Row | TimeRowsState)[]
+  readonly ws: number[]
+  readonly sessions: SessionState[]
+}
+
+/** SessionReduceOperator's checkpoint (see saveState). */
+export interface SessionReduceState {
+  readonly partitions: PartitionState[]
 }
 
 /** A prefix of a partition freed by `advance()`, kept until commit so rollback can restore it. */
@@ -740,6 +775,81 @@ export class SessionReduceOperator extends BaseOperator {
     })
     this.#refresh(null)
     this.#structural = false
+  }
+
+  /** Between ticks (nothing journaled, no session touched): every partition as plain data,
+   *  sharing the live arrays, rows and accumulators (the caller serializes it before the next
+   *  step). */
+  saveState(): SessionReduceState {
+    const m = this.aggregates.length
+    const partitions: PartitionState[] = []
+    for (const p of this.#parts.values()) {
+      const vals = new Array<Row | TimeRowsState>(p.vals.length)
+      for (let i = 0; i < vals.length; i++) {
+        const v = p.vals[i]!
+        vals[i] = v instanceof RowBucket ? { rows: v.rows, weights: v.weights } : v
+      }
+      const sessions = new Array<SessionState>(p.sessions.length)
+      for (let i = 0; i < sessions.length; i++) {
+        const x = p.sessions[i]!
+        const accs = new Array<unknown>(m)
+        for (let j = 0; j < m; j++) accs[j] = j === 0 ? x.a0 : j === 1 ? x.a1 : x.more![j - 2]
+        sessions[i] = { start: x.start, last: x.last, count: x.count, accs, out: x.out }
+      }
+      partitions.push({ key: p.key, keyRow: p.keyRow, times: p.times, vals, ws: p.ws, sessions })
+    }
+    return { partitions }
+  }
+
+  /** Replaces everything (a backfilled fresh operator may hold sessions already) by the saved
+   *  partitions, in their saved order; takes ownership of the deserialized arrays. The counts
+   *  are recomputed from what was loaded. */
+  loadState(state: unknown): void {
+    const s = state as SessionReduceState
+    const parts = this.#parts
+    parts.clear()
+    this.#journal.commit()
+    this.#touched.length = 0
+    this.#retired.length = 0
+    this.#structural = false
+    const m = this.aggregates.length
+    let size = 0
+    let count = 0
+    for (const ps of s.partitions) {
+      const p = new Partition(ps.key, ps.keyRow)
+      p.times = ps.times
+      p.ws = ps.ws
+      const vals = new Array<Row | RowBucket>(ps.vals.length)
+      for (let i = 0; i < vals.length; i++) {
+        const v = ps.vals[i]!
+        if (Array.isArray(v)) vals[i] = v as Row
+        else {
+          // rebuilt through add (rows are distinct) so a large bucket gets its key index
+          const { rows, weights } = v as TimeRowsState
+          const b = new RowBucket()
+          for (let j = 0; j < rows.length; j++) b.add(rows[j]!, weights[j]!)
+          vals[i] = b
+        }
+      }
+      p.vals = vals
+      size += entriesOf(vals)
+      const n = ps.sessions.length
+      for (let i = 0; i < n; i++) {
+        const ss = ps.sessions[i]!
+        const x = new Session(p, ss.start, ss.last)
+        x.count = ss.count
+        if (m > 0) x.a0 = ss.accs[0]
+        if (m > 1) x.a1 = ss.accs[1]
+        if (m > 2) x.more = ss.accs.slice(2)
+        x.out = ss.out
+        p.starts.push(ss.start)
+        p.sessions.push(x)
+      }
+      count += n
+      parts.set(ps.key, p)
+    }
+    this.#size = size
+    this.#sessionCount = count
   }
 
   /** Number of sessions held. */

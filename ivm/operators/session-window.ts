@@ -24,6 +24,8 @@
 //             time ≥ it, as the planner's watermark bounds guarantee), `advance()` forgets every session
 //             with window_end ≤ watermark — no later event (time ≥ watermark) can touch it.
 //             Forgetting emits nothing and is journaled, so rollback restores it.
+// Saved:      per partition its key, times and each time's rows and weights; load rebuilds
+//             the Partitions and RowBuckets.
 // Linear:     no.
 // Retracts:   yes.
 //
@@ -60,6 +62,19 @@ class Partition {
   constructor(key: RowKey) {
     this.key = key
   }
+}
+
+/** One partition of a checkpoint: rows[i] / weights[i] are the rows at times[i]. */
+interface PartitionState {
+  readonly key: RowKey
+  readonly times: number[]
+  readonly rows: Row[][]
+  readonly weights: number[][]
+}
+
+/** SessionWindowOperator's checkpoint (see saveState). */
+export interface SessionWindowState {
+  readonly partitions: PartitionState[]
 }
 
 /** A prefix of a partition freed by `advance()`, kept until commit so rollback can restore it. */
@@ -317,6 +332,50 @@ export class SessionWindowOperator extends BaseOperator {
         this.#size += entry.entries
       }
     })
+  }
+
+  /** Between ticks (nothing journaled): every partition as plain data, sharing the live
+   *  arrays and rows (the caller serializes it before the next step). */
+  saveState(): SessionWindowState {
+    const partitions: PartitionState[] = []
+    for (const p of this.#parts.values()) {
+      const bs = p.buckets
+      const rows = new Array<Row[]>(bs.length)
+      const weights = new Array<number[]>(bs.length)
+      for (let i = 0; i < bs.length; i++) {
+        rows[i] = bs[i]!.rows
+        weights[i] = bs[i]!.weights
+      }
+      partitions.push({ key: p.key, times: p.times, rows, weights })
+    }
+    return { partitions }
+  }
+
+  /** Replaces everything (a backfilled fresh operator may hold rows already) by the saved
+   *  partitions, in their saved order; takes ownership of the deserialized arrays. */
+  loadState(state: unknown): void {
+    const s = state as SessionWindowState
+    const parts = this.#parts
+    parts.clear()
+    this.#journal.commit()
+    let size = 0
+    for (const ps of s.partitions) {
+      const p = new Partition(ps.key)
+      p.times = ps.times
+      const buckets = new Array<RowBucket>(ps.rows.length)
+      for (let i = 0; i < buckets.length; i++) {
+        // rebuilt through add (rows are distinct) so a large bucket gets its key index
+        const rows = ps.rows[i]!
+        const ws = ps.weights[i]!
+        const b = new RowBucket()
+        for (let j = 0; j < rows.length; j++) b.add(rows[j]!, ws[j]!)
+        size += b.size
+        buckets[i] = b
+      }
+      p.buckets = buckets
+      parts.set(ps.key, p)
+    }
+    this.#size = size
   }
 
   override stateSize(): number {

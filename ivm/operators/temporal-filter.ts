@@ -11,6 +11,8 @@
 // State kept: the scheduled changes, by time (Map time → Map row key → [row, weight]) with the
 //             distinct times sorted; a row leaves state once its last change is due. Bounded
 //             by the rows still due to enter or leave.
+//             Saved (checkpoint): the changes as parallel arrays (time, row, weight), put
+//             back one by one on load.
 // Linear:     yes in the input (for a fixed time); time makes it stateful.
 // Retracts:   yes.
 
@@ -30,6 +32,13 @@ export interface TemporalFilterOptions {
 }
 
 type Change = { row: Row; weight: number }
+
+/** A TemporalFilterOperator's scheduled changes as plain data (parallel arrays). */
+export interface TemporalFilterState {
+  readonly times: number[]
+  readonly rows: Row[]
+  readonly weights: number[]
+}
 
 export class TemporalFilterOperator extends BaseOperator {
   readonly name = 'TemporalFilter'
@@ -150,6 +159,30 @@ export class TemporalFilterOperator extends BaseOperator {
     this.#journal.undo((entries) => {
       for (const s of entries) this.#schedule(s.time, s.row, -s.weight)
     })
+  }
+
+  /** Between ticks (nothing journaled): the scheduled changes, rows shared. */
+  saveState(): TemporalFilterState {
+    const times: number[] = []
+    const rows: Row[] = []
+    const weights: number[] = []
+    for (const t of this.#times) {
+      for (const c of this.#byTime.get(t)!.values()) {
+        times.push(t)
+        rows.push(c.row)
+        weights.push(c.weight)
+      }
+    }
+    return { times, rows, weights }
+  }
+
+  loadState(state: unknown): void {
+    const s = state as TemporalFilterState
+    this.#byTime.clear()
+    this.#times = []
+    this.#entries = 0
+    this.#journal.commit()
+    for (let i = 0; i < s.times.length; i++) this.#schedule(s.times[i]!, s.rows[i]!, s.weights[i]!)
   }
 
   override stateSize(): number {

@@ -20,6 +20,8 @@
 //             position ≥ offset + limit can never move back into the window, so at each
 //             commit every partition the tick touched is cut to its first offset + limit
 //             positions (not before: a rollback undoes the tick by retracting its rows).
+//             Saved (checkpoint): per partition its sorted rows and counts (chunks joined);
+//             the chunks are cut again on load.
 // Linear:     no.
 // Retracts:   yes.
 //
@@ -189,6 +191,13 @@ class Partition {
     }
     return win
   }
+}
+
+/** A TopKOperator's state as plain data: per partition, its distinct rows in sort order and
+ *  their counts (parallel). */
+export interface TopKState {
+  readonly rows: Row[][]
+  readonly counts: number[][]
 }
 
 export interface TopKOptions {
@@ -366,6 +375,45 @@ export class TopKOperator extends BaseOperator {
         if (p.size === 0) parts.delete(k)
       }
     })
+  }
+
+  /** Between ticks (nothing journaled, nothing left to cut). */
+  saveState(): TopKState {
+    const rows: Row[][] = []
+    const counts: number[][] = []
+    for (const p of this.#parts.values()) {
+      const pr: Row[] = []
+      const pc: number[] = []
+      for (const c of p.chunks) {
+        for (let i = 0; i < c.rows.length; i++) {
+          pr.push(c.rows[i]!)
+          pc.push(c.counts[i]!)
+        }
+      }
+      rows.push(pr)
+      counts.push(pc)
+    }
+    return { rows, counts }
+  }
+
+  /** Rebuilds the partitions in chunks of half the maximum (room to grow on both sides);
+   *  the chunking never shows in the output, which is read by position. */
+  loadState(state: unknown): void {
+    const s = state as TopKState
+    const parts = this.#parts
+    parts.clear()
+    this.#journal.commit()
+    this.#touchedInTick = []
+    const size = CHUNK_MAX >>> 1
+    for (let i = 0; i < s.rows.length; i++) {
+      const rows = s.rows[i]!
+      const counts = s.counts[i]!
+      if (rows.length === 0) continue
+      const p = new Partition(this.#partOf(rows[0]!))
+      for (let j = 0; j < rows.length; j += size) p.chunks.push(new Chunk(rows.slice(j, j + size), counts.slice(j, j + size)))
+      p.size = rows.length
+      parts.set(p.key, p)
+    }
   }
 
   override stateSize(): number {

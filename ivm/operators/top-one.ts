@@ -10,6 +10,7 @@
 //             is ever deleted), so it is not kept: a partition costs a map entry and its row,
 //             where TopKOperator keeps a sorted list per partition. A journal of the rows each
 //             tick replaced undoes the tick on rollback.
+//             Saved (checkpoint): the partitions' rows (keys are recomputed from them on load).
 // Linear:     no.
 // Retracts:   no: a deletion in the input is an error (the planner chooses this operator only
 //             for append-only input).
@@ -82,6 +83,20 @@ export class TopOneOperator extends BaseOperator {
       else this.#best.set(key, before)
     }
     this.#undo = []
+  }
+
+  /** Between ticks (nothing to undo): the held rows, shared. */
+  saveState(): Row[] {
+    return [...this.#best.values()]
+  }
+
+  loadState(state: unknown): void {
+    const rows = state as Row[]
+    const best = this.#best
+    const partOf = this.#partOf
+    best.clear()
+    this.#undo = []
+    for (let i = 0; i < rows.length; i++) best.set(partOf(rows[i]!), rows[i]!)
   }
 
   override stateSize(): number {

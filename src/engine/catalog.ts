@@ -115,6 +115,20 @@ export class TableStore {
     return z
   }
 
+  /** The committed contents as plain data, for a checkpoint (taken between ticks). */
+  saveState(): unknown {
+    return { rows: this.rows, counts: this.counts }
+  }
+
+  loadState(state: unknown): void {
+    const s = state as { rows: Map<ivm.RowKey, Row>; counts: Map<ivm.RowKey, number> }
+    this.rows.clear()
+    this.counts.clear()
+    s.rows.forEach((r, k) => this.rows.set(k, r))
+    s.counts.forEach((c, k) => this.counts.set(k, c))
+    this.commit()
+  }
+
   snapshot(): ivm.ZSet {
     // sized up front: a million pushes would leave a trail of outgrown backing stores
     const n = this.rows.size
@@ -153,6 +167,12 @@ export class NoHistory extends TableStore {
   }
 
   override apply(): void {}
+
+  override saveState(): unknown {
+    return null
+  }
+
+  override loadState(): void {}
 
   override commit(): void {}
 
@@ -213,6 +233,22 @@ export class AppendLog extends TableStore {
 
   override snapshot(): ivm.ZSet {
     return new ivm.ZSet(this.#rows.slice(this.#head), this.#weights.slice(this.#head))
+  }
+
+  override saveState(): unknown {
+    const z = this.committedSnapshot()
+    return { rows: z.rows, weights: z.weights }
+  }
+
+  override loadState(state: unknown): void {
+    const s = state as { rows: Row[]; weights: number[] }
+    this.#rows = s.rows
+    this.#weights = s.weights
+    this.#head = 0
+    this.#committed = s.rows.length
+    let size = 0
+    for (const w of s.weights) size += w
+    this.#size = this.#committedSize = size
   }
 
   override committedSnapshot(): ivm.ZSet {
@@ -302,6 +338,25 @@ export class VersionStore {
 
   get size(): number {
     return this.#size
+  }
+
+  /** The committed history as plain data, for a checkpoint (taken between ticks). */
+  saveState(): unknown {
+    const a = this.#arrivals
+    return { byKey: this.#byKey, size: this.#size, arrivals: a === undefined ? null : { keys: a.keys.slice(this.#head), times: a.times.slice(this.#head) } }
+  }
+
+  loadState(state: unknown): void {
+    const s = state as { byKey: Map<ivm.RowKey, KeyVersions>; size: number; arrivals: { keys: ivm.RowKey[]; times: number[] } | null }
+    this.#byKey.clear()
+    s.byKey.forEach((v, k) => this.#byKey.set(k, v))
+    this.#size = s.size
+    this.#journal = []
+    this.#head = 0
+    if (this.#arrivals !== undefined && s.arrivals !== null) {
+      this.#arrivals.keys = s.arrivals.keys
+      this.#arrivals.times = s.arrivals.times
+    }
   }
 
   /** The history row of `key` at `time`, if any. */
@@ -471,6 +526,9 @@ export interface ViewEntry {
   /** The operator each node of `plan` became (shared arrangements included; empty while
    *  the view is in error). */
   operators: ReadonlyMap<DeltaPlan, ivm.Operator>
+  /** The operators its render created, in order (what a checkpoint saves for it; shared
+   *  arrangements among them are saved by fingerprint instead). Empty while in error. */
+  owned: readonly ivm.Operator[]
   /** Set while the view is in error (src/engine/view-errors.ts): it holds no state then. */
   error: MaintenanceError | undefined
   /** Relations the view reads (for DROP dependency checks). */
@@ -509,6 +567,15 @@ export class EngineCatalog implements Catalog {
   /** OIDs (pg_class.oid, …) by relation name, or by a key of another object: given the
    *  first time asked (at CREATE for relations) and kept, so they are stable. */
   readonly #oids = new Map<string, number>()
+
+  /** The OIDs given so far, for a checkpoint. */
+  saveOids(): Map<string, number> {
+    return this.#oids
+  }
+
+  loadOids(oids: Map<string, number>): void {
+    oids.forEach((oid, key) => this.#oids.set(key, oid))
+  }
 
   oidOf(key: string): number {
     let oid = this.#oids.get(key)

@@ -220,7 +220,7 @@ export class Ddl {
     const watermarks = watermarkColumns(optimized, this.engine.eventTime.relationWatermarks, this.engine.reads.lowerOptions.intervalMicros)
     if (readsClockOutsideTemporalFilters(plan)) throw new RivuletError(SqlState.featureNotSupported, 'a view cannot be maintained over NOW() (or CURRENT_DATE) except in a temporal filter: a WHERE conjunct comparing a timestamp of the row with NOW() ± a constant interval, such as ts > NOW() - INTERVAL \'1\' HOUR', positionAt(ctx.text, s.query.span.start))
     // over data that already raises, the CREATE fails, as in PostgreSQL
-    const { sink, operators } = this.buildView(plan, name, (f) => this.engine.reads.lowerAt(f, ctx, s.query.span.start))
+    const { sink, operators, owned } = this.buildView(plan, name, (f) => this.engine.reads.lowerAt(f, ctx, s.query.span.start))
     const entry: ViewEntry = {
       kind: s.materialized ? 'materialized view' : 'view',
       name,
@@ -229,6 +229,7 @@ export class Ddl {
       plan,
       sink,
       operators,
+      owned,
       dependsOn: scannedRelations(logical),
       subscribers: new Set(),
       pending: new ivm.ZSet(),
@@ -243,7 +244,7 @@ export class Ddl {
   /** Renders a view's plan into the circuit and fills it from what it reads, as if it had
    *  always existed; windows already closed are emitted. Throws, leaving nothing behind,
    *  when that raises. */
-  buildView(plan: DeltaPlan, name: string, renderAt: RenderAt = (f) => f()): { sink: ivm.IntegrateOperator | ivm.ReduceViewOperator; operators: Map<DeltaPlan, ivm.Operator> } {
+  buildView(plan: DeltaPlan, name: string, renderAt: RenderAt = (f) => f()): { sink: ivm.IntegrateOperator | ivm.ReduceViewOperator; operators: Map<DeltaPlan, ivm.Operator>; owned: ivm.Operator[] } {
     const { output, fresh, operators } = renderAt(() => render(plan, this.engine.reads.renderContext()))
     // a view ending in GROUP BY reads the reduce's groups instead of keeping a second copy
     const sink = this.engine.circuit.add(output instanceof ivm.ReduceOperator && !output.expires && output.keyColumns.length > 0 ? new ivm.ReduceViewOperator(output) : new ivm.IntegrateOperator(output, sinkOptions(plan)))
@@ -261,12 +262,12 @@ export class Ddl {
       this.dropDeadArrangements()
       throw e
     }
-    return { sink, operators }
+    return { sink, operators, owned: fresh }
   }
 
   /** Renders a sink's plan into the circuit; returns its output operator and what it
    *  emitted while being filled (its result now). Throws, leaving nothing behind. */
-  buildSink(plan: DeltaPlan, deliver: () => SinkEntry | undefined, renderAt: RenderAt = (f) => f()): { output: ivm.OutputOperator; operators: Map<DeltaPlan, ivm.Operator>; initial: ivm.ZSet } {
+  buildSink(plan: DeltaPlan, deliver: () => SinkEntry | undefined, renderAt: RenderAt = (f) => f()): { output: ivm.OutputOperator; operators: Map<DeltaPlan, ivm.Operator>; owned: ivm.Operator[]; initial: ivm.ZSet } {
     const { output, fresh, operators } = renderAt(() => render(plan, this.engine.reads.renderContext()))
     // the backfill's output is the first batch; later ticks' changes collect on the entry
     // until their commit
@@ -290,7 +291,7 @@ export class Ddl {
       this.dropDeadArrangements()
       throw e
     }
-    return { output: out, operators, initial }
+    return { output: out, operators, owned: fresh, initial }
   }
 
   /** Views, each after those it reads (the catalog's order: a view is created after what
@@ -311,6 +312,7 @@ export class Ddl {
       m.pending = new ivm.ZSet()
     }
     m.operators = new Map()
+    m.owned = []
     this.dropDeadArrangements()
   }
 
@@ -326,11 +328,13 @@ export class Ddl {
         ready = true
         m.output = built.output
         m.operators = built.operators
+        m.owned = built.owned
         return () => built.initial
       }
       const built = this.buildView(m.plan, m.name)
       m.sink = built.sink
       m.operators = built.operators
+      m.owned = built.owned
       return () => built.sink.contents()
     } finally {
       this.engine.ticks.watermarkPreview = preview

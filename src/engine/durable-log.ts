@@ -23,7 +23,7 @@ import * as ivm from '../../ivm/index.js'
 import type { Row } from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import type * as ast from '../../grammar/index.js'
-import { DataDirectory, type Durability, type StoredRecord } from '../storage/data-dir.js'
+import { DataDirectory, type Durability, type StoredCheckpoint, type StoredRecord } from '../storage/data-dir.js'
 import { decodeBody, decodeRows, encodeBody, encodeRows } from '../storage/codec.js'
 import { isView, type TableEntry } from './catalog.js'
 import type { RecoveryReport } from '../types.js'
@@ -31,12 +31,23 @@ import type { SinkProgressStore } from '../connectors/sources.js'
 import type { LogOp, SealedTick } from './tick.js'
 import type { LogRelationRow } from './system-catalog-tables.js'
 import type { EngineInternals } from './internals.js'
+import { CheckpointMismatch } from './checkpoints.js'
+
+/** Recovery could not use a checkpoint it had started loading: the engine is rebuilt from
+ *  scratch skipping it (Engine's constructor does that). */
+export class RetryRecovery extends Error {
+  constructor(readonly skip: number, readonly warnings: readonly string[]) {
+    super(warnings[warnings.length - 1])
+  }
+}
 
 /** What opening a data directory did, in one line. */
 export function recoveryLine(r: RecoveryReport): string {
-  if (r.records === 0) return `data directory ${r.dir}: empty log, nothing to replay`
+  const warnings = r.warnings.map((w) => `\nwarning: ${w}`).join('')
+  if (r.records === 0 && r.checkpoint === null) return `data directory ${r.dir}: empty log, nothing to replay${warnings}`
+  if (r.records === 0) return `data directory ${r.dir}: loaded the checkpoint at tick ${r.checkpoint}, nothing after it to replay, in ${r.seconds.toFixed(2)} s${warnings}`
   const from = r.checkpoint === null ? 'the start of the log' : `checkpoint at tick ${r.checkpoint}`
-  return `data directory ${r.dir}: replayed ${r.records} log record${r.records === 1 ? '' : 's'} (${r.ticks} tick${r.ticks === 1 ? '' : 's'}) from ${from} in ${r.seconds.toFixed(2)} s`
+  return `data directory ${r.dir}: replayed ${r.records} log record${r.records === 1 ? '' : 's'} (${r.ticks} tick${r.ticks === 1 ? '' : 's'}) from ${from} in ${r.seconds.toFixed(2)} s${warnings}`
 }
 
 /** A log op as stored (rows through the codec). */
@@ -71,6 +82,9 @@ export class DurableLog {
   recovery: RecoveryReport | undefined
   /** The sequence number of the record being replayed. */
   replayingSeq = 0
+  /** True while the DDL before a checkpoint is replayed on empty stores (the circuit is
+   *  rebuilt; the checkpoint then fills it): sinks write no snapshot then. */
+  restoring = false
   /** Sink progress without a data directory (nothing to recover then). */
   readonly #memoryProgress = new Map<string, { tick: number; bytes: number | null }>()
 
@@ -88,12 +102,13 @@ export class DurableLog {
   }
 
   /** Opens the data directory and replays its log. */
-  open(path: string, durability: Durability | undefined, progress: ((done: number, total: number) => void) | undefined): void {
+  open(path: string, durability: Durability | undefined, progress: ((done: number, total: number) => void) | undefined, retry: { readonly skip: number; readonly warnings: readonly string[] } = { skip: 0, warnings: [] }): void {
     const dir = DataDirectory.open(path)
     this.dir = dir
     try {
-      this.replay(dir, progress)
+      this.replay(dir, progress, retry)
     } catch (e) {
+      for (const sink of this.engine.connectors.sinks.values()) sink.connector.close?.()
       dir.close()
       this.dir = undefined
       throw e
@@ -151,6 +166,8 @@ export class DurableLog {
     const body = encodeBody(ops)
     dir.append('tick', tick.tick, tick.now, body, this.deferSync)
     this.count(tick.ops, rows, body.length)
+    for (const o of tick.ops) if (o.op === 'source') this.engine.checkpoints.sourceOffsets.set(o.source, o.offset)
+    this.engine.checkpoints.afterTick()
   }
 
   /** Per-relation offsets and bytes (bytes shared among a record's relations by rows). */
@@ -165,26 +182,60 @@ export class DurableLog {
     }
   }
 
-  replay(dir: DataDirectory, progress: ((done: number, total: number) => void) | undefined): void {
+  /** Loads the newest usable checkpoint (after skipping `retry.skip` of them), then replays
+   *  the log after it. */
+  replay(dir: DataDirectory, progress: ((done: number, total: number) => void) | undefined, retry: { readonly skip: number; readonly warnings: readonly string[] }): void {
     const started = performance.now()
-    const total = dir.nextSeq - 1
+    const warnings = [...retry.warnings]
+    const checkpoints = dir.checkpoints()
+    let from: StoredCheckpoint | undefined
+    let state: ReturnType<EngineInternals['checkpoints']['read']> | undefined
+    let index = retry.skip
+    for (; index < checkpoints.length; index++) {
+      const c = checkpoints[index]!
+      try {
+        state = this.engine.checkpoints.read(c)
+        from = c
+        break
+      } catch (e) {
+        if (!(e instanceof CheckpointMismatch) && !(e instanceof RivuletError && e.code === SqlState.dataCorrupted)) throw e
+        warnings.push(`${e.message}: recovering from ${index + 1 < checkpoints.length ? 'the checkpoint before it' : 'the start of the log'}`)
+      }
+    }
+    let afterSeq = 0
+    if (from !== undefined && state !== undefined) {
+      this.restoring = true
+      try {
+        this.replayRecords(dir.ddlRecords(from.seq), () => true, true)
+        this.engine.checkpoints.load(state)
+      } catch (e) {
+        if (!(e instanceof CheckpointMismatch)) throw e
+        throw new RetryRecovery(index + 1, [...warnings, `checkpoint at tick ${from.tick} does not fit this release's plans (${e.message}): recovering from ${index + 1 < checkpoints.length ? 'the checkpoint before it' : 'the start of the log'}`])
+      } finally {
+        this.restoring = false
+      }
+      afterSeq = from.seq
+    }
+    const total = dir.nextSeq - 1 - afterSeq
     let records = 0
     let ticks = 0
-    this.replayRecords(dir.records(), (r) => {
+    this.replayRecords(dir.records(afterSeq), (r) => {
       records++
       if (r.kind === 'tick') ticks++
       if (progress !== undefined && (records % 1000 === 0 || records === total)) progress(records, total)
       return true
     })
-    this.recovery = { dir: dir.dir, checkpoint: null, records, ticks, seconds: (performance.now() - started) / 1000 }
+    this.recovery = { dir: dir.dir, checkpoint: from?.tick ?? null, records, ticks, seconds: (performance.now() - started) / 1000, warnings }
   }
 
-  /** Replays records into this engine, in order, while `next` (asked before each) says so. */
-  replayRecords(records: Iterable<StoredRecord>, next: (r: StoredRecord) => boolean): void {
+  /** Replays records into this engine, in order, while `next` (asked before each) says so.
+   *  `ddlOnly`: the records are the DDL before a checkpoint, each run at its own tick. */
+  replayRecords(records: Iterable<StoredRecord>, next: (r: StoredRecord) => boolean, ddlOnly = false): void {
     this.replaying = true
     try {
       for (const r of records) {
         if (!next(r)) return
+        if (ddlOnly) this.engine.ticks.committed = r.tick
         this.engine.ticks.replayNow = r.now
         this.replayingSeq = r.seq
         try {
@@ -226,6 +277,7 @@ export class DurableLog {
         for (const o of ops) {
           if (o.op === 'source') {
             engine.connectors.resumeSource(o.source, o.offset)
+            engine.checkpoints.sourceOffsets.set(o.source, o.offset)
             continue
           }
           const t = this.relation(o.relation)

@@ -22,6 +22,7 @@ import { EngineSession } from './transactions.js'
 import { type SinkStats } from '../connectors/sources.js'
 import type { RecoveryReport, ChangeBatch, EngineOptions, ExecuteOptions, InputRow, ProgressEvent, QueryResult, RelationInfo, SourceStatus, StatementResult, SubscribeOptions, SubscriberErrorContext, Subscription } from '../types.js'
 import { EngineInternals } from './internals.js'
+import { RetryRecovery } from './durable-log.js'
 
 export class Engine {
   readonly #engine: EngineInternals
@@ -175,7 +176,19 @@ export class Engine {
   }
 
   constructor(options: EngineOptions = {}) {
-    this.#engine = new EngineInternals(options)
+    let engine: EngineInternals | undefined
+    let retry: RetryRecovery | undefined
+    // a checkpoint that does not fit the plans is skipped: the engine is built again (bounded:
+    // each retry skips one more checkpoint, and only two are kept)
+    while (engine === undefined) {
+      try {
+        engine = new EngineInternals(options, retry)
+      } catch (e) {
+        if (!(e instanceof RetryRecovery)) throw e
+        retry = e
+      }
+    }
+    this.#engine = engine
     if (options.onProgress) this.#engine.statements.onProgress(options.onProgress)
     INTERNALS.set(this, this.#engine)
   }

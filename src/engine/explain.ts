@@ -85,6 +85,18 @@ export class Explain {
         return list(['view', 'materialized view'])
       case 'materialized views':
         return list(['materialized view'])
+      case 'checkpoints': {
+        const rows = this.engine.checkpoints.rows().map((c) => [c.tick, c.log_seq, c.bytes, Math.round(c.millis * 10) / 10, c.taken_at, c.offsets] as ResultValue[])
+        const columns: ColumnInfo[] = [
+          { name: 'tick', type: 'bigint' },
+          { name: 'log_seq', type: 'bigint' },
+          { name: 'bytes', type: 'bigint' },
+          { name: 'millis', type: 'double precision' as SqlTypeName },
+          { name: 'taken_at', type: 'text' },
+          { name: 'offsets', type: 'text' },
+        ]
+        return { command: 'SHOW', rowCount: rows.length, columns, rows }
+      }
       case 'sources': {
         // a source's progress: events so far, whether a bounded one is done, and its streams
         const rows = [...this.engine.connectors.sources.values()].map((src) => [src.name, src.connector.emitted, src.connector.done, src.streams.map((t) => t.name).join(', '), src.error?.message ?? null] as ResultValue[])

@@ -25,6 +25,7 @@ import { Explain } from './explain.js'
 import { SourcesAndSinks } from './sources-and-sinks.js'
 import { Subscriptions } from './subscriptions.js'
 import { DurableLog } from './durable-log.js'
+import { Checkpoints } from './checkpoints.js'
 
 export interface StatementContext {
   readonly text: string
@@ -49,6 +50,7 @@ export class EngineInternals {
   readonly connectors = new SourcesAndSinks(this)
   readonly subscriptions = new Subscriptions(this)
   readonly log = new DurableLog(this)
+  readonly checkpoints = new Checkpoints(this)
 
   readonly catalog = new EngineCatalog()
   readonly circuit = new ivm.Circuit()
@@ -77,7 +79,8 @@ export class EngineInternals {
     if (this.closed) throw new RivuletError(SqlState.objectNotInPrerequisiteState, 'engine is closed')
   }
 
-  constructor(options: EngineOptions = {}) {
+  /** `retry`: recovery starts again skipping checkpoints it could not use (durable-log.ts). */
+  constructor(options: EngineOptions = {}, retry?: { readonly skip: number; readonly warnings: readonly string[] }) {
     this.clock = options.clock ?? (() => this.ticks.wall() / 1000)
     this.connectors.sourceDriving = options.sources ?? 'background'
     this.maxMemoryBytes = options.maxMemoryBytes ?? defaultMemoryLimit()
@@ -126,7 +129,8 @@ export class EngineInternals {
     })
     if (options.dir !== undefined) {
       const listener = options.onProgress
-      this.log.open(options.dir, options.durability, listener && ((done, total) => listener({ task: 'recovery', relation: '', done, total })))
+      if (options.checkpointInterval !== undefined) this.checkpoints.intervalMs = options.checkpointInterval
+      this.log.open(options.dir, options.durability, listener && ((done, total) => listener({ task: 'recovery', relation: '', done, total })), retry)
     }
   }
 }

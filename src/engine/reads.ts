@@ -291,7 +291,7 @@ export class Reads {
    *  relations and functions of pg_catalog / information_schema over them. */
   bindingCatalog(ctx: StatementContext): Catalog {
     const catalog = this.engine.catalog
-    return withSystemCatalog(catalog, { relations: () => this.relations(), oidOf: (key) => catalog.oidOf(key), identity: ctx.session ?? {}, log: () => this.engine.log.rows() })
+    return withSystemCatalog(catalog, { relations: () => this.relations(), oidOf: (key) => catalog.oidOf(key), identity: ctx.session ?? {}, log: () => this.engine.log.rows(), checkpoints: () => this.engine.checkpoints.rows() })
   }
 
   /** The context of an expression evaluated once, as a constant (a DEFAULT, a WITH option, a

@@ -70,6 +70,8 @@ export interface SinkEntry {
   output: ivm.OutputOperator
   /** The operators its plan became (for stateSize; empty while in error). */
   operators: ReadonlyMap<DeltaPlan, ivm.Operator>
+  /** The operators its render created, in order (what a checkpoint saves for it). */
+  owned: readonly ivm.Operator[]
   readonly dependsOn: ReadonlySet<string>
   /** Changes of the open tick, written to the connector at commit. */
   pending: ivm.ZSet
@@ -301,10 +303,11 @@ export class SourcesAndSinks {
     const plan = query.emitOnWindowClose ? this.engine.reads.lowerAt(() => lowerEmitOnWindowClose(optimized, lowerOptions), ctx, at) : lower(optimized, lowerOptions)
     if (readsClockOutsideTemporalFilters(plan)) throw new RivuletError(SqlState.featureNotSupported, 'a sink cannot be maintained over NOW() (or CURRENT_DATE) except in a temporal filter', positionAt(ctx.text, at))
     let entry: SinkEntry | undefined
-    const { output: out, operators, initial } = this.engine.ddl.buildSink(plan, () => entry, (f) => this.engine.reads.lowerAt(f, ctx, at))
-    entry = { kind: 'sink', name, connector, plan, output: out, operators, dependsOn: scannedRelations(logical), pending: new ivm.ZSet(), error: undefined }
+    const { output: out, operators, owned, initial } = this.engine.ddl.buildSink(plan, () => entry, (f) => this.engine.reads.lowerAt(f, ctx, at))
+    entry = { kind: 'sink', name, connector, plan, output: out, operators, owned, dependsOn: scannedRelations(logical), pending: new ivm.ZSet(), error: undefined }
     const first = initial.consolidate()
-    if (snapshot && first.length > 0) connector.write(this.engine.ticks.committed, first.rows, first.weights)
+    // rebuilding before a checkpoint: the sink wrote its snapshot when it was created
+    if (snapshot && first.length > 0 && !this.engine.log.restoring) connector.write(this.engine.ticks.committed, first.rows, first.weights)
     this.sinks.set(name, entry)
     return result
   }

@@ -99,6 +99,7 @@ export class Statements {
   close(): void {
     if (this.engine.closed) return
     this.engine.sessions.park()
+    this.engine.checkpoints.onClose()
     this.engine.closed = true
     for (const sink of this.engine.connectors.sinks.values()) sink.connector.close?.()
     this.engine.log.close()
@@ -152,6 +153,10 @@ export class Statements {
         return this.engine.ddl.createIndex(s, ctx)
       case 'reindex':
         return this.engine.ddl.reindex(s, ctx)
+      case 'checkpoint':
+        this.engine.sessions.refuseInTransaction('CHECKPOINT', ctx, s.span.start)
+        this.engine.checkpoints.take()
+        return { command: 'CHECKPOINT', rowCount: 0 }
       case 'createTrigger':
         this.engine.sessions.refuseInTransaction('CREATE TRIGGER', ctx, s.span.start)
         return this.engine.ticks.run(() => this.engine.ddl.createTrigger(s, ctx), false)

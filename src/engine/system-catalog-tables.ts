@@ -18,6 +18,19 @@ export interface SystemCatalogSource {
   readonly identity: SessionIdentity
   /** The durable log per relation (rivulet_log): empty in memory. */
   log(): readonly LogRelationRow[]
+  /** The checkpoints kept (rivulet_checkpoints): empty in memory. */
+  checkpoints(): readonly CheckpointRow[]
+}
+
+/** A row of rivulet_checkpoints: the tick and log record a checkpoint covers, the next log
+ *  offset of each relation (JSON), its size, how long it took and when. */
+export interface CheckpointRow {
+  readonly tick: number
+  readonly log_seq: number
+  readonly offsets: string
+  readonly bytes: number
+  readonly millis: number
+  readonly taken_at: string
 }
 
 /** A row of rivulet_log: a relation's first and last offset in the log, rows and bytes. */
@@ -62,6 +75,8 @@ function elementColumnType(pg: string): ScalarType {
       return 'smallint'
     case 'real':
       return 'real'
+    case 'double precision':
+      return 'double'
     case 'boolean':
       return 'boolean'
     case 'timestamp with time zone':
@@ -419,6 +434,7 @@ export const SYSTEM_TABLES: readonly SystemTable[] = [
   { schema: 'pg_catalog', name: 'pg_description', oid: 2609, columns: columns('objoid:oid classoid:oid objsubid:integer description:text'), rows: () => [] },
   // rivulet's own: the durable log, per relation (src/engine/durable-log.ts)
   { schema: 'pg_catalog', name: 'rivulet_log', oid: 16001, columns: columns('relation:text first_offset:bigint last_offset:bigint rows:bigint bytes:bigint'), rows: (s) => s.log().map((r) => ({ ...r })) },
+  { schema: 'pg_catalog', name: 'rivulet_checkpoints', oid: 16002, columns: columns('tick:bigint log_seq:bigint offsets:text bytes:bigint millis:double precision taken_at:timestamp with time zone'), rows: (s) => s.checkpoints().map((r) => ({ ...r, taken_at: Date.parse(r.taken_at) * 1000 })) },
   {
     schema: 'pg_catalog',
     name: 'pg_settings',

@@ -250,7 +250,7 @@ export function withSystemCatalog(base: Catalog, source: SystemCatalogSource): C
   // one statement is bound against it: the engine's relations are listed once, and a system
   // relation named twice (pg_class c JOIN pg_class c2) is computed once
   let relations: RelationInfo[] | undefined
-  const s: SystemCatalogSource = { relations: () => (relations ??= source.relations()), oidOf: (key) => source.oidOf(key), identity: source.identity, log: () => source.log() }
+  const s: SystemCatalogSource = { relations: () => (relations ??= source.relations()), oidOf: (key) => source.oidOf(key), identity: source.identity, log: () => source.log(), checkpoints: () => source.checkpoints() }
   const computed = new Map<string, SystemRelation | undefined>()
   return {
     getRelation: (name) => base.getRelation(name),

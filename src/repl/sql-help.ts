@@ -67,6 +67,7 @@ const VIEW_SYNTAX = (materialized: boolean): string =>
 const HELP: readonly SqlHelp[] = [
   { cmd: 'ABORT', description: 'abort the current transaction', syntax: 'ABORT [ WORK | TRANSACTION ]' },
   { cmd: 'BEGIN', description: 'start a transaction block', syntax: `BEGIN [ WORK | TRANSACTION ] [ transaction_mode [, ...] ]${TRANSACTION_MODE}` },
+  { cmd: 'CHECKPOINT', description: 'force a checkpoint of a durable engine (--data)', syntax: 'CHECKPOINT' },
   { cmd: 'COMMIT', description: 'commit the current transaction', syntax: 'COMMIT [ WORK | TRANSACTION ]' },
   {
     cmd: 'COPY',

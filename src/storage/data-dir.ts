@@ -25,6 +25,22 @@ export const DATABASE_FILE = 'rivulet.db'
 
 export type Durability = 'power' | 'process'
 
+/** A checkpoint as listed (rivulet_checkpoints); its body is read only to restore. */
+export interface StoredCheckpoint {
+  readonly id: number
+  readonly tick: number
+  /** The last log record it covers. */
+  readonly seq: number
+  readonly taken_at: string
+  /** Per relation, the next log offset (JSON). */
+  readonly offsets: string
+  readonly bytes: number
+  readonly millis: number
+}
+
+/** Checkpoints kept: the newest, and the one before it to fall back to if it is damaged. */
+const CHECKPOINTS_KEPT = 2
+
 /** A record as stored. */
 export interface StoredRecord {
   readonly seq: number
@@ -49,7 +65,7 @@ export class DataDirectory {
   /** Bytes of record bodies in the log. */
   bytes = 0
   /** Fault injection for tests: called before each write; a throw is that write failing. */
-  beforeWrite: ((what: 'append' | 'sink progress') => void) | undefined
+  beforeWrite: ((what: 'append' | 'sink progress' | 'checkpoint') => void) | undefined
 
   private constructor(dir: string, db: Database.Database) {
     this.dir = dir
@@ -87,7 +103,8 @@ export class DataDirectory {
       db.exec('BEGIN IMMEDIATE')
       db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, tick INTEGER NOT NULL, now INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL);
-        CREATE TABLE IF NOT EXISTS sink_progress (sink TEXT PRIMARY KEY, tick INTEGER NOT NULL, bytes INTEGER)`)
+        CREATE TABLE IF NOT EXISTS sink_progress (sink TEXT PRIMARY KEY, tick INTEGER NOT NULL, bytes INTEGER);
+        CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY, tick INTEGER NOT NULL, seq INTEGER NOT NULL, taken_at TEXT NOT NULL, offsets TEXT NOT NULL, millis REAL NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL)`)
       const version = db.prepare("SELECT value FROM meta WHERE key = 'format_version'").get() as { value: string } | undefined
       if (version === undefined) {
         db.prepare("INSERT INTO meta (key, value) VALUES ('format_version', ?), ('created_at', ?)").run(String(FORMAT_VERSION), new Date().toISOString())
@@ -217,6 +234,47 @@ export class DataDirectory {
         yield r
       }
       after = rows[rows.length - 1]!.seq
+    }
+  }
+
+  /** Stores a checkpoint (atomically: one SQLite transaction, fsynced before it returns) and
+   *  forgets all but the newest CHECKPOINTS_KEPT. */
+  writeCheckpoint(c: Omit<StoredCheckpoint, 'id' | 'bytes'>, body: Buffer): number {
+    if (this.broken) throw this.broken
+    try {
+      this.beforeWrite?.('checkpoint')
+      const db = this.#db
+      const id = db.transaction(() => {
+        const info = db.prepare('INSERT INTO checkpoint (tick, seq, taken_at, offsets, millis, body, crc) VALUES (?, ?, ?, ?, ?, ?, ?)').run(c.tick, c.seq, c.taken_at, c.offsets, c.millis, body, checksum(c.seq, body))
+        const id = Number(info.lastInsertRowid)
+        db.prepare('DELETE FROM checkpoint WHERE id <= ?').run(id - CHECKPOINTS_KEPT)
+        return id
+      })()
+      this.#fsync()
+      return id
+    } catch (e) {
+      throw new RivuletError(SqlState.ioError, `could not write a checkpoint to "${this.dir}": ${(e as Error).message}`)
+    }
+  }
+
+  /** The checkpoints kept, newest first (without their bodies). */
+  checkpoints(): StoredCheckpoint[] {
+    return this.#db.prepare('SELECT id, tick, seq, taken_at, offsets, length(body) AS bytes, millis FROM checkpoint ORDER BY id DESC').all() as StoredCheckpoint[]
+  }
+
+  /** A checkpoint's body, or an error (XX001) when its checksum fails. */
+  checkpointBody(c: StoredCheckpoint): Buffer {
+    const r = this.#db.prepare('SELECT body, crc FROM checkpoint WHERE id = ?').get(c.id) as { body: Buffer; crc: number } | undefined
+    if (r === undefined) throw new RivuletError(SqlState.dataCorrupted, `checkpoint ${c.id} in "${this.dir}" is gone`)
+    if (checksum(c.seq, r.body) !== r.crc >>> 0) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (checksum mismatch)`)
+    return r.body
+  }
+
+  /** The DDL records up to `seq`, in order (checked like `records`). */
+  *ddlRecords(uptoSeq: number): Generator<StoredRecord> {
+    for (const r of this.#db.prepare("SELECT seq, kind, tick, now, body, crc FROM log WHERE kind = 'ddl' AND seq <= ? ORDER BY seq").all(uptoSeq) as RawRecord[]) {
+      if (checksum(r.seq, r.body) !== r.crc >>> 0) throw new RivuletError(SqlState.dataCorrupted, `log record ${r.seq} in "${this.dir}" is damaged (checksum mismatch): refusing to open rather than lose what follows it`)
+      yield r
     }
   }
 

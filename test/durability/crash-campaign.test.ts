@@ -21,6 +21,8 @@ const STEPS = Number(process.env.RIVULET_CRASH_STEPS ?? 300)
 
 interface Life {
   recovered: number
+  /** Recovery started from a checkpoint (not the start of the log). */
+  fromCheckpoint: boolean
   acknowledged: number
   exitCode: number | null
   signal: string | null
@@ -31,7 +33,7 @@ interface Life {
 function life(dir: string, out: string, seed: number, killAfterMs: number | undefined, duringRecovery: boolean): Promise<Life> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(here, 'crash-worker.mjs'), dir, out, String(seed), String(STEPS)], { stdio: ['ignore', 'pipe', 'pipe'] })
-    const result: Life = { recovered: -1, acknowledged: -1, exitCode: null, signal: null, stderr: '' }
+    const result: Life = { fromCheckpoint: false, recovered: -1, acknowledged: -1, exitCode: null, signal: null, stderr: '' }
     let buffer = ''
     let timer: NodeJS.Timeout | undefined
     const arm = () => {
@@ -44,10 +46,11 @@ function life(dir: string, out: string, seed: number, killAfterMs: number | unde
       while ((nl = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, nl)
         buffer = buffer.slice(nl + 1)
-        const m = /^(recovered|step) (\d+)$/.exec(line)
+        const m = /^(recovered|step) (\d+)\b/.exec(line)
         if (!m) continue
         if (m[1] === 'recovered') {
           result.recovered = Number(m[2])
+          result.fromCheckpoint = line.includes('the checkpoint at tick')
           arm()
         } else result.acknowledged = Number(m[2])
       }
@@ -99,6 +102,7 @@ async function round(seed: number, kills: number): Promise<void> {
     let acknowledged = 0
     let finished = false
     let lives = 0
+    let fromCheckpoints = 0
     while (!finished) {
       lives++
       expect(lives, `seed ${seed}: the campaign makes progress`).toBeLessThan(kills * 4 + 20)
@@ -112,6 +116,7 @@ async function round(seed: number, kills: number): Promise<void> {
         expect(l.recovered, `seed ${seed}, life ${lives}: recovered step (acknowledged ${acknowledged})`).toBeGreaterThanOrEqual(acknowledged)
         expect(l.recovered).toBeLessThanOrEqual(acknowledged + 1)
         acknowledged = Math.max(acknowledged, l.recovered, l.acknowledged)
+        if (l.fromCheckpoint) fromCheckpoints++
       }
       if (l.signal === 'SIGKILL') killed++
       else {
@@ -121,6 +126,9 @@ async function round(seed: number, kills: number): Promise<void> {
         finished = acknowledged === STEPS
       }
     }
+
+    // the worker checkpoints every tenth step: recoveries past the first ones start there
+    if (acknowledged > 20 && lives > 3) expect(fromCheckpoints, `seed ${seed}: recoveries from a checkpoint`).toBeGreaterThan(0)
 
     const ref = Engine.open({ sources: 'manual', clock: CLOCK })
     for (const s of schema(refOut)) ref.execute(s)

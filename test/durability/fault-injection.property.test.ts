@@ -1,6 +1,7 @@
 // Fault injection without processes: a data directory whose writes fail at chosen points — the
-// log's append of a tick, a file sink's progress after its write — interleaved (fast-check) with
-// upserts, deletes, blocks and reopenings. After every step the durable engine equals an
+// log's append of a tick, a file sink's progress after its write, a checkpoint — interleaved
+// (fast-check) with upserts, deletes, blocks, checkpoints, reopenings and crashes (closing
+// without the closing checkpoint, so recovery loads an older one and replays the log after it). After every step the durable engine equals an
 // in-memory engine given only the statements that succeeded; after the last reopening its file
 // sink holds every tick once: the ticks a failed progress write left unconfirmed are cut and
 // written again by the replay.
@@ -19,15 +20,17 @@ type Command =
   | { readonly kind: 'upsert'; readonly k: number; readonly v: number }
   | { readonly kind: 'delete'; readonly k: number }
   | { readonly kind: 'block'; readonly k: number; readonly v: number }
-  | { readonly kind: 'fail'; readonly point: 'append' | 'sink progress' }
-  | { readonly kind: 'reopen' }
+  | { readonly kind: 'fail'; readonly point: 'append' | 'sink progress' | 'checkpoint' }
+  | { readonly kind: 'reopen' | 'crash' | 'checkpoint' }
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('upsert' as const), k: fc.integer({ min: 0, max: 6 }), v: fc.integer({ min: 0, max: 9 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), k: fc.integer({ min: 0, max: 6 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('block' as const), k: fc.integer({ min: 0, max: 6 }), v: fc.integer({ min: 0, max: 9 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fail' as const), point: fc.constantFrom('append' as const, 'sink progress' as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fail' as const), point: fc.constantFrom('append' as const, 'sink progress' as const, 'checkpoint' as const) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'reopen' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'crash' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'checkpoint' as const }) },
 )
 
 function sql(c: Command): string {
@@ -66,9 +69,17 @@ describe(`fault injection (seed ${SEED})`, () => {
         let db = open()
         try {
           for (const c of commands) {
-            if (c.kind === 'reopen') {
+            if (c.kind === 'reopen' || c.kind === 'crash') {
+              if (c.kind === 'crash') internalsOf(db).checkpoints.onCloseEnabled = false
               db.close()
               db = open()
+            } else if (c.kind === 'checkpoint') {
+              // refused while the sink is stopped by a failed progress write; failed when injected
+              try {
+                db.execute('CHECKPOINT')
+              } catch (e) {
+                expect(String(e)).toMatch(/injected: checkpoint fails|cannot take a checkpoint while sink/)
+              }
             } else if (c.kind === 'fail') {
               const storage = internalsOf(db).log.dir!
               storage.beforeWrite = (what) => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { Circuit, compareRows, InputOperator, rowKey, valuesEqual, ZSet, type Row } from '../../../ivm/index.js'
 import { asOfJoin, type AsOfJoinOperator, type AsOfJoinOptions } from '../../../ivm/operators/asof-join.js'
 import { Accumulator, norm } from '../helpers.js'
-import { checkAll, type Table } from './harness.js'
+import { checkAll, checkRestore, type Table } from './harness.js'
 
 // left rows [key, time, payload]; right rows [key, time, payload, live]
 const TIME = 1
@@ -418,6 +418,16 @@ describe('AsOfJoin (oracle)', { timeout: 120_000 }, () => {
         oracle: ([L, R]) => naiveAsOf(L!, R!, cfg),
       }))
   }
+  // checkpoints (checkAll above includes checkRestore) for the remaining match kind
+  it('harness restore, <= inner, no key', () => {
+    const cfg: Cfg = { match: '<=', outer: false, tombstones: false, key: [] }
+    checkRestore({
+      inputs: 2,
+      row: [leftRow, rightRow],
+      build: (c, [l, r]) => asOfJoin(c, l!, r!, options(cfg)),
+      oracle: ([L, R]) => naiveAsOf(L!, R!, cfg),
+    })
+  })
 })
 
 /** Changes at or after the watermarks (inserts, and deletes of rows there), then the

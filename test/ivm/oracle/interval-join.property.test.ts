@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { Circuit, InputOperator, rowKey, ZSet, type Row } from '../../../ivm/index.js'
 import { intervalJoin, type IntervalJoinKind, type IntervalJoinOperator, type IntervalJoinOptions } from '../../../ivm/operators/interval-join.js'
 import { Accumulator, norm } from '../helpers.js'
-import { checkAll, type OracleCase, type Table } from './harness.js'
+import { checkAll, checkRestore, type OracleCase, type Table } from './harness.js'
 
 // rows on both sides: [key, time, value]
 const KEY = 0
@@ -486,4 +486,9 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
     checkAll(harnessCase({ kind: 'full', band: { lower: -2, upper: 3, lowerInclusive: true, upperInclusive: false }, keyed: true, residual: RESIDUALS[1] })))
   it('harness checks, left join, one-sided band r.t > l.t, no key', () =>
     checkAll(harnessCase({ kind: 'left', band: { lower: 0, upper: Infinity, lowerInclusive: false, upperInclusive: false }, keyed: false, residual: undefined })))
+  // checkpoints (checkAll above includes checkRestore): the other kinds and bound shapes
+  it('harness restore, inner join, band (−1, 1], keyed', () =>
+    checkRestore(harnessCase({ kind: 'inner', band: { lower: -1, upper: 1, lowerInclusive: false, upperInclusive: true }, keyed: true, residual: undefined })))
+  it('harness restore, right join, band (−∞, 2], keyed, residual', () =>
+    checkRestore(harnessCase({ kind: 'right', band: { lower: -Infinity, upper: 2, lowerInclusive: false, upperInclusive: true }, keyed: true, residual: RESIDUALS[2] })))
 })

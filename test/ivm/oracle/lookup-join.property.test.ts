@@ -3,13 +3,16 @@
 // table at every step and computes each left row's output at its arrival; a deletion takes
 // back the newest live units of the row (on the step's net change per row). The integral of
 // the operator's `out` must equal the reference after every step; a rolled-back run must
-// continue like a run that never had the rolled-back steps.
+// continue like a run that never had the rolled-back steps; a run restored from a checkpoint
+// (every operator saved, serialized, loaded into a fresh circuit) must continue like the
+// saving run, rollbacks over the restored state included.
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { arrange, Circuit, InputOperator, rowKey, ZSet, type Row, type RowKey } from '../../../ivm/index.js'
 import { lookupJoin, type LookupJoinOperator } from '../../../ivm/operators/lookup-join.js'
 import { Accumulator, norm } from '../helpers.js'
+import { restoreCircuit } from './harness.js'
 
 interface Mode {
   readonly outer: boolean
@@ -209,6 +212,35 @@ describe('LookupJoin (reference model)', { timeout: 300_000 }, () => {
           for (const s of c) {
             expect(run.step(s)).toEqual(ref.step(s))
             run.check()
+          }
+        }),
+        params,
+      ))
+
+    it(`${label(mode)}: a restored run continues like the saving one (and rolls back like it)`, () =>
+      fc.assert(
+        fc.property(stepsArb(mode, 6), stepsArb(mode, 4), stepsArb(mode, 6), (a, b, c) => {
+          const saving = new Run(mode)
+          for (const s of a) saving.step(s)
+          saving.circuit.commit()
+          const restored = new Run(mode)
+          restoreCircuit(saving.circuit, restored.circuit)
+          restored.model = saving.model.clone()
+          restored.outputs.add(saving.outputs.toZSet())
+          restored.check()
+          // a transaction rolled back on both: each returns to the restored state
+          const savedModels = [saving.model.clone(), restored.model.clone()]
+          const savedOuts = [saving.outputs.toZSet(), restored.outputs.toZSet()]
+          for (const s of b) expect(restored.step(s)).toEqual(saving.step(s))
+          ;[saving, restored].forEach((r, i) => {
+            r.circuit.rollback()
+            r.model = savedModels[i]!
+            r.outputs.add(r.outputs.toZSet(), -1)
+            r.outputs.add(savedOuts[i]!)
+          })
+          for (const s of c) {
+            expect(restored.step(s)).toEqual(saving.step(s))
+            restored.check()
           }
         }),
         params,

@@ -1,7 +1,7 @@
 // SessionReduce (GROUP BY partition, window_start, window_end over SESSION, fused) against
 // independent references:
 // - ivm level: a from-scratch JS reference (sort each partition, sweep into sessions, fold
-//   the aggregates) through the shared oracle harness (incremental, rollback, backfill), and
+//   the aggregates) through the shared oracle harness (incremental, rollback, backfill, restore), and
 //   step-by-step equality with the unfused pair Reduce ∘ SessionWindow on the same input,
 //   with rollbacks interleaved and a watermark freeing closed sessions;
 // - engine level: views over a TABLE (inserts, updates, deletes that split sessions, ROLLBACK)
@@ -317,7 +317,7 @@ describe('SessionReduce (oracle, ivm level)', { timeout: 300_000 }, () => {
 
   for (const [i, shape] of SHAPES.entries()) {
     for (const bulkAbove of [2, 64]) {
-      it(`harness checks (incremental, rollback, backfill), shape ${i}, bulkAbove ${bulkAbove}`, () =>
+      it(`harness checks (incremental, rollback, backfill, restore), shape ${i}, bulkAbove ${bulkAbove}`, () =>
         checkAll({
           inputs: 1,
           row: rowArb,

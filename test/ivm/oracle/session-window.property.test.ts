@@ -251,7 +251,7 @@ describe('SessionWindow (oracle)', { timeout: 120_000 }, () => {
     )
   })
 
-  // the shared harness: incremental, rollback (A, B, rollback, C) and backfill
+  // the shared harness: incremental, rollback (A, B, rollback, C), backfill and restore
   it('harness checks, gap 3', () =>
     checkAll({
       inputs: 1,

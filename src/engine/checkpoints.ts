@@ -1,0 +1,232 @@
+// Checkpoints of a durable engine: its whole state — every store, watermark and late-event
+// count, every operator's state, the OIDs, each source's offset and the log offsets — written
+// atomically with the log position it covers (`seq`). Reopening loads the newest good one and
+// replays only the log after it.
+//
+// How the state finds its operators again: the circuit is rebuilt by running the log's DDL up
+// to the checkpoint on empty stores (cheap: no data flows), which renders every view and sink
+// exactly as before, then each operator loads its saved state (ivm's saveState / loadState).
+// An operator is named by who made it — shared arrangements by their plan fingerprint, every
+// other operator by its view or sink and its position among that one's own operators — so
+// operators of SUBSCRIBE's hidden views, of ad-hoc queries or of dropped views never shift
+// the names of the rest. A checkpoint that does not match what the DDL rebuilt (a release
+// that renders a plan differently) is not used: recovery falls back to an older one or to the
+// start of the log, and says so.
+//
+// A checkpoint is taken between ticks, stopping them while it runs (the whole state is
+// walked and serialized; docs/durability.md says what that costs). It is refused while a view
+// or sink is in error or a sink has stopped on a failed write: what the sink still has to
+// write is only in the log before the checkpoint, and the view's error is not state an
+// operator can save (and while an operator holds state it has no saveState for, which no
+// operator of this release does).
+//
+// State it keeps: the last offset each source logged, and when the last checkpoint was taken.
+
+import * as ivm from '../../ivm/index.js'
+import { RivuletError, SqlState } from '../../grammar/index.js'
+import type { StoredCheckpoint } from '../storage/data-dir.js'
+import { decodeState, encodeState } from '../storage/state-codec.js'
+import { isView, type StreamWatermark } from './catalog.js'
+import { HIDDEN_PREFIX } from './names.js'
+import type { EngineInternals } from './internals.js'
+import type { RelationLog } from './durable-log.js'
+import type { CheckpointRow } from './system-catalog-tables.js'
+
+/** Version of the checkpoint body's layout (independent of the data directory's). */
+const STATE_VERSION = 1
+
+/** A checkpoint's body: plain data (src/storage/state-codec.ts). */
+interface EngineState {
+  readonly version: number
+  readonly tick: number
+  readonly advancedTo: number
+  readonly stores: [string, StoreState][]
+  /** [name, operator kind, state] */
+  readonly operators: [string, string, unknown][]
+  readonly relations: [string, RelationLog][]
+  readonly sources: [string, unknown][]
+  readonly oids: Map<string, number>
+}
+
+interface StoreState {
+  readonly store: unknown
+  readonly versions: unknown
+  readonly watermark: { current: number; pending: number; late: number; pendingLate: number; history: unknown[] } | null
+}
+
+/** Thrown while restoring when a checkpoint does not fit the rebuilt circuit. */
+export class CheckpointMismatch extends Error {}
+
+
+export class Checkpoints {
+  constructor(private readonly engine: EngineInternals) {}
+
+  /** The offset each source logged last (what a checkpoint stores for it). */
+  readonly sourceOffsets = new Map<string, unknown>()
+  /** Milliseconds between checkpoints (`checkpointInterval`); 0: only CHECKPOINT and close. */
+  intervalMs = 10_000
+  /** Tick covered by the newest checkpoint (so an idle engine takes no new ones). */
+  lastTick = -1
+  #lastAt = performance.now()
+  #scheduled = false
+  /** Whether close() checkpoints (tests turn it off to leave a directory as a crash would). */
+  onCloseEnabled = true
+
+  /** The operators a checkpoint saves, by name (see the header). */
+  named(): [string, ivm.Operator][] {
+    const named: [string, ivm.Operator][] = []
+    const shared = new Set<ivm.Operator>(this.engine.arrangements.values())
+    for (const [fingerprint, op] of this.engine.arrangements) if (this.engine.circuit.has(op)) named.push(['arrangement ' + fingerprint, op])
+    for (const m of this.engine.ddl.maintained()) {
+      if (m.name.startsWith(HIDDEN_PREFIX)) continue
+      let i = 0
+      for (const op of m.owned) if (!shared.has(op)) named.push([`${m.kind === 'sink' ? 'sink' : 'view'} ${m.name} #${i++}`, op])
+    }
+    return named
+  }
+
+  /** Why a checkpoint cannot be taken now, if it cannot. */
+  refusal(): string | undefined {
+    for (const m of this.engine.ddl.maintained()) {
+      if (m.name.startsWith(HIDDEN_PREFIX)) continue
+      if (m.error !== undefined) return `${m.kind} "${m.name}" is in error`
+      if (m.kind === 'sink' && m.writeError !== undefined) return `sink "${m.name}" ${m.writeError}`
+    }
+    for (const [name, op] of this.named()) if (op.saveState === undefined && op.stateSize() > 0) return `operator ${name} (${op.name}) holds state it cannot save`
+    return undefined
+  }
+
+  /** Takes a checkpoint now (between ticks); returns its row. */
+  take(): CheckpointRow {
+    const engine = this.engine
+    const dir = engine.log.dir
+    if (dir === undefined) throw new RivuletError(SqlState.objectNotInPrerequisiteState, 'CHECKPOINT needs a data directory (Engine.open({ dir }) or --data DIR)')
+    engine.log.checkWritable()
+    const why = this.refusal()
+    if (why !== undefined) throw new RivuletError(SqlState.objectNotInPrerequisiteState, `cannot take a checkpoint while ${why}`)
+    const started = performance.now()
+    const body = encodeState(this.save())
+    const tick = engine.ticks.committed
+    const seq = dir.nextSeq - 1
+    const offsets = JSON.stringify(Object.fromEntries([...engine.log.relations].map(([name, r]) => [name, r.next])))
+    const taken_at = new Date().toISOString()
+    const millis = performance.now() - started
+    dir.writeCheckpoint({ tick, seq, taken_at, offsets, millis }, body)
+    this.lastTick = tick
+    this.#lastAt = performance.now()
+    return { tick, log_seq: seq, offsets, bytes: body.length, millis, taken_at }
+  }
+
+  /** After a committed tick: takes a checkpoint once the interval has passed (soon after, off
+   *  the tick's own stack; skipped quietly while one would be refused). */
+  afterTick(): void {
+    if (this.intervalMs <= 0 || this.#scheduled || performance.now() - this.#lastAt < this.intervalMs) return
+    this.#scheduled = true
+    setImmediate(() => {
+      this.#scheduled = false
+      if (this.engine.closed || this.engine.log.dir === undefined || this.engine.ticks.committed === this.lastTick) return
+      if (this.refusal() !== undefined || this.engine.log.failed || this.engine.log.dir.broken) {
+        this.#lastAt = performance.now()
+        return
+      }
+      this.take()
+    }).unref()
+  }
+
+  /** On clean close: a checkpoint if anything happened since the last. */
+  onClose(): void {
+    const dir = this.engine.log.dir
+    if (dir === undefined || !this.onCloseEnabled || this.engine.ticks.committed === this.lastTick || this.refusal() !== undefined || this.engine.log.failed || dir.broken) return
+    try {
+      this.take()
+    } catch {
+      // closing still closes: the log holds everything a checkpoint would
+    }
+  }
+
+  rows(): CheckpointRow[] {
+    const dir = this.engine.log.dir
+    if (dir === undefined) return []
+    return dir.checkpoints().map((c) => ({ tick: c.tick, log_seq: c.seq, offsets: c.offsets, bytes: c.bytes, millis: c.millis, taken_at: c.taken_at }))
+  }
+
+  save(): EngineState {
+    const engine = this.engine
+    const stores: [string, StoreState][] = []
+    for (const e of engine.catalog.entries.values()) {
+      if (isView(e)) continue
+      stores.push([e.name, { store: e.store.saveState(), versions: e.versions?.saveState() ?? null, watermark: e.watermark ? saveWatermark(e.watermark) : null }])
+    }
+    const operators: [string, string, unknown][] = []
+    for (const [name, op] of this.named()) {
+      if (op.saveState !== undefined) operators.push([name, op.name, op.saveState()])
+      else if (op.stateSize() > 0) throw new RivuletError(SqlState.internalError, `internal: operator ${op.name} keeps state but cannot save it`)
+    }
+    return {
+      version: STATE_VERSION,
+      tick: engine.ticks.committed,
+      advancedTo: engine.ticks.advancedTo,
+      stores,
+      operators,
+      relations: [...engine.log.relations].map(([name, r]) => [name, { ...r }]),
+      sources: [...this.sourceOffsets],
+      oids: engine.catalog.saveOids(),
+    }
+  }
+
+  /** Decodes a checkpoint's body (XX001 when damaged). */
+  read(c: StoredCheckpoint): EngineState {
+    const dir = this.engine.log.dir!
+    const state = decodeState(dir.checkpointBody(c)) as EngineState
+    if (state.version !== STATE_VERSION) throw new CheckpointMismatch(`checkpoint at tick ${c.tick} has layout version ${state.version}; this release reads ${STATE_VERSION}`)
+    return state
+  }
+
+  /** Loads a checkpoint's state into the engine whose circuit the DDL up to it rebuilt. */
+  load(state: EngineState): void {
+    const engine = this.engine
+    for (const [name, s] of state.stores) {
+      const e = engine.catalog.entries.get(name)
+      if (e === undefined || isView(e)) throw new CheckpointMismatch(`the checkpoint holds relation "${name}", which its log's DDL does not create`)
+      e.store.loadState(s.store)
+      if (e.versions && s.versions !== null) e.versions.loadState(s.versions)
+      if (e.watermark && s.watermark !== null) loadWatermark(e.watermark, s.watermark)
+    }
+    const saved = new Map(state.operators.map(([name, kind, st]) => [name, { kind, st }]))
+    for (const [name, op] of this.named()) {
+      const s = saved.get(name)
+      if (op.loadState === undefined) {
+        if (op.stateSize() > 0) throw new CheckpointMismatch(`operator ${name} keeps state but cannot load it`)
+        continue
+      }
+      if (s === undefined || s.kind !== op.name) throw new CheckpointMismatch(`the checkpoint has no state for operator ${name} (${op.name})`)
+      op.loadState(s.st)
+    }
+    engine.ticks.committed = state.tick
+    engine.ticks.advancedTo = state.advancedTo
+    engine.log.relations.clear()
+    for (const [name, r] of state.relations) engine.log.relations.set(name, { ...r })
+    for (const [source, offset] of state.sources) {
+      this.sourceOffsets.set(source, offset)
+      engine.connectors.resumeSource(source, offset)
+    }
+    engine.catalog.loadOids(state.oids)
+    this.lastTick = state.tick
+  }
+}
+
+function saveWatermark(w: StreamWatermark): StoreState['watermark'] {
+  return { current: w.current, pending: w.pending, late: w.late, pendingLate: w.pendingLate, history: w.history.slice(w.head) }
+}
+
+function loadWatermark(w: StreamWatermark, s: NonNullable<StoreState['watermark']>): void {
+  w.current = s.current
+  w.pending = s.pending
+  w.late = s.late
+  w.pendingLate = s.pendingLate
+  const history = w.history as unknown[]
+  history.length = 0
+  for (let i = 0; i < s.history.length; i++) history.push(s.history[i])
+  w.head = 0
+}
+

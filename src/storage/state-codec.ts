@@ -1,0 +1,98 @@
+// The bytes of a checkpoint: the engine's state as plain data (operators' saveState, stores,
+// watermarks) through V8's structured serializer, which keeps Maps, Sets, shared references
+// and every number exactly. The engine's value classes (NUMERIC, INTERVAL, arrays) lose their
+// prototype there, so a walk replaces each by a tagged object first and puts it back on
+// decoding; an object seen twice is copied once, so the structure's sharing survives.
+// Any other class instance is a bug in a saveState (it would come back without its methods)
+// and fails the checkpoint loudly.
+
+import { serialize, deserialize } from 'node:v8'
+import { Numeric } from '../../planner/numeric.js'
+import { ArrayValue } from '../../planner/array-value.js'
+import { Interval } from '../sql-runtime/interval.js'
+
+/** Marks a tagged value class (a key no state of ours uses). */
+const TAG = '\u0000rivulet'
+
+type Tagged = { readonly [TAG]: 'n'; readonly v: [number | bigint, number] } | { readonly [TAG]: 'i'; readonly v: [number, number, number] } | { readonly [TAG]: 'a'; readonly v: unknown[] }
+
+function needsWalk(v: unknown): v is object {
+  return v !== null && typeof v === 'object'
+}
+
+function encode(v: unknown, seen: Map<object, unknown>): unknown {
+  if (!needsWalk(v)) return v
+  const done = seen.get(v)
+  if (done !== undefined) return done
+  if (v instanceof Numeric) return { [TAG]: 'n', v: [v.coef, v.scale] }
+  if (v instanceof Interval) return { [TAG]: 'i', v: [v.months, v.days, v.micros] }
+  if (v instanceof ArrayValue) return { [TAG]: 'a', v: v.items.map((x) => encode(x, seen)) }
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length)
+    seen.set(v, out)
+    for (let i = 0; i < v.length; i++) out[i] = encode(v[i], seen)
+    return out
+  }
+  if (v instanceof Map) {
+    const out = new Map<unknown, unknown>()
+    seen.set(v, out)
+    for (const [k, x] of v) out.set(encode(k, seen), encode(x, seen))
+    return out
+  }
+  if (v instanceof Set) {
+    const out = new Set<unknown>()
+    seen.set(v, out)
+    for (const x of v) out.add(encode(x, seen))
+    return out
+  }
+  const proto = Object.getPrototypeOf(v) as unknown
+  if (proto !== Object.prototype && proto !== null) throw new Error(`a checkpoint cannot store an instance of ${(v as object).constructor?.name ?? 'a class'}`)
+  const out: Record<string, unknown> = {}
+  seen.set(v, out)
+  for (const k of Object.keys(v)) out[k] = encode((v as Record<string, unknown>)[k], seen)
+  return out
+}
+
+function decode(v: unknown, seen: Set<object>): unknown {
+  if (!needsWalk(v)) return v
+  if (seen.has(v)) return v
+  if (Array.isArray(v)) {
+    seen.add(v)
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i]
+      if (needsWalk(x)) v[i] = decode(x, seen)
+    }
+    return v
+  }
+  if (v instanceof Map) {
+    seen.add(v)
+    for (const [k, x] of v) if (needsWalk(x)) v.set(k, decode(x, seen))
+    return v
+  }
+  if (v instanceof Set) {
+    seen.add(v)
+    return v
+  }
+  const t = v as Partial<Tagged> & Record<string, unknown>
+  switch (t[TAG]) {
+    case 'n':
+      return new Numeric((t.v as [number | bigint, number])[0], (t.v as [number | bigint, number])[1])
+    case 'i': {
+      const [months, days, micros] = t.v as [number, number, number]
+      return new Interval(months, days, micros)
+    }
+    case 'a':
+      return new ArrayValue((t.v as unknown[]).map((x) => decode(x, seen)))
+  }
+  seen.add(v)
+  for (const k of Object.keys(t)) if (needsWalk(t[k])) t[k] = decode(t[k], seen)
+  return v
+}
+
+export function encodeState(state: unknown): Buffer {
+  return serialize(encode(state, new Map()))
+}
+
+export function decodeState(bytes: Buffer): unknown {
+  return decode(deserialize(bytes), new Set())
+}

@@ -1,0 +1,202 @@
+// Checkpoints (src/engine/checkpoints.ts): restoring the newest checkpoint and replaying the log
+// after it gives exactly what a run that never stopped has — every table, stream, view, late
+// event and sink — and goes on identically; a damaged newest checkpoint falls back, loudly, to
+// the one before it, and a checkpoint that does not fit the rebuilt plans to an older one or
+// the start of the log; a clean close checkpoints; CHECKPOINT, SHOW CHECKPOINTS and
+// rivulet_checkpoints; automatic checkpoints by interval.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Engine } from '../../src/index.js'
+import { decodeState, encodeState } from '../../src/storage/state-codec.js'
+import { checksum } from '../../src/storage/codec.js'
+import { rivuletError } from '../helpers/errors.js'
+// @ts-expect-error plain JS module shared with the crash campaign's worker
+import { CLOCK, RELATIONS, runStep, schema, steps } from './workload.mjs'
+
+const dirs: string[] = []
+function tempDir(): string {
+  const d = mkdtempSync(path.join(tmpdir(), 'rivulet-checkpoint-'))
+  dirs.push(d)
+  return d
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+const SEED = 20261202
+const ALL: string[] = steps(SEED, 120)
+
+function open(data: string): Engine {
+  return Engine.open({ dir: data, clock: CLOCK, sources: 'manual', checkpointInterval: 0 })
+}
+
+function declare(db: Engine, out: string): void {
+  mkdirSync(out, { recursive: true })
+  for (const s of schema(out) as string[]) db.execute(s)
+}
+
+function run(db: Engine, from: number, to: number): void {
+  for (let i = from; i <= to; i++) runStep(db, i, ALL[i - 1]!)
+}
+
+function contents(db: Engine): Record<string, string[]> {
+  const out: Record<string, string[]> = {}
+  for (const r of RELATIONS as string[]) out[r] = db.query(`SELECT * FROM ${r}`).rows.map((row) => JSON.stringify(row, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).sort()
+  return out
+}
+
+function sinkRows(out: string): string[] {
+  const db = new Database(path.join(out, 'sink.db'), { readonly: true })
+  try {
+    return (db.prepare('SELECT * FROM by_owner').all() as unknown[]).map((r) => JSON.stringify(r)).sort()
+  } finally {
+    db.close()
+  }
+}
+
+/** The same steps in memory, never stopped. */
+function reference(to: number): { db: Engine; out: string } {
+  const out = path.join(tempDir(), 'out')
+  const db = Engine.open({ clock: CLOCK, sources: 'manual' })
+  declare(db, out)
+  run(db, 1, to)
+  return { db, out }
+}
+
+/** Flips a byte in the body of the checkpoint `nth` newest (0: the newest). */
+function damageCheckpoint(data: string, nth: number): void {
+  const db = new Database(path.join(data, 'rivulet.db'))
+  try {
+    const c = (db.prepare('SELECT id, body FROM checkpoint ORDER BY id DESC').all() as { id: number; body: Buffer }[])[nth]!
+    c.body[Math.floor(c.body.length / 2)]! ^= 0xff
+    db.prepare('UPDATE checkpoint SET body = ? WHERE id = ?').run(c.body, c.id)
+  } finally {
+    db.close()
+  }
+}
+
+describe('checkpoints', () => {
+  it('restore + the log after it == a run that never stopped, and both go on alike', () => {
+    const dir = tempDir()
+    const data = path.join(dir, 'data')
+    const out = path.join(dir, 'out')
+    let db = open(data)
+    declare(db, out)
+    run(db, 1, 40)
+    db.execute('CHECKPOINT')
+    const first = db.query('SELECT tick FROM rivulet_checkpoints').rows[0]![0]
+    run(db, 41, 80)
+    db.close()
+    // the close checkpointed; damaged, recovery falls back to the first and replays 41..80
+    damageCheckpoint(data, 0)
+    db = open(data)
+    expect(db.recovery!.checkpoint).toBe(Number(first))
+    expect(db.recovery!.records).toBeGreaterThan(40)
+    expect(db.recovery!.warnings).toHaveLength(1)
+    expect(db.recovery!.warnings[0]).toMatch(/damaged.*the checkpoint before it/)
+    const ref = reference(80)
+    expect(contents(db)).toEqual(contents(ref.db))
+    declare(db, out)
+    run(db, 81, 120)
+    run(ref.db, 81, 120)
+    expect(contents(db)).toEqual(contents(ref.db))
+    expect(sinkRows(out)).toEqual(sinkRows(ref.out))
+    db.close()
+    ref.db.close()
+  })
+
+  it('a clean close checkpoints: reopening replays nothing and state is whole', () => {
+    const dir = tempDir()
+    const data = path.join(dir, 'data')
+    let db = open(data)
+    declare(db, path.join(dir, 'out'))
+    run(db, 1, 60)
+    const before = contents(db)
+    db.close()
+    db = open(data)
+    expect(db.recovery!.records).toBe(0)
+    expect(db.recovery!.checkpoint).not.toBeNull()
+    expect(contents(db)).toEqual(before)
+    const shown = db.query('SHOW CHECKPOINTS')
+    expect(shown.rows).toHaveLength(1)
+    db.close()
+  })
+
+  it('two damaged checkpoints: the whole log, two warnings, nothing lost', () => {
+    const dir = tempDir()
+    const data = path.join(dir, 'data')
+    let db = open(data)
+    declare(db, path.join(dir, 'out'))
+    run(db, 1, 30)
+    db.execute('CHECKPOINT')
+    run(db, 31, 50)
+    db.close()
+    damageCheckpoint(data, 0)
+    damageCheckpoint(data, 1)
+    db = open(data)
+    expect(db.recovery!.checkpoint).toBeNull()
+    expect(db.recovery!.warnings).toHaveLength(2)
+    expect(contents(db)).toEqual(contents(reference(50).db))
+    db.close()
+  })
+
+  it('a checkpoint that does not fit the rebuilt plans is skipped, loudly', () => {
+    const dir = tempDir()
+    const data = path.join(dir, 'data')
+    let db = open(data)
+    declare(db, path.join(dir, 'out'))
+    run(db, 1, 30)
+    db.execute('CHECKPOINT')
+    run(db, 31, 50)
+    db.close()
+    // the newest loses one operator's state, as a release rendering a plan differently would
+    const file = new Database(path.join(data, 'rivulet.db'))
+    const c = file.prepare('SELECT id, seq, body FROM checkpoint ORDER BY id DESC LIMIT 1').get() as { id: number; seq: number; body: Buffer }
+    const state = decodeState(c.body) as { operators: unknown[] }
+    state.operators.pop()
+    const body = encodeState(state)
+    file.prepare('UPDATE checkpoint SET body = ?, crc = ? WHERE id = ?').run(body, checksum(c.seq, body), c.id)
+    file.close()
+    db = open(data)
+    expect(db.recovery!.warnings.join('\n')).toMatch(/does not fit/)
+    expect(db.recovery!.checkpoint).not.toBeNull()
+    expect(contents(db)).toEqual(contents(reference(50).db))
+    db.close()
+  })
+
+  it('rivulet_checkpoints lists the tick, log position, offsets, size and duration', () => {
+    const data = path.join(tempDir(), 'data')
+    const db = open(data)
+    db.execute('CREATE TABLE t (k INT PRIMARY KEY)')
+    db.execute('INSERT INTO t VALUES (1), (2)')
+    db.execute('CHECKPOINT')
+    const [row] = db.query('SELECT tick, log_seq, offsets, bytes > 0, millis >= 0 FROM rivulet_checkpoints').rows
+    expect(row).toEqual([1n, 2n, '{"t":2}', true, true].map((v) => (typeof v === 'bigint' ? Number(v) : v)))
+    db.close()
+  })
+
+  it('CHECKPOINT needs a data directory and is refused inside a transaction block', () => {
+    const mem = Engine.open()
+    expect(rivuletError(() => mem.execute('CHECKPOINT'))).toMatchObject({ code: '55000' })
+    const db = open(path.join(tempDir(), 'data'))
+    db.execute('BEGIN')
+    expect(rivuletError(() => db.execute('CHECKPOINT'))).toMatchObject({ code: '25001' })
+    db.execute('ROLLBACK')
+    db.close()
+  })
+
+  it('checkpoints are taken by interval after ticks', async () => {
+    const data = path.join(tempDir(), 'data')
+    const db = Engine.open({ dir: data, checkpointInterval: 1 })
+    db.execute('CREATE TABLE t (k INT)')
+    db.execute('INSERT INTO t VALUES (1)')
+    await new Promise((r) => setTimeout(r, 5))
+    db.execute('INSERT INTO t VALUES (2)')
+    await new Promise((r) => setImmediate(r))
+    expect(db.query('SELECT count(*) FROM rivulet_checkpoints').rows[0]![0]).toBeGreaterThan(0)
+    db.close()
+  })
+})
