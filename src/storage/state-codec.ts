@@ -28,6 +28,13 @@ function encode(v: unknown, seen: Map<object, unknown>): unknown {
   if (v instanceof Interval) return { [TAG]: 'i', v: [v.months, v.days, v.micros] }
   if (v instanceof ArrayValue) return { [TAG]: 'a', v: v.items.map((x) => encode(x, seen)) }
   if (Array.isArray(v)) {
+    // most arrays are rows of primitives: serialized as they are, no copy
+    let plain = true
+    for (let i = 0; i < v.length && plain; i++) plain = !needsWalk(v[i])
+    if (plain) {
+      seen.set(v, v)
+      return v
+    }
     const out = new Array<unknown>(v.length)
     seen.set(v, out)
     for (let i = 0; i < v.length; i++) out[i] = encode(v[i], seen)
