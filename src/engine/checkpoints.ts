@@ -14,11 +14,11 @@
 // start of the log, and says so.
 //
 // A checkpoint is taken between ticks, stopping them while it runs (the whole state is
-// walked and serialized; docs/durability.md says what that costs). It is refused while a view
-// or sink is in error or a sink has stopped on a failed write: what the sink still has to
-// write is only in the log before the checkpoint, and the view's error is not state an
-// operator can save (and while an operator holds state it has no saveState for, which no
-// operator of this release does).
+// walked and serialized; docs/durability.md says what that costs). A view or sink in error
+// holds no operators: the checkpoint records its error, and loading puts it back in error. It
+// is refused while a sink has stopped on a failed write — what the sink still has to write is
+// only in the log before the checkpoint — and while an operator holds state it has no
+// saveState for (no operator of this release).
 //
 // State it keeps: the last offset each source logged, and when the last checkpoint was taken.
 
@@ -46,6 +46,16 @@ interface EngineState {
   readonly relations: [string, RelationLog][]
   readonly sources: [string, unknown][]
   readonly oids: Map<string, number>
+  /** Views and sinks in error: ['view v' | 'sink s', error (last good output as rows, weights)]. */
+  readonly errors: [string, SavedError][]
+}
+
+interface SavedError {
+  readonly code: string
+  readonly message: string
+  readonly since: number
+  readonly origin: string | undefined
+  readonly lastGood: { rows: ivm.Row[]; weights: number[] } | undefined
 }
 
 interface StoreState {
@@ -89,7 +99,6 @@ export class Checkpoints {
   refusal(): string | undefined {
     for (const m of this.engine.ddl.maintained()) {
       if (m.name.startsWith(HIDDEN_PREFIX)) continue
-      if (m.error !== undefined) return `${m.kind} "${m.name}" is in error`
       if (m.kind === 'sink' && m.writeError !== undefined) return `sink "${m.name}" ${m.writeError}`
     }
     for (const [name, op] of this.named()) if (op.saveState === undefined && op.stateSize() > 0) return `operator ${name} (${op.name}) holds state it cannot save`
@@ -171,6 +180,10 @@ export class Checkpoints {
       relations: [...engine.log.relations].map(([name, r]) => [name, { ...r }]),
       sources: [...this.sourceOffsets],
       oids: engine.catalog.saveOids(),
+      errors: [...engine.ddl.maintained()].filter((m) => m.error !== undefined && !m.name.startsWith(HIDDEN_PREFIX)).map((m) => {
+        const e = m.error!
+        return [`${m.kind === 'sink' ? 'sink' : 'view'} ${m.name}`, { code: e.code, message: e.message, since: e.since, origin: e.origin, lastGood: e.lastGood && { rows: e.lastGood.rows as ivm.Row[], weights: e.lastGood.weights as number[] } }]
+      }),
     }
   }
 
@@ -191,6 +204,13 @@ export class Checkpoints {
       e.store.loadState(s.store)
       if (e.versions && s.versions !== null) e.versions.loadState(s.versions)
       if (e.watermark && s.watermark !== null) loadWatermark(e.watermark, s.watermark)
+    }
+    // in error first: their operators are released, so they have none to load
+    const maintained = new Map([...engine.ddl.maintained()].map((m) => [`${m.kind === 'sink' ? 'sink' : 'view'} ${m.name}`, m]))
+    for (const [name, e] of state.errors) {
+      const m = maintained.get(name)
+      if (m === undefined) throw new CheckpointMismatch(`the checkpoint has "${name}" in error, which its log's DDL does not create`)
+      engine.errors.restore(m, { ...e, lastGood: e.lastGood && new ivm.ZSet(e.lastGood.rows, e.lastGood.weights) })
     }
     const saved = new Map(state.operators.map(([name, kind, st]) => [name, { kind, st }]))
     for (const [name, op] of this.named()) {

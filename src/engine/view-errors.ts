@@ -235,6 +235,15 @@ export class ViewErrors<M extends Maintained> {
     }
   }
 
+  /** Puts `m` back in error as a checkpoint saw it (its row is already in the restored
+   *  rivulet_view_errors): its freshly built operators are released. */
+  restore(m: M, error: MaintenanceError): void {
+    this.#host.detach(m)
+    m.error = error
+    this.#inError.add(m)
+    if (m.kind !== 'sink') this.#rows.set(m, [m.name, error.code, errorText(error), error.since])
+  }
+
   /** The change that makes rivulet_view_errors list exactly the views in error. */
   #syncRows(): ivm.ZSet {
     const delta = new ivm.ZSet()

@@ -2,7 +2,7 @@
 // after it gives exactly what a run that never stopped has — every table, stream, view, late
 // event and sink — and goes on identically; a damaged newest checkpoint falls back, loudly, to
 // the one before it, and a checkpoint that does not fit the rebuilt plans to an older one or
-// the start of the log; a clean close checkpoints; CHECKPOINT, SHOW CHECKPOINTS and
+// the start of the log; a view in error stays in error across one; a clean close checkpoints; CHECKPOINT, SHOW CHECKPOINTS and
 // rivulet_checkpoints; automatic checkpoints by interval.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -164,6 +164,35 @@ describe('checkpoints', () => {
     expect(db.recovery!.warnings.join('\n')).toMatch(/does not fit/)
     expect(db.recovery!.checkpoint).not.toBeNull()
     expect(contents(db)).toEqual(contents(reference(50).db))
+    db.close()
+  })
+
+  it('a view in error is checkpointed in error, reopens in error and recovers as in memory', () => {
+    const data = path.join(tempDir(), 'data')
+    const run = (db: Engine, part: 1 | 2) => {
+      if (part === 1) {
+        db.execute('CREATE TABLE ev (id INT PRIMARY KEY, d INT)')
+        db.execute('CREATE MATERIALIZED VIEW ratio AS SELECT id, 10 / d AS r FROM ev')
+        db.execute('CREATE MATERIALIZED VIEW n AS SELECT count(*) AS c FROM ev')
+        db.execute('INSERT INTO ev VALUES (1, 1), (2, 0), (3, 5)')
+      } else {
+        db.execute('INSERT INTO ev VALUES (4, 2)')
+        db.execute('DELETE FROM ev WHERE id = 2')
+      }
+    }
+    const mem = Engine.open()
+    run(mem, 1)
+    let db = open(data)
+    run(db, 1)
+    db.execute('CHECKPOINT')
+    db.close()
+    db = open(data)
+    expect(db.recovery).toMatchObject({ records: 0, warnings: [] })
+    expect(rivuletError(() => db.query('SELECT * FROM ratio'))).toMatchObject({ code: '22012' })
+    expect(db.query('SELECT view, code, since FROM rivulet_view_errors').rows).toEqual(mem.query('SELECT view, code, since FROM rivulet_view_errors').rows)
+    run(db, 2)
+    run(mem, 2)
+    for (const r of ['ratio', 'n', 'rivulet_view_errors']) expect(db.query(`SELECT * FROM ${r} ORDER BY 1`).rows, r).toEqual(mem.query(`SELECT * FROM ${r} ORDER BY 1`).rows)
     db.close()
   })
 
