@@ -78,6 +78,19 @@ function damageCheckpoint(data: string, nth: number): void {
   }
 }
 
+/** A directory with steps 1–50 of the workload, checkpointed after step 30 and at the close. */
+function checkpointedTwice(): string {
+  const dir = tempDir()
+  const data = path.join(dir, 'data')
+  const db = open(data)
+  declare(db, path.join(dir, 'out'))
+  run(db, 1, 30)
+  db.execute('CHECKPOINT')
+  run(db, 31, 50)
+  db.close()
+  return data
+}
+
 describe('checkpoints', () => {
   it('restore + the log after it == a run that never stopped, and both go on alike', () => {
     const dir = tempDir()
@@ -126,17 +139,10 @@ describe('checkpoints', () => {
   })
 
   it('two damaged checkpoints: the whole log, two warnings, nothing lost', () => {
-    const dir = tempDir()
-    const data = path.join(dir, 'data')
-    let db = open(data)
-    declare(db, path.join(dir, 'out'))
-    run(db, 1, 30)
-    db.execute('CHECKPOINT')
-    run(db, 31, 50)
-    db.close()
+    const data = checkpointedTwice()
     damageCheckpoint(data, 0)
     damageCheckpoint(data, 1)
-    db = open(data)
+    const db = open(data)
     expect(db.recovery!.checkpoint).toBeNull()
     expect(db.recovery!.warnings).toHaveLength(2)
     expect(contents(db)).toEqual(contents(reference(50).db))
@@ -144,14 +150,7 @@ describe('checkpoints', () => {
   })
 
   it('a checkpoint that does not fit the rebuilt plans is skipped, loudly', () => {
-    const dir = tempDir()
-    const data = path.join(dir, 'data')
-    let db = open(data)
-    declare(db, path.join(dir, 'out'))
-    run(db, 1, 30)
-    db.execute('CHECKPOINT')
-    run(db, 31, 50)
-    db.close()
+    const data = checkpointedTwice()
     // the newest loses one operator's state, as a release rendering a plan differently would
     const file = new Database(path.join(data, 'rivulet.db'))
     const c = file.prepare('SELECT id, seq, body FROM checkpoint ORDER BY id DESC LIMIT 1').get() as { id: number; seq: number; body: Buffer }
@@ -160,7 +159,7 @@ describe('checkpoints', () => {
     const body = encodeState(state)
     file.prepare('UPDATE checkpoint SET body = ?, crc = ? WHERE id = ?').run(body, checksum(c.seq, body), c.id)
     file.close()
-    db = open(data)
+    const db = open(data)
     expect(db.recovery!.warnings.join('\n')).toMatch(/does not fit/)
     expect(db.recovery!.checkpoint).not.toBeNull()
     expect(contents(db)).toEqual(contents(reference(50).db))
