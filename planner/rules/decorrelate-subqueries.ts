@@ -306,7 +306,21 @@ function toOuterRow(e: ScalarExpr): ScalarExpr {
 }
 
 function shift(e: ScalarExpr, by: number): ScalarExpr {
-  return mapExpr(e, (x) => (x.kind === 'column' ? { ...x, index: x.index + by } : x))
+  return remapRow(e, (i) => i + by)
+}
+
+/** Renumbers the references `e` makes to its node's input row: its columns, and the outer
+ *  references to that row from the subqueries nested in `e` (depth 1 in the subquery, 2 in
+ *  one nested in it, …). A rewrite that moves the row's columns (D's columns put before them,
+ *  a join side moved right) must move both: the nested subqueries are only decorrelated
+ *  later, over the new row, and would otherwise read whatever column now sits at the old
+ *  position (another column of the row, or one of D's). */
+function remapRow(e: ScalarExpr, map: (i: number) => number): ScalarExpr {
+  return mapExpr(e, (x) => {
+    if (x.kind === 'column') return { ...x, index: map(x.index) }
+    if (x.kind === 'subquery') return { ...x, plan: mapOuterRefs(x.plan, 1, (r) => ({ ...r, index: map(r.index) })) }
+    return x
+  })
 }
 
 function eq(a: ScalarExpr, b: ScalarExpr): ScalarExpr {
@@ -722,6 +736,8 @@ function pushDomain(p: LogicalPlan, d: Domain): LogicalPlan {
         columns: [...d.columns, ...marked.columns],
       }
       const m = col(nD + iw + nD, 'boolean')
+      // the input's columns now come after D's: shifted (for nested subqueries too) before
+      // the outer references are turned into D's columns at 0…
       const sub = (e: ScalarExpr) => substOuter(shift(e, nD), 0, d)
       const agg: LogicalPlan = {
         kind: 'aggregate',
@@ -748,7 +764,9 @@ function pushDomain(p: LogicalPlan, d: Domain): LogicalPlan {
       const nl2 = left.columns.length
       const dAt = pushL ? nl : nl2 + nr
       const conds: ScalarExpr[] = []
-      if (p.condition) conds.push(substOuter(mapExpr(p.condition, (x) => (x.kind === 'column' && x.index >= nl ? { ...x, index: x.index - nl + nl2 } : x)), dAt, d))
+      // the right side's columns move from nl to nl2 (after D's when the left side carries
+      // them), for the condition's subqueries too
+      if (p.condition) conds.push(substOuter(remapRow(p.condition, (i) => (i >= nl ? i - nl + nl2 : i)), dAt, d))
       if (pushL && pushR) conds.push(eq(nullSafeKey(dCols(nl, d)), nullSafeKey(dCols(nl2 + nr, d))))
       const j: LogicalPlan = { kind: 'join', joinType: t, left, right, condition: conjoin(conds), nullAwareAnti: p.nullAwareAnti, columns: t === 'semi' || t === 'anti' ? left.columns : [...left.columns, ...right.columns] }
       if (t === 'semi' || t === 'anti') return j
