@@ -122,6 +122,11 @@ export interface EngineOptions {
   /** With `dir`: milliseconds between automatic checkpoints (default 10 000; 0: only on
    *  `CHECKPOINT` and on close). Recovery replays only the log after the newest checkpoint. */
   readonly checkpointInterval?: number
+  /** With `dir`: milliseconds of processing time the log keeps behind the newest tick
+   *  (default 3 600 000, an hour), so `SUBSCRIBE … WITH (SINCE = n)` resumes any tick within
+   *  it; older records are truncated after a checkpoint unless a stream's retained history
+   *  or a kept checkpoint still needs them. 0: keep only what recovery needs. */
+  readonly logRetention?: number
   /** Hears the progress of long work while the engine opens (recovery: log records replayed)
    *  and later, as `Engine.onProgress` does. */
   readonly onProgress?: (p: ProgressEvent) => void
@@ -137,6 +142,10 @@ export interface EngineOptions {
    *  nothing (checked at batch boundaries): one statement never takes the process down.
    *  Default: 80% of V8's heap limit; a statement's own `limits.maxMemoryBytes` comes first. */
   readonly maxMemoryBytes?: number
+  /** Committed rows of each stream's history kept in memory (default 16 384). Older rows
+   *  leave the heap: with `dir` they are read back from the log, without it from a temporary
+   *  file with no name (gone with the process), when a new view or a read needs them. */
+  readonly historyInMemory?: number
 }
 
 /** Per-call options of `Engine.execute`. */

@@ -22,6 +22,9 @@
 //  (..), ..)). ENGINE_READ=all reads SELECT <cols> FROM v and filters in JS (the
 //  fallback if the engine cannot plan the keyed read).
 //
+//  ENGINE_DATA=<dir>: run durable: Engine.open({ dir }) in a new directory under <dir> (removed
+//  on close), at ENGINE_DURABILITY (power, the default, or process).
+//
 //  ENGINE_CPU_PROFILE=<dir>: CPU-profile this peer from its first apply() to close()
 //  (measured steps + untimed catch-up + final read) into <dir>/engine-<W>.cpuprofile;
 //  summarise with `npm run bench -- profile <file>` in the rivulet repo.
@@ -58,6 +61,12 @@ class EnginePeer extends SqlPeer {
     }
   }
   async init() {
+    const parent = process.env.ENGINE_DATA
+    if (parent) {
+      this.dataDir = fs.mkdtempSync(path.join(parent, 'rivulet-peer-'))
+      this.e = this.Engine.open({ dir: this.dataDir, durability: process.env.ENGINE_DURABILITY ?? 'power' })
+      return
+    }
     this.e = typeof this.Engine.open === 'function' ? this.Engine.open() : new this.Engine()
   }
   async exec(sql) {
@@ -161,6 +170,7 @@ class EnginePeer extends SqlPeer {
       this.prof = null
     }
     this.e?.close?.()
+    if (this.dataDir) fs.rmSync(this.dataDir, { recursive: true, force: true })
   }
 }
 

@@ -2,7 +2,8 @@
 //
 // Semantics:  out = rows at the step where the operator is created (backfill), 0 afterwards.
 //             Its integral is always `rows`.
-// State kept: the rows (shared, never copied).
+// State kept: the rows (shared, never copied). They are the plan's, not the data's: a
+//             checkpoint saves nothing for them (the rebuilt plan has them again).
 // Linear:     yes (no inputs).
 // Retracts:   no.
 //
@@ -33,6 +34,12 @@ export class ConstantOperator extends BaseOperator {
   override stateSize(): number {
     return this.rows.length
   }
+
+  saveState(): unknown {
+    return null
+  }
+
+  loadState(): void {}
 
   override describeState(): string {
     return `constant: ${this.rows.length} rows`

@@ -24,10 +24,11 @@
 
 import * as ivm from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
-import type { StoredCheckpoint } from '../storage/data-dir.js'
+import type { DataDirectory, StoredCheckpoint } from '../storage/data-dir.js'
 import { decodeState, encodeState } from '../storage/state-codec.js'
 import { isView, type StreamWatermark } from './catalog.js'
 import { HIDDEN_PREFIX } from './names.js'
+import { AppendLog } from './stream-history.js'
 import type { EngineInternals } from './internals.js'
 import type { RelationLog } from './durable-log.js'
 import type { CheckpointRow } from './system-catalog-tables.js'
@@ -75,8 +76,12 @@ export class Checkpoints {
   readonly sourceOffsets = new Map<string, unknown>()
   /** Milliseconds between checkpoints (`checkpointInterval`); 0: only CHECKPOINT and close. */
   intervalMs = 10_000
-  /** Tick covered by the newest checkpoint (so an idle engine takes no new ones). */
-  lastTick = -1
+  /** Processing time the log keeps behind the newest tick (`logRetention`, ms; 0: only what
+   *  recovery needs), with checkpoints spread over it for SUBSCRIBE … SINCE. */
+  logRetentionMs = 3_600_000
+  /** The last log record the newest checkpoint covers (so an idle engine takes no new ones;
+   *  a DDL statement since then is news too). */
+  lastSeq = -1
   #lastAt = performance.now()
   #scheduled = false
   /** Whether close() checkpoints (tests turn it off to leave a directory as a crash would). */
@@ -120,10 +125,24 @@ export class Checkpoints {
     const offsets = JSON.stringify(Object.fromEntries([...engine.log.relations].map(([name, r]) => [name, r.next])))
     const taken_at = new Date().toISOString()
     const millis = performance.now() - started
-    dir.writeCheckpoint({ tick, seq, taken_at, offsets, millis }, body)
-    this.lastTick = tick
+    const clock = engine.clock()
+    const now = Math.round((clock instanceof Date ? clock.getTime() : clock) * 1000)
+    dir.writeCheckpoint({ tick, seq, taken_at, offsets, millis }, body, this.keepFrom(seq), now, this.logRetentionMs * 1000)
+    this.lastSeq = seq
     this.#lastAt = performance.now()
     return { tick, log_seq: seq, offsets, bytes: body.length, millis, taken_at }
+  }
+
+  /** The oldest log record a checkpoint covering record `seq` needs: the one after it, or the
+   *  first one a stream's history still reads rows from. */
+  keepFrom(seq: number): number {
+    let from = seq + 1
+    for (const e of this.engine.catalog.entries.values()) {
+      if (isView(e) || !(e.store instanceof AppendLog)) continue
+      const oldest = e.store.oldestLogSeq
+      if (oldest !== undefined && oldest < from) from = oldest
+    }
+    return from
   }
 
   /** After a committed tick: takes a checkpoint once the interval has passed (soon after, off
@@ -133,7 +152,7 @@ export class Checkpoints {
     this.#scheduled = true
     setImmediate(() => {
       this.#scheduled = false
-      if (this.engine.closed || this.engine.log.dir === undefined || this.engine.ticks.committed === this.lastTick) return
+      if (this.engine.closed || this.engine.log.dir === undefined || this.engine.log.dir.nextSeq - 1 === this.lastSeq) return
       if (this.refusal() !== undefined || this.engine.log.failed || this.engine.log.dir.broken) {
         this.#lastAt = performance.now()
         return
@@ -145,7 +164,7 @@ export class Checkpoints {
   /** On clean close: a checkpoint if anything happened since the last. */
   onClose(): void {
     const dir = this.engine.log.dir
-    if (dir === undefined || !this.onCloseEnabled || this.engine.ticks.committed === this.lastTick || this.refusal() !== undefined || this.engine.log.failed || dir.broken) return
+    if (dir === undefined || !this.onCloseEnabled || dir.nextSeq - 1 === this.lastSeq || this.refusal() !== undefined || this.engine.log.failed || dir.broken) return
     try {
       this.take()
     } catch {
@@ -188,8 +207,7 @@ export class Checkpoints {
   }
 
   /** Decodes a checkpoint's body (XX001 when damaged). */
-  read(c: StoredCheckpoint): EngineState {
-    const dir = this.engine.log.dir!
+  read(c: StoredCheckpoint, dir: DataDirectory = this.engine.log.dir!): EngineState {
     const state = decodeState(dir.checkpointBody(c)) as EngineState
     if (state.version !== STATE_VERSION) throw new CheckpointMismatch(`checkpoint at tick ${c.tick} has layout version ${state.version}; this release reads ${STATE_VERSION}`)
     return state
@@ -231,7 +249,6 @@ export class Checkpoints {
       engine.connectors.resumeSource(source, offset)
     }
     engine.catalog.loadOids(state.oids)
-    this.lastTick = state.tick
   }
 }
 

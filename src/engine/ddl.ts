@@ -7,7 +7,8 @@ import * as ivm from '../../ivm/index.js'
 import { printQuery, RivuletError, SqlState, positionAt } from '../../grammar/index.js'
 import type * as ast from '../../grammar/index.js'
 import { Scope, bindExpr, coerce, lower, lowerEmitOnWindowClose, readsClockOutsideTemporalFilters, optimize, watermarkColumns, typeDisplayName, typeFromName, typeModifierOf, visitExpr, withTypeModifier, type Column, type DeltaPlan, type ScalarExpr, type TypeModifier } from '../../planner/index.js'
-import { AppendLog, NoHistory, TableStore, VersionStore, isView, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
+import { NoHistory, TableStore, VersionStore, isView, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
+import { AppendLog } from './stream-history.js'
 import { compileScalar, evaluateConstant, isRowConstant } from '../sql-runtime/compile-scalar.js'
 import { render } from './render.js'
 import type { StatementResult } from '../types.js'
@@ -129,7 +130,7 @@ export class Ddl {
     const defaults = s.columns.map((c, i) => (c.default ? withTypeModifier(coerce(bindExpr(c.default, this.engine.reads.constantExprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span), modifiers[i], false) : undefined))
     const history = this.historyOption(s, stream && primaryKey.length === 0, ctx)
     const watermark = this.streamOptions(history.rest, stream, primaryKey.length > 0, columns, notNull, ctx)
-    const store = stream && primaryKey.length === 0 ? (history.keep ? new AppendLog() : new NoHistory()) : new TableStore(primaryKey)
+    const store = stream && primaryKey.length === 0 ? (history.keep ? new AppendLog(name, watermark?.column, this.engine.log) : new NoHistory()) : new TableStore(primaryKey)
     const input = this.engine.circuit.add(new ivm.InputOperator(() => store.snapshot()))
     this.engine.circuit.retain(input)
     // a table with a primary key and a version time keeps its version history

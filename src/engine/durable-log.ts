@@ -24,7 +24,8 @@ import type { Row } from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import type * as ast from '../../grammar/index.js'
 import { DataDirectory, type Durability, type StoredCheckpoint, type StoredRecord } from '../storage/data-dir.js'
-import { decodeBody, decodeRows, encodeBody, encodeRows } from '../storage/codec.js'
+import { decodeBody, decodeRows, encodeBody } from '../storage/codec.js'
+import { decodeBatch, encodeBatch, type RowBatch } from '../storage/row-batch.js'
 import { isView, type TableEntry } from './catalog.js'
 import type { RecoveryReport } from '../types.js'
 import type { SinkProgressStore } from '../connectors/sources.js'
@@ -32,6 +33,12 @@ import type { LogOp, SealedTick } from './tick.js'
 import type { LogRelationRow } from './system-catalog-tables.js'
 import type { EngineInternals } from './internals.js'
 import { CheckpointMismatch } from './checkpoints.js'
+import { AppendLog, type HistoryPlace } from './stream-history.js'
+import { SpillFile } from '../storage/spill-file.js'
+
+/** Committed rows a stream keeps in memory before they move to the log or the spill file:
+ *  ~1.6 MB of typical event rows, moved in one step of a few milliseconds. */
+const DEFAULT_TAIL_ROWS = 16384
 
 /** Recovery could not use a checkpoint it had started loading: the engine is rebuilt from
  *  scratch skipping it (Engine's constructor does that). */
@@ -50,15 +57,26 @@ export function recoveryLine(r: RecoveryReport): string {
   return `data directory ${r.dir}: replayed ${r.records} log record${r.records === 1 ? '' : 's'} (${r.ticks} tick${r.ticks === 1 ? '' : 's'}) from ${from} in ${r.seconds.toFixed(2)} s${warnings}`
 }
 
-/** A log op as stored (rows through the codec). */
+/** A log op as stored: rows as a batch of columns (row-batch.ts; records of the first
+ *  release hold them as rows through codec.ts), weights left out when all are 1. */
 type StoredOp =
-  | { readonly op: 'rows'; readonly relation: string; readonly rows: Row[]; readonly weights: number[] }
-  | { readonly op: 'late' | 'versions'; readonly relation: string; readonly rows: Row[] }
+  | ({ readonly op: 'rows'; readonly relation: string; readonly weights: number[] | null } & StoredRows)
+  | ({ readonly op: 'late' | 'versions'; readonly relation: string } & StoredRows)
   | { readonly op: 'source'; readonly source: string; readonly offset: unknown }
 
-/** Per relation: offsets of the first and next row in the log, and bytes of its records. */
+type StoredRows = { readonly batch: RowBatch } | { readonly rows: Row[] }
+
+function storedRows(o: StoredRows): Row[] {
+  return 'batch' in o ? (decodeBatch(o.batch) as Row[]) : decodeRows(o.rows)
+}
+
+function allOnes(weights: readonly number[]): boolean {
+  for (let i = 0; i < weights.length; i++) if (weights[i] !== 1) return false
+  return true
+}
+
+/** Per relation: the offset of the next row in the log, and bytes of its records. */
 export interface RelationLog {
-  first: number
   next: number
   bytes: number
 }
@@ -66,8 +84,47 @@ export interface RelationLog {
 /** Statement kinds that change the catalog: logged as text, replayed by running them again. */
 const DDL_KINDS = new Set<ast.Statement['kind']>(['createTable', 'createView', 'createIndex', 'createSource', 'createSink', 'createTrigger', 'drop'])
 
-export class DurableLog {
+export class DurableLog implements HistoryPlace {
   constructor(private readonly engine: EngineInternals) {}
+
+  /** Committed rows each stream keeps in memory; older ones are read back from the log, or
+   *  from the spill file without a data directory (stream-history.ts). */
+  tailRows = DEFAULT_TAIL_ROWS
+  readonly spill = new SpillFile()
+  /** The last tick record appended: its tick and seq (seqOfOpenTick). */
+  #lastTick: { tick: number; seq: number } | undefined
+  /** The kind of the record being replayed. */
+  #replayingKind = ''
+
+  seqOfOpenTick(): number | undefined {
+    if (this.dir === undefined) return undefined
+    if (this.replaying) return this.#replayingKind === 'tick' ? this.replayingSeq : undefined
+    const t = this.#lastTick
+    return t !== undefined && t.tick === this.engine.ticks.committed + 1 ? t.seq : undefined
+  }
+
+  /** Where streams read their history from: the data directory, or for a shadow engine
+   *  (SUBSCRIBE … SINCE) the directory of the engine it replays. */
+  historyDir: DataDirectory | undefined
+
+  readLogged(relation: string, firstSeq: number, lastSeq: number): { rows: Row[]; weights: number[] } {
+    const dir = this.dir ?? this.historyDir
+    if (dir === undefined) throw new RivuletError(SqlState.internalError, `stream "${relation}" reads history from a log that is closed`)
+    const rows: Row[] = []
+    const weights: number[] = []
+    for (const r of dir.records(firstSeq - 1, lastSeq)) {
+      if (r.kind !== 'tick') continue
+      for (const o of decodeBody<StoredOp[]>(r.body)) {
+        if (o.op !== 'rows' || o.relation !== relation) continue
+        const decoded = storedRows(o)
+        for (let i = 0; i < decoded.length; i++) {
+          rows.push(decoded[i]!)
+          weights.push(o.weights === null ? 1 : o.weights[i]!)
+        }
+      }
+    }
+    return { rows, weights }
+  }
 
   dir: DataDirectory | undefined
   /** True while replaying: nothing is appended, ticks take their recorded time. */
@@ -158,25 +215,27 @@ export class DurableLog {
     const ops: StoredOp[] = []
     let rows = 0
     for (const o of tick.ops) {
-      if (o.op === 'rows') ops.push({ op: 'rows', relation: o.relation, rows: encodeRows(o.delta.rows), weights: o.delta.weights as number[] })
+      if (o.op === 'rows') ops.push({ op: 'rows', relation: o.relation, batch: encodeBatch(o.delta.rows), weights: allOnes(o.delta.weights) ? null : (o.delta.weights as number[]) })
       else if (o.op === 'source') ops.push(o)
-      else ops.push({ op: o.op, relation: o.relation, rows: encodeRows(o.rows) })
+      else ops.push({ op: o.op, relation: o.relation, batch: encodeBatch(o.rows) })
       if (o.op !== 'source') rows += o.op === 'rows' ? o.delta.length : o.rows.length
     }
     const body = encodeBody(ops)
-    dir.append('tick', tick.tick, tick.now, body, this.deferSync)
+    const seq = dir.append('tick', tick.tick, tick.now, body, this.deferSync)
+    this.#lastTick = { tick: tick.tick, seq }
     this.count(tick.ops, rows, body.length)
     for (const o of tick.ops) if (o.op === 'source') this.engine.checkpoints.sourceOffsets.set(o.source, o.offset)
     this.engine.checkpoints.afterTick()
   }
 
-  /** Per-relation offsets and bytes (bytes shared among a record's relations by rows). */
+  /** Per-relation offsets and bytes (bytes shared among a record's relations by rows). A late
+   *  event is not a row of its stream: it has its own sequence in rivulet_late_events. */
   count(ops: readonly (LogOp | StoredOp)[], rows: number, bytes: number): void {
     for (const o of ops) {
-      if (o.op === 'source') continue
-      const n = o.op === 'rows' ? ('delta' in o ? o.delta.length : o.rows.length) : o.rows.length
+      if (o.op === 'source' || o.op === 'late') continue
+      const n = 'delta' in o ? o.delta.length : 'batch' in o ? o.batch.n : o.rows.length
       let r = this.relations.get(o.relation)
-      if (r === undefined) this.relations.set(o.relation, (r = { first: 0, next: 0, bytes: 0 }))
+      if (r === undefined) this.relations.set(o.relation, (r = { next: 0, bytes: 0 }))
       r.next += n
       r.bytes += rows === 0 ? 0 : Math.round((bytes * n) / rows)
     }
@@ -208,6 +267,7 @@ export class DurableLog {
       try {
         this.replayRecords(dir.ddlRecords(from.seq), () => true, true)
         this.engine.checkpoints.load(state)
+        this.engine.checkpoints.lastSeq = from.seq
       } catch (e) {
         if (!(e instanceof CheckpointMismatch)) throw e
         throw new RetryRecovery(index + 1, [...warnings, `checkpoint at tick ${from.tick} does not fit this release's plans (${e.message}): recovering from ${index + 1 < checkpoints.length ? 'the checkpoint before it' : 'the start of the log'}`])
@@ -215,6 +275,10 @@ export class DurableLog {
         this.restoring = false
       }
       afterSeq = from.seq
+    } else if (dir.logStart > 1) {
+      // the records before logStart went with checkpoints that are all unusable now: starting
+      // from what is left would be a silent loss, so nothing opens
+      throw new RivuletError(SqlState.dataCorrupted, `data directory "${dir.dir}" cannot be recovered: its log was truncated before record ${dir.logStart} behind checkpoints, and none of them can be used${warnings.length > 0 ? ` (${warnings.join('; ')})` : ''}`)
     }
     const total = dir.nextSeq - 1 - afterSeq
     let records = 0
@@ -238,6 +302,7 @@ export class DurableLog {
         if (ddlOnly) this.engine.ticks.committed = r.tick
         this.engine.ticks.replayNow = r.now
         this.replayingSeq = r.seq
+        this.#replayingKind = r.kind
         try {
           if (r.kind === 'ddl') this.replayDdl(decodeBody<{ sql: string }>(r.body).sql)
           else if (r.kind === 'tick') this.replayTick(decodeBody<StoredOp[]>(r.body), r.body.length)
@@ -281,7 +346,7 @@ export class DurableLog {
             continue
           }
           const t = this.relation(o.relation)
-          const decoded = decodeRows(o.rows)
+          const decoded = storedRows(o)
           rows += decoded.length
           if (o.op === 'late') {
             engine.ticks.streamsTouched.add(t)
@@ -289,7 +354,7 @@ export class DurableLog {
           } else if (o.op === 'versions') engine.eventTime.applyVersions(t, decoded)
           else if (o.op === 'rows') {
             if (t.watermark && !t.versions && engine.eventTime.acceptOnTime(t, decoded).length !== decoded.length) throw new Error(`rows of "${t.name}" are late on replay that were on time when logged`)
-            engine.ticks.stage(t, new ivm.ZSet(decoded, o.weights))
+            engine.ticks.stage(t, new ivm.ZSet(decoded, o.weights ?? new Array<number>(decoded.length).fill(1)))
             engine.ticks.apply()
           }
         }
@@ -309,13 +374,26 @@ export class DurableLog {
     return this.dir?.sync() ?? Promise.resolve()
   }
 
-  /** rivulet_log's rows: per relation, offsets of its first and last row, rows and bytes. */
+  /** rivulet_log's rows: per relation, offsets of its first and last row kept, rows and
+   *  bytes. A stream keeps from its history's first row (retention moves it); every other
+   *  relation is compacted into the checkpoints once the log is truncated behind them, so it
+   *  keeps from its offset at the oldest checkpoint kept. */
   rows(): LogRelationRow[] {
-    return [...this.relations].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([relation, r]) => ({ relation, first_offset: r.first, last_offset: r.next - 1, rows: r.next - r.first, bytes: r.bytes }))
+    const dir = this.dir
+    const oldest = dir !== undefined && dir.logStart > 1 ? dir.checkpoints().at(-1) : undefined
+    const compacted = oldest === undefined ? {} : (JSON.parse(oldest.offsets) as Record<string, number>)
+    return [...this.relations].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([relation, r]) => {
+      const e = this.engine.catalog.entries.get(relation)
+      const history = e !== undefined && !isView(e) && e.store instanceof AppendLog ? e.store : undefined
+      const first = Math.min(r.next, history !== undefined ? r.next - history.retainedRows : (compacted[relation] ?? 0))
+      const rows = r.next - first
+      return { relation, first_offset: first, last_offset: r.next - 1, rows, bytes: r.next === 0 ? 0 : Math.round((r.bytes * rows) / r.next) }
+    })
   }
 
   close(): void {
     this.dir?.close()
     this.dir = undefined
+    this.spill.close()
   }
 }

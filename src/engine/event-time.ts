@@ -6,7 +6,8 @@ import * as ivm from '../../ivm/index.js'
 import type { Row } from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import { type Column } from '../../planner/index.js'
-import { AppendLog, isView, watermarksOf, type StreamWatermark, type TableEntry } from './catalog.js'
+import { isView, watermarksOf, type StreamWatermark, type TableEntry } from './catalog.js'
+import { AppendLog } from './stream-history.js'
 import { toResultValue } from '../sql-runtime/values.js'
 import { foldName } from './names.js'
 import type { EngineInternals } from './internals.js'
@@ -48,9 +49,7 @@ export class EventTime {
     if (t.versions) return t.versions.prune(w.current - w.retention!)
     if (t.store instanceof AppendLog) {
       // the log is the history, in arrival order
-      const cutoff = w.current - w.retention!
-      const col = w.column
-      t.store.dropOldest((row) => (row[col] as number) < cutoff)
+      t.store.dropBefore(w.current - w.retention!)
       return
     }
     for (const r of w.tickRows) w.history.push(r)

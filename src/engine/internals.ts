@@ -84,6 +84,7 @@ export class EngineInternals {
     this.clock = options.clock ?? (() => this.ticks.wall() / 1000)
     this.connectors.sourceDriving = options.sources ?? 'background'
     this.maxMemoryBytes = options.maxMemoryBytes ?? defaultMemoryLimit()
+    if (options.historyInMemory !== undefined) this.log.tailRows = Math.max(1, options.historyInMemory)
     const columns: Column[] = [
       { name: 'stream', type: 'text' },
       { name: 'seq', type: 'bigint' },
@@ -130,6 +131,7 @@ export class EngineInternals {
     if (options.dir !== undefined) {
       const listener = options.onProgress
       if (options.checkpointInterval !== undefined) this.checkpoints.intervalMs = options.checkpointInterval
+      if (options.logRetention !== undefined) this.checkpoints.logRetentionMs = Math.max(0, options.logRetention)
       this.log.open(options.dir, options.durability, listener && ((done, total) => listener({ task: 'recovery', relation: '', done, total })), retry)
     }
   }

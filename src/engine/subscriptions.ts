@@ -7,6 +7,7 @@ import { isView } from './catalog.js'
 import type { ChangeBatch, SubscribeOptions, Subscription } from '../types.js'
 import { lastPart, HIDDEN_PREFIX, quoteIdentifier, foldName, columnInfo } from './names.js'
 import { EngineInternals } from './internals.js'
+import type { DataDirectory } from '../storage/data-dir.js'
 
 export class Subscriptions {
   constructor(private readonly engine: EngineInternals) {}
@@ -115,19 +116,21 @@ export class Subscriptions {
   }
 
   /** SINCE = n: the ticks after n, read back from the log. A shadow engine (in memory, no
-   *  sinks) replays the log up to tick n, `setup` names the view to follow there, and the
-   *  replay of the rest delivers each later tick's changes to `callback`, as they were; the
-   *  caller then follows the live view from the current tick on. Costs a replay of the log
-   *  (checkpoints will bound it). */
+   *  sinks) is brought to tick n — from the newest checkpoint at or before n and the log after
+   *  it, or from the start of the log while it is whole — `setup` names the view to follow
+   *  there, and the replay of the rest delivers each later tick's changes to `callback`, as
+   *  they were; the caller then follows the live view from the current tick on. A tick before
+   *  the oldest checkpoint of a truncated log is no longer retained (22023). */
   replaySince(since: number, setup: (shadow: EngineInternals) => string, callback: (batch: ChangeBatch) => void): void {
     const dir = this.engine.log.dir
     if (dir === undefined) throw new RivuletError(SqlState.objectNotInPrerequisiteState, 'SUBSCRIBE … WITH (SINCE = n) needs a durable engine (a data directory): the ticks after n are read back from its log')
     if (!Number.isSafeInteger(since) || since < 0 || since > this.engine.ticks.committed) throw new RivuletError(SqlState.invalidParameterValue, `SINCE = ${since} is not a committed tick (the last is ${this.engine.ticks.committed})`)
     const shadow = new EngineInternals({ sources: 'manual' })
     shadow.shadow = true
+    shadow.log.historyDir = dir
     try {
-      let last = 0
-      shadow.log.replayRecords(dir.records(), (r) => {
+      let last = this.#restoreShadow(shadow, dir, since)
+      shadow.log.replayRecords(dir.records(last), (r) => {
         if (r.tick > since) return false
         last = r.seq
         return true
@@ -139,6 +142,33 @@ export class Subscriptions {
     } finally {
       shadow.statements.close()
     }
+  }
+
+  /** Loads into `shadow` the newest readable checkpoint at or before tick `since`; returns the
+   *  last log record it covers (0: none, the log is replayed from its start). */
+  #restoreShadow(shadow: EngineInternals, dir: DataDirectory, since: number): number {
+    for (const c of dir.checkpoints()) {
+      if (c.tick > since) continue
+      let state: ReturnType<EngineInternals['checkpoints']['read']>
+      try {
+        state = shadow.checkpoints.read(c, dir)
+      } catch {
+        continue // damaged or of another layout: an older one, or the whole log, serves
+      }
+      shadow.log.restoring = true
+      try {
+        shadow.log.replayRecords(dir.ddlRecords(c.seq), () => true, true)
+        shadow.checkpoints.load(state)
+      } finally {
+        shadow.log.restoring = false
+      }
+      return c.seq
+    }
+    if (dir.logStart > 1) {
+      const oldest = dir.checkpoints().at(-1)
+      throw new RivuletError(SqlState.invalidParameterValue, `SINCE = ${since} is older than the log retains: it resumes from tick ${oldest?.tick ?? this.engine.ticks.committed} on (the log is truncated behind its checkpoints)`)
+    }
+    return 0
   }
 
   hiddenViews = 0

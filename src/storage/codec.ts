@@ -16,7 +16,7 @@ type Row = readonly unknown[]
 /** A value class as the serializer sees it. */
 type Tagged = { readonly $n: [number | bigint, number] } | { readonly $i: [number, number, number] } | { readonly $a: unknown[] }
 
-function encodeValue(v: unknown): unknown {
+export function encodeValue(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v
   if (v instanceof Numeric) return { $n: [v.coef, v.scale] }
   if (v instanceof Interval) return { $i: [v.months, v.days, v.micros] }
@@ -24,7 +24,7 @@ function encodeValue(v: unknown): unknown {
   throw new Error(`the log cannot store a value of class ${(v as object).constructor?.name ?? 'Object'}`)
 }
 
-function decodeValue(v: unknown): unknown {
+export function decodeValue(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v
   const t = v as Tagged
   if ('$n' in t) return new Numeric(t.$n[0], t.$n[1])

@@ -19,8 +19,12 @@ import Database from 'better-sqlite3'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import { checksum } from './codec.js'
 
-/** The layout this release writes. A later release opens every earlier version. */
-export const FORMAT_VERSION = 1
+/** The layout this release writes. A later release opens every earlier version.
+ *  1: the log, sink progress, checkpoints. 2: tick records may hold rows as column batches,
+ *  checkpoints name the oldest record they need (`keep_from`), and the log is truncated
+ *  behind the checkpoints kept (`log_start`) — so a release of format 1 must not open it. A
+ *  directory of format 1 becomes format 2 when opened. */
+export const FORMAT_VERSION = 2
 export const DATABASE_FILE = 'rivulet.db'
 
 export type Durability = 'power' | 'process'
@@ -38,8 +42,12 @@ export interface StoredCheckpoint {
   readonly millis: number
 }
 
-/** Checkpoints kept: the newest, and the one before it to fall back to if it is damaged. */
+/** Checkpoints always kept: the newest, and the one before it to fall back to if it is damaged. */
 const CHECKPOINTS_KEPT = 2
+/** With a log retention R, one checkpoint is kept per R / ANCHORS_PER_RETENTION of processing
+ *  time back to R ago, so a tick within R has a checkpoint at or before it (SINCE resumes from
+ *  it) at the cost of a few more checkpoints. */
+const ANCHORS_PER_RETENTION = 4
 
 /** A record as stored. */
 export interface StoredRecord {
@@ -74,8 +82,21 @@ export class DataDirectory {
     this.#setProgress = db.prepare('INSERT INTO sink_progress (sink, tick, bytes) VALUES (?, ?, ?) ON CONFLICT (sink) DO UPDATE SET tick = excluded.tick, bytes = excluded.bytes')
     this.#getProgress = db.prepare('SELECT tick, bytes FROM sink_progress WHERE sink = ?')
     const last = db.prepare('SELECT max(seq) AS seq, coalesce(sum(length(body)), 0) AS bytes FROM log').get() as { seq: number | null; bytes: number }
-    this.#nextSeq = (last.seq ?? 0) + 1
+    const start = db.prepare("SELECT value FROM meta WHERE key = 'log_start'").get() as { value: string } | undefined
+    this.#logStart = start === undefined ? 1 : Number(start.value)
+    const covered = db.prepare('SELECT max(seq) AS seq FROM checkpoint').get() as { seq: number | null }
+    // a truncated log may end below what was truncated or checkpointed (its last records were
+    // DDL): a sequence number is never given twice
+    this.#nextSeq = Math.max(last.seq ?? 0, covered.seq ?? 0, this.#logStart - 1) + 1
     this.bytes = last.bytes
+  }
+
+  #logStart: number
+
+  /** The first record of the log that is not DDL still kept: records before it (but the DDL)
+   *  were truncated behind the checkpoints (1: the log is whole). */
+  get logStart(): number {
+    return this.#logStart
   }
 
   /** Creates or reopens the directory; fails if another process has it open, or if a newer
@@ -104,12 +125,19 @@ export class DataDirectory {
       db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, tick INTEGER NOT NULL, now INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS sink_progress (sink TEXT PRIMARY KEY, tick INTEGER NOT NULL, bytes INTEGER);
-        CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY, tick INTEGER NOT NULL, seq INTEGER NOT NULL, taken_at TEXT NOT NULL, offsets TEXT NOT NULL, millis REAL NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL)`)
+        CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY, tick INTEGER NOT NULL, seq INTEGER NOT NULL, taken_at TEXT NOT NULL, offsets TEXT NOT NULL, millis REAL NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL, keep_from INTEGER, now INTEGER)`)
       const version = db.prepare("SELECT value FROM meta WHERE key = 'format_version'").get() as { value: string } | undefined
       if (version === undefined) {
         db.prepare("INSERT INTO meta (key, value) VALUES ('format_version', ?), ('created_at', ?)").run(String(FORMAT_VERSION), new Date().toISOString())
       } else if (!(Number(version.value) >= 1 && Number(version.value) <= FORMAT_VERSION)) {
         throw new RivuletError(SqlState.objectNotInPrerequisiteState, `data directory "${dir}" has format version ${version.value}; this release reads versions 1 to ${FORMAT_VERSION}`)
+      } else if (Number(version.value) < FORMAT_VERSION) {
+        // format 1 → 2: checkpoints of format 1 name no oldest record (NULL: they need the log
+        // from its start, so nothing is truncated behind them)
+        const columns = db.prepare('PRAGMA table_info(checkpoint)').all() as { name: string }[]
+        if (!columns.some((c) => c.name === 'keep_from')) db.exec('ALTER TABLE checkpoint ADD COLUMN keep_from INTEGER')
+        if (!columns.some((c) => c.name === 'now')) db.exec('ALTER TABLE checkpoint ADD COLUMN now INTEGER')
+        db.prepare("UPDATE meta SET value = ? WHERE key = 'format_version'").run(String(FORMAT_VERSION))
       }
       db.exec('COMMIT')
     } catch (e) {
@@ -221,13 +249,13 @@ export class DataDirectory {
     return seq
   }
 
-  /** The records after `seq`, in order; a record whose checksum fails is an error (XX001).
+  /** The records after `afterSeq` (through `uptoSeq`), in order; a record whose checksum fails is an error (XX001).
    *  Read in pages, so the connection is free between them (replay writes sink progress). */
-  *records(afterSeq = 0): Generator<StoredRecord> {
-    const page = this.#db.prepare('SELECT seq, kind, tick, now, body, crc FROM log WHERE seq > ? ORDER BY seq LIMIT 512')
+  *records(afterSeq = 0, uptoSeq = Number.MAX_SAFE_INTEGER): Generator<StoredRecord> {
+    const page = this.#db.prepare('SELECT seq, kind, tick, now, body, crc FROM log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 512')
     let after = afterSeq
     for (;;) {
-      const rows = page.all(after) as RawRecord[]
+      const rows = page.all(after, uptoSeq) as RawRecord[]
       if (rows.length === 0) return
       for (const r of rows) {
         if (checksum(r.seq, r.body) !== r.crc >>> 0) throw new RivuletError(SqlState.dataCorrupted, `log record ${r.seq} in "${this.dir}" is damaged (checksum mismatch): refusing to open rather than lose what follows it`)
@@ -237,24 +265,69 @@ export class DataDirectory {
     }
   }
 
-  /** Stores a checkpoint (atomically: one SQLite transaction, fsynced before it returns) and
-   *  forgets all but the newest CHECKPOINTS_KEPT. */
-  writeCheckpoint(c: Omit<StoredCheckpoint, 'id' | 'bytes'>, body: Buffer): number {
+  /** Stores a checkpoint (atomically: one SQLite transaction, fsynced before it returns),
+   *  forgets the ones no longer kept, and truncates the log behind the ones kept.
+   *  Kept: the CHECKPOINTS_KEPT newest and, with a log retention (`retention`, µs of processing
+   *  time; 0: none), the first of each stretch of R / ANCHORS_PER_RETENTION back to the one
+   *  before R ago. Truncated: every record but DDL (recovery replays the DDL to rebuild the
+   *  circuit a checkpoint fills) before both the oldest record a kept checkpoint needs (its
+   *  `keepFrom`: the record after it, or an earlier one a stream's history reads) and the first
+   *  record within the retention. */
+  writeCheckpoint(c: Omit<StoredCheckpoint, 'id' | 'bytes'>, body: Buffer, keepFrom: number, now: number, retention: number): number {
     if (this.broken) throw this.broken
     try {
       this.beforeWrite?.('checkpoint')
       const db = this.#db
-      const id = db.transaction(() => {
-        const info = db.prepare('INSERT INTO checkpoint (tick, seq, taken_at, offsets, millis, body, crc) VALUES (?, ?, ?, ?, ?, ?, ?)').run(c.tick, c.seq, c.taken_at, c.offsets, c.millis, body, checksum(c.seq, body))
+      const { id, truncated } = db.transaction(() => {
+        const info = db.prepare('INSERT INTO checkpoint (tick, seq, taken_at, offsets, millis, body, crc, keep_from, now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(c.tick, c.seq, c.taken_at, c.offsets, c.millis, body, checksum(c.seq, body), keepFrom, now)
         const id = Number(info.lastInsertRowid)
-        db.prepare('DELETE FROM checkpoint WHERE id <= ?').run(id - CHECKPOINTS_KEPT)
-        return id
+        const all = db.prepare('SELECT id, coalesce(now, 0) AS now FROM checkpoint ORDER BY id DESC').all() as { id: number; now: number }[]
+        const drop = all.slice(CHECKPOINTS_KEPT)
+        if (retention > 0) {
+          const stretch = retention / ANCHORS_PER_RETENTION
+          const oldestStretch = Math.floor((now - retention) / stretch) - 1
+          const firstOf = new Map<number, number>()
+          for (const k of all) {
+            const at = Math.floor(k.now / stretch)
+            if (at >= oldestStretch) firstOf.set(at, k.id) // oldest last: the first in its stretch wins
+          }
+          const anchors = new Set(firstOf.values())
+          for (let i = drop.length - 1; i >= 0; i--) if (anchors.has(drop[i]!.id)) drop.splice(i, 1)
+        }
+        const forget = db.prepare('DELETE FROM checkpoint WHERE id = ?')
+        for (const k of drop) forget.run(k.id)
+        const kept = db.prepare('SELECT min(coalesce(keep_from, 1)) AS start FROM checkpoint').get() as { start: number }
+        const start = retention > 0 ? Math.min(kept.start, this.#firstRecordAt(now - retention)) : kept.start
+        if (start <= this.#logStart) return { id, truncated: undefined }
+        const gone = db.prepare("SELECT coalesce(sum(length(body)), 0) AS bytes FROM log WHERE seq < ? AND kind <> 'ddl'").get(start) as { bytes: number }
+        db.prepare("DELETE FROM log WHERE seq < ? AND kind <> 'ddl'").run(start)
+        db.prepare("INSERT INTO meta (key, value) VALUES ('log_start', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(start))
+        return { id, truncated: { start, bytes: gone.bytes } }
       })()
+      if (truncated !== undefined) {
+        this.#logStart = truncated.start
+        this.bytes -= truncated.bytes
+      }
       this.#fsync()
       return id
     } catch (e) {
       throw new RivuletError(SqlState.ioError, `could not write a checkpoint to "${this.dir}": ${(e as Error).message}`)
     }
+  }
+
+  /** The first record whose processing time is at or after `micros` (records are in time
+   *  order: a binary search over seq, a point query per step). */
+  #firstRecordAt(micros: number): number {
+    const at = this.#db.prepare('SELECT seq, now FROM log WHERE seq >= ? ORDER BY seq LIMIT 1')
+    let lo = this.#logStart
+    let hi = this.#nextSeq
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2)
+      const r = at.get(mid) as { seq: number; now: number } | undefined
+      if (r === undefined || r.now >= micros) hi = mid
+      else lo = r.seq + 1
+    }
+    return lo
   }
 
   /** The checkpoints kept, newest first (without their bodies). */
