@@ -30,9 +30,9 @@ interface Life {
 }
 
 /** Runs one life of the worker; kills it `killAfterMs` after it starts (undefined: never). */
-function life(dir: string, out: string, seed: number, killAfterMs: number | undefined, duringRecovery: boolean): Promise<Life> {
+function life(dir: string, out: string, seed: number, killAfterMs: number | undefined, duringRecovery: boolean, truncate: boolean): Promise<Life> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(here, 'crash-worker.mjs'), dir, out, String(seed), String(STEPS)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [path.join(here, 'crash-worker.mjs'), dir, out, String(seed), String(STEPS), truncate ? 'truncate' : 'keep'], { stdio: ['ignore', 'pipe', 'pipe'] })
     const result: Life = { fromCheckpoint: false, recovered: -1, acknowledged: -1, exitCode: null, signal: null, stderr: '' }
     let buffer = ''
     let timer: NodeJS.Timeout | undefined
@@ -110,7 +110,8 @@ async function round(seed: number, kills: number): Promise<void> {
       // most kills land while steps run, some while the worker recovers
       const duringRecovery = kill && random() < 0.2
       const delay = kill ? Math.floor(duringRecovery ? 30 + random() * 300 : random() * 250) : undefined
-      const l = await life(dir, out, seed, delay, duringRecovery)
+      // every other life truncates the log at its checkpoints
+      const l = await life(dir, out, seed, delay, duringRecovery, lives % 2 === 0)
       if (l.recovered >= 0) {
         // every acknowledged step survived; at most the one in flight committed unseen
         expect(l.recovered, `seed ${seed}, life ${lives}: recovered step (acknowledged ${acknowledged})`).toBeGreaterThanOrEqual(acknowledged)
@@ -137,6 +138,10 @@ async function round(seed: number, kills: number): Promise<void> {
     const expectedTick = ref.tick
     ref.close()
 
+    const meta = new Database(path.join(dir, 'rivulet.db'), { readonly: true })
+    const logStart = Number((meta.prepare("SELECT value FROM meta WHERE key = 'log_start'").get() as { value: string } | undefined)?.value ?? 1)
+    meta.close()
+    if (logStart > 1) truncatedRounds++
     const db = Engine.open({ dir, sources: 'manual', clock: CLOCK })
     try {
       expect(db.tick, `seed ${seed}`).toBe(expectedTick)
@@ -154,12 +159,15 @@ async function round(seed: number, kills: number): Promise<void> {
 }
 
 let totalKills = 0
+/** Rounds whose log was truncated behind checkpoints (recovered from a truncated log). */
+let truncatedRounds = 0
 
 describe('crash campaign', () => {
   it(`SIGKILL ≥ ${KILLS} times at random moments: nothing acknowledged is lost, nothing is duplicated (seed ${SEED})`, { timeout: 60_000 + KILLS * 5_000 }, async () => {
     console.log(`crash campaign: RIVULET_SEED=${SEED} RIVULET_CRASH_KILLS=${KILLS} RIVULET_CRASH_STEPS=${STEPS}`)
     for (let r = 0; totalKills < KILLS; r++) await round(SEED + r, Math.min(KILLS_PER_ROUND, KILLS - totalKills))
-    console.log(`crash campaign: ${totalKills} kills, every round equal to its uncrashed run`)
+    console.log(`crash campaign: ${totalKills} kills, every round equal to its uncrashed run; ${truncatedRounds} rounds with the log truncated behind checkpoints`)
     expect(totalKills).toBeGreaterThanOrEqual(KILLS)
+    expect(truncatedRounds, 'lives that truncate the log reached a checkpoint').toBeGreaterThan(0)
   })
 })

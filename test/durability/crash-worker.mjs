@@ -9,8 +9,8 @@
 import { Engine } from '../../dist/src/index.js'
 import { CLOCK, runStep, schema, steps } from './workload.mjs'
 
-const [dir, out, seed, count] = process.argv.slice(2)
-const truncating = process.pid % 2 === 0
+const [dir, out, seed, count, retention] = process.argv.slice(2)
+const truncating = retention === 'truncate'
 const db = Engine.open({ dir, sources: 'manual', clock: CLOCK, logRetention: truncating ? 0 : undefined })
 for (const s of schema(out)) db.execute(s)
 const done = db.query('SELECT step FROM progress WHERE k = 0').rows[0]?.[0] ?? 0
