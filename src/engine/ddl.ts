@@ -130,7 +130,7 @@ export class Ddl {
     const defaults = s.columns.map((c, i) => (c.default ? withTypeModifier(coerce(bindExpr(c.default, this.engine.reads.constantExprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span), modifiers[i], false) : undefined))
     const history = this.historyOption(s, stream && primaryKey.length === 0, ctx)
     const watermark = this.streamOptions(history.rest, stream, primaryKey.length > 0, columns, notNull, ctx)
-    const store = stream && primaryKey.length === 0 ? (history.keep ? new AppendLog(name, watermark?.column, this.engine.log) : new NoHistory()) : new TableStore(primaryKey)
+    const store = stream && primaryKey.length === 0 ? (history.keep ? new AppendLog(name, watermark?.column, this.engine.log, history.maxBytes) : new NoHistory()) : new TableStore(primaryKey)
     const input = this.engine.circuit.add(new ivm.InputOperator(() => store.snapshot()))
     this.engine.circuit.retain(input)
     // a table with a primary key and a version time keeps its version history
@@ -146,17 +146,30 @@ export class Ddl {
 
   /** A stream's WATERMARK clause and WITH options. Marks the event-time column NOT
    *  NULL (an event without a time cannot be placed in a window or judged late). */
-  /** `WITH (history = false)` on a keyless stream: keep none of its events (see NoHistory). */
-  historyOption(s: ast.CreateTableStmt, keylessStream: boolean, ctx: StatementContext): { keep: boolean; rest: ast.CreateTableStmt } {
+  /** `WITH (history = false)` on a keyless stream: keep none of its events (see NoHistory);
+   *  `WITH (retention_bytes = n)`: keep its newest history of at least n bytes (as the log
+   *  holds it), dropping older rows chunk by chunk (see stream-history.ts). */
+  historyOption(s: ast.CreateTableStmt, keylessStream: boolean, ctx: StatementContext): { keep: boolean; maxBytes: number | undefined; rest: ast.CreateTableStmt } {
     const o = s.with.find((x) => x.name === 'history')
-    if (o === undefined) return { keep: true, rest: s }
+    const b = s.with.find((x) => x.name === 'retention_bytes')
+    const rest = { ...s, with: s.with.filter((x) => x !== o && x !== b) }
+    let maxBytes: number | undefined
+    if (b !== undefined) {
+      const at = positionAt(ctx.text, b.span.start)
+      if (!keylessStream) throw new RivuletError(SqlState.invalidParameterValue, 'retention_bytes is for streams without a primary key', at)
+      const v = b.value === undefined ? undefined : evaluateConstant(bindExpr(b.value, this.engine.reads.constantExprCtx(new Scope([]), ctx, 'WITH')))
+      const n = typeof v === 'number' || typeof v === 'bigint' ? Number(v) : NaN
+      if (!Number.isSafeInteger(n) || n < 0) throw new RivuletError(SqlState.invalidParameterValue, 'retention_bytes must be a non-negative integer (bytes of the newest history a stream keeps)', at)
+      maxBytes = n
+    }
+    if (o === undefined) return { keep: true, maxBytes, rest }
     const at = positionAt(ctx.text, o.span.start)
     if (!keylessStream) throw new RivuletError(SqlState.invalidParameterValue, 'history = false is for streams without a primary key', at)
     const v = o.value === undefined ? true : evaluateConstant(bindExpr(o.value, this.engine.reads.constantExprCtx(new Scope([]), ctx, 'WITH')))
     const keep = v === true || v === 'true' ? true : v === false || v === 'false' ? false : undefined
     if (keep === undefined) throw new RivuletError(SqlState.invalidParameterValue, `stream option "history" must be true or false, not ${JSON.stringify(v)}`, at)
-    if (!keep && s.with.some((x) => x.name === 'retention')) throw new RivuletError(SqlState.invalidParameterValue, 'a stream with history = false keeps nothing to retain: give retention or history = false, not both', at)
-    return { keep, rest: { ...s, with: s.with.filter((x) => x !== o) } }
+    if (!keep && (s.with.some((x) => x.name === 'retention') || b !== undefined)) throw new RivuletError(SqlState.invalidParameterValue, 'a stream with history = false keeps nothing to retain: give retention or history = false, not both', at)
+    return { keep, maxBytes, rest }
   }
 
   streamOptions(s: ast.CreateTableStmt, stream: boolean, keyed: boolean, columns: readonly Column[], notNull: boolean[], ctx: StatementContext): StreamWatermark | undefined {
@@ -172,7 +185,7 @@ export class Ddl {
         const us = this.engine.catalog.intervalMicros(bound.type === 'unknown' ? coerce(bound, 'interval', { err: ctx }, o.value.span) : bound)
         if (us === undefined || us < 0) throw new RivuletError(SqlState.invalidParameterValue, "retention must be a fixed-length interval such as '1 hour' (days, hours, minutes, seconds)", positionAt(ctx.text, o.span.start))
         retention = us
-      } else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream || keyed ? ' (known: late_events_kept, retention, history)' : ''}`, positionAt(ctx.text, o.span.start))
+      } else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream || keyed ? ' (known: late_events_kept, retention, retention_bytes, history)' : ''}`, positionAt(ctx.text, o.span.start))
     }
     const def = s.watermark
     if (!def) {

@@ -107,6 +107,10 @@ export class DurableLog implements HistoryPlace {
    *  (SUBSCRIBE … SINCE) the directory of the engine it replays. */
   historyDir: DataDirectory | undefined
 
+  loggedBytes(relation: string): number {
+    return this.relations.get(relation)?.bytes ?? 0
+  }
+
   readLogged(relation: string, firstSeq: number, lastSeq: number): { rows: Row[]; weights: number[] } {
     const dir = this.dir ?? this.historyDir
     if (dir === undefined) throw new RivuletError(SqlState.internalError, `stream "${relation}" reads history from a log that is closed`)
@@ -335,7 +339,11 @@ export class DurableLog implements HistoryPlace {
   }
 
   replayTick(ops: StoredOp[], bytes: number): void {
+    // counted first, as appendTick does before the tick commits: a stream's history reads its
+    // bytes at the commit (retention_bytes), so the replay must see the same
     let rows = 0
+    for (const o of ops) if (o.op !== 'source') rows += 'batch' in o ? o.batch.n : o.rows.length
+    this.count(ops, rows, bytes)
     const engine = this.engine
     engine.sessions.as(engine.sessions.internal, () => engine.ticks.onClock(() =>
       engine.ticks.run(() => {
@@ -347,7 +355,6 @@ export class DurableLog implements HistoryPlace {
           }
           const t = this.relation(o.relation)
           const decoded = storedRows(o)
-          rows += decoded.length
           if (o.op === 'late') {
             engine.ticks.streamsTouched.add(t)
             engine.eventTime.recordLate(t, t.watermark!, decoded)
@@ -360,7 +367,6 @@ export class DurableLog implements HistoryPlace {
         }
       }),
     ))
-    this.count(ops, rows, bytes)
   }
 
   relation(name: string): TableEntry {

@@ -32,6 +32,8 @@ export interface HistoryPlace {
   /** The sequence number of the open tick's log record, when the log holds this tick's input
    *  (a data directory, and a tick that was logged); otherwise undefined. */
   seqOfOpenTick(): number | undefined
+  /** Bytes of the log's records `relation` has had so far (its share of shared records). */
+  loggedBytes(relation: string): number
   /** The rows `relation` received in the log records `firstSeq` to `lastSeq`, in order. */
   readLogged(relation: string, firstSeq: number, lastSeq: number): { rows: Row[]; weights: number[] }
   /** The spill file (opened at first write). */
@@ -53,6 +55,8 @@ interface Chunk {
   readonly weight: number
   readonly firstTs: number
   readonly maxTs: number
+  /** Bytes of its rows as stored (in the log: the stream's share of the records). */
+  readonly bytes: number
   readonly place: Place
 }
 
@@ -62,14 +66,27 @@ interface TailTick {
   readonly count: number
 }
 
-/** Saved state (a checkpoint): chunks, with spill-file chunks' rows inline. */
+/** Saved state (a checkpoint): chunks, with spill-file chunks' rows inline, and the tail. */
 interface SavedHistory {
   readonly chunks: Chunk[]
   readonly skip: number
   readonly skipWeight: number
   readonly cutoff: number
   readonly limit: number
-  readonly end: number
+  readonly tail: SavedTail
+  /** The stream's log bytes when its last chunk was made (chunks' bytes are differences). */
+  readonly logged: number
+}
+
+/** The tail as saved: its ticks' log records (read back on load), or its rows when a tick of
+ *  it was not logged. */
+interface SavedTail {
+  readonly start: number
+  readonly head: number
+  readonly lead: number
+  readonly ticks: TailTick[]
+  readonly rows?: Row[]
+  readonly weights?: number[]
 }
 
 const EMPTY: Row = []
@@ -80,6 +97,11 @@ export class AppendLog extends TableStore {
   /** The event-time column (its watermark's), or undefined: chunks then carry no times. */
   readonly #timeColumn: number | undefined
   readonly #place: HistoryPlace | undefined
+  /** `retention_bytes`: the newest chunks holding at least this many bytes are kept. */
+  readonly #maxBytes: number | undefined
+  /** Bytes of the kept chunks, and the stream's log bytes when the last chunk was made. */
+  #chunkBytes = 0
+  #loggedAtLastChunk = 0
 
   #chunks: Chunk[] = []
   /** First chunk still kept. */
@@ -106,11 +128,12 @@ export class AppendLog extends TableStore {
   #committedSize = 0
 
   /** `place` undefined: everything stays in memory. */
-  constructor(relation = '', timeColumn?: number, place?: HistoryPlace) {
+  constructor(relation = '', timeColumn?: number, place?: HistoryPlace, maxBytes?: number) {
     super([])
     this.#relation = relation
     this.#timeColumn = timeColumn
     this.#place = place
+    this.#maxBytes = maxBytes
   }
 
   override get size(): number {
@@ -141,6 +164,21 @@ export class AppendLog extends TableStore {
     this.#committed = this.#rows.length
     this.#committedSize = this.#size
     if (this.#place !== undefined && this.#committed - this.#head >= this.#place.tailRows) this.#moveTailOut()
+    if (this.#maxBytes !== undefined) this.#dropOverBytes(this.#maxBytes)
+  }
+
+  /** retention_bytes: drops the oldest chunk while the chunks after it hold `max` bytes. */
+  #dropOverBytes(max: number): void {
+    while (this.#chunkHead < this.#chunks.length - 1 && this.#chunkBytes - this.#chunks[this.#chunkHead]!.bytes >= max) this.#dropHeadChunk()
+  }
+
+  #dropHeadChunk(): void {
+    const c = this.#chunks[this.#chunkHead]!
+    this.#drop(c.weight - this.#skipWeight)
+    this.#chunkBytes -= c.bytes
+    this.#chunks[this.#chunkHead++] = undefined as unknown as Chunk
+    this.#skip = 0
+    this.#skipWeight = 0
   }
 
   override rollback(): void {
@@ -189,10 +227,7 @@ export class AppendLog extends TableStore {
     while (this.#chunkHead < this.#chunks.length) {
       const c = this.#chunks[this.#chunkHead]!
       if (c.start + c.count > this.#limit || c.maxTs >= cutoff) break
-      this.#drop(c.weight - this.#skipWeight)
-      this.#chunks[this.#chunkHead++] = undefined as unknown as Chunk
-      this.#skip = 0
-      this.#skipWeight = 0
+      this.#dropHeadChunk()
     }
     if (this.#chunkHead < this.#chunks.length) {
       // the front is inside this chunk, unless its first row is already past the cutoff
@@ -224,21 +259,31 @@ export class AppendLog extends TableStore {
       const c = this.#chunks[i]!
       chunks.push('file' in c.place ? { ...c, place: this.#place!.spill.read(c.place.file) } : c)
     }
-    if (this.#committed > this.#head) chunks.push(this.#tailChunk(false))
-    const saved: SavedHistory = { chunks, skip: this.#skip!, skipWeight: this.#skipWeight, cutoff: this.#cutoff, limit: this.#limit, end: this.#tailStart + this.#committed }
+    // the tail as its log records when they hold it (read back on load), else its rows
+    const ticks = this.#tailTicks
+    const logged = ticks.every((t) => t.seq !== undefined)
+    const tail: SavedTail = {
+      start: this.#tailStart,
+      head: this.#head,
+      lead: this.#tailLead,
+      ticks: ticks.map((t) => ({ ...t })),
+      ...(logged ? {} : { rows: this.#rows.slice(0, this.#committed), weights: this.#weights.slice(0, this.#committed) }),
+    }
+    const saved: SavedHistory = { chunks, skip: this.#skip!, skipWeight: this.#skipWeight, cutoff: this.#cutoff, limit: this.#limit, tail, logged: this.#loggedAtLastChunk }
     return saved
   }
 
   override loadState(state: unknown): void {
-    // a checkpoint of the first release kept the rows themselves
+    // a checkpoint of the first release kept the rows themselves: they become the tail
     if (Array.isArray((state as { rows?: unknown }).rows)) {
       const s = state as { rows: Row[]; weights: number[] }
-      const chunk = this.#chunkOf(s.rows, s.weights, 0, s.rows.length, 0, { rows: s.rows, weights: s.weights })
-      return this.#load({ chunks: chunk.count > 0 ? [chunk] : [], skip: 0, skipWeight: 0, cutoff: -Infinity, limit: 0, end: chunk.count })
+      return this.#load({ chunks: [], skip: 0, skipWeight: 0, cutoff: -Infinity, limit: 0, tail: { start: 0, head: 0, lead: 0, ticks: [{ seq: undefined, count: s.rows.length }], rows: s.rows, weights: s.weights }, logged: 0 })
     }
     this.#load(state as SavedHistory)
   }
 
+  /** Puts back the state `saveState` took, the tail in memory again (from its log records), so
+   *  the history goes on exactly as it would have (the same chunks, the same drops). */
   #load(s: SavedHistory): void {
     this.#chunks = s.chunks
     this.#chunkHead = 0
@@ -246,16 +291,41 @@ export class AppendLog extends TableStore {
     this.#skipWeight = s.skipWeight
     this.#cutoff = s.cutoff
     this.#limit = s.limit
-    this.#rows = []
-    this.#weights = []
-    this.#tailStart = s.end
-    this.#head = 0
-    this.#committed = 0
-    this.#tailTicks = []
-    this.#tailLead = 0
+    const t = s.tail
+    let rows: Row[]
+    let weights: number[]
+    if (t.rows !== undefined) {
+      rows = t.rows
+      weights = t.weights!
+    } else if (t.ticks.length === 0) {
+      rows = []
+      weights = []
+    } else {
+      const all = this.#place!.readLogged(this.#relation, t.ticks[0]!.seq!, t.ticks[t.ticks.length - 1]!.seq!)
+      let logged = -t.lead
+      for (const tick of t.ticks) logged += tick.count
+      if (all.rows.length - t.lead !== logged) throw new Error(`internal: the log holds ${all.rows.length - t.lead} rows of the tail of stream "${this.#relation}", its checkpoint ${logged}`)
+      rows = all.rows.slice(t.lead)
+      weights = all.weights.slice(t.lead)
+    }
+    for (let i = 0; i < t.head; i++) rows[i] = EMPTY
+    this.#rows = rows
+    this.#weights = weights
+    this.#tailStart = t.start
+    this.#head = t.head
+    this.#committed = rows.length
+    this.#tailTicks = t.ticks.map((x) => ({ ...x }))
+    this.#tailLead = t.lead
     let size = 0
-    for (const c of s.chunks) size += c.weight
+    let bytes = 0
+    for (const c of s.chunks) {
+      size += c.weight
+      bytes += c.bytes ?? 0
+    }
+    for (let i = t.head; i < weights.length; i++) size += weights[i]!
     size -= s.skipWeight
+    this.#chunkBytes = bytes
+    this.#loggedAtLastChunk = s.logged
     this.#size = this.#committedSize = size
   }
 
@@ -313,23 +383,25 @@ export class AppendLog extends TableStore {
   }
 
   /** The committed tail's rows as a chunk: in the log when every tick of it was logged; else
-   *  in the spill file (`write`) or inline. */
-  #tailChunk(write: boolean): Chunk {
+   *  in the spill file. */
+  #tailChunk(): Chunk {
     const from = this.#head
     const to = this.#committed
     const start = this.#tailStart + from
     const ticks = this.#tailTicks
     if (ticks.length > 0 && ticks.every((t) => t.seq !== undefined)) {
-      return this.#chunkOf(this.#rows, this.#weights, from, to, start, { log: [ticks[0]!.seq!, ticks[ticks.length - 1]!.seq!], lead: this.#tailLead + from })
+      const bytes = this.#place!.loggedBytes(this.#relation) - this.#loggedAtLastChunk
+      return this.#chunkOf(this.#rows, this.#weights, from, to, start, { log: [ticks[0]!.seq!, ticks[ticks.length - 1]!.seq!], lead: this.#tailLead + from }, bytes)
     }
     const whole = from === 0 && to === this.#rows.length
     const rows = whole ? this.#rows : this.#rows.slice(from, to)
     const weights = whole ? this.#weights : this.#weights.slice(from, to)
-    return this.#chunkOf(rows, weights, 0, rows.length, start, write ? { file: this.#place!.spill.write(rows, weights) } : { rows, weights })
+    const file = this.#place!.spill.write(rows, weights)
+    return this.#chunkOf(rows, weights, 0, rows.length, start, { file }, file.bytes)
   }
 
   /** A chunk of rows `from`–`to` of `rows`, at stream offset `start`. */
-  #chunkOf(rows: readonly Row[], weights: readonly number[], from: number, to: number, start: number, place: Place): Chunk {
+  #chunkOf(rows: readonly Row[], weights: readonly number[], from: number, to: number, start: number, place: Place, bytes: number): Chunk {
     let weight = 0
     for (let i = from; i < to; i++) weight += weights[i]!
     let firstTs = -Infinity
@@ -343,14 +415,14 @@ export class AppendLog extends TableStore {
         if (ts > maxTs) maxTs = ts
       }
     }
-    return { start, count: to - from, weight, firstTs, maxTs, place }
+    return { start, count: to - from, weight, firstTs, maxTs, bytes, place }
   }
 
   /** The committed tail becomes a chunk out of the heap (commit: nothing is uncommitted). */
   #moveTailOut(): void {
     let chunk: Chunk
     try {
-      chunk = this.#tailChunk(true)
+      chunk = this.#tailChunk()
     } catch {
       // the spill file cannot be written (a full disk): the rows stay in memory
       return
@@ -360,6 +432,8 @@ export class AppendLog extends TableStore {
       this.#skipWeight = 0
     }
     this.#chunks.push(chunk)
+    this.#chunkBytes += chunk.bytes
+    if (this.#place !== undefined) this.#loggedAtLastChunk = this.#place.loggedBytes(this.#relation)
     this.#tailStart += this.#committed
     this.#rows = []
     this.#weights = []

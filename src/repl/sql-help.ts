@@ -127,7 +127,7 @@ where the nexmark options are:
 ] ) [ WITH ( option [ = value ] [, ...] ) ] [ AS query ]
 
 CREATE TABLE name ( ... ) APPEND ONLY is the same.
-Options: retention = 'interval', history = boolean, late_events_kept = count`,
+Options: retention = 'interval', retention_bytes = bytes, history = boolean, late_events_kept = count`,
   },
   {
     cmd: 'CREATE TABLE',

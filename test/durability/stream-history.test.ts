@@ -213,6 +213,47 @@ describe('a stream history mostly out of the heap', () => {
     db.close()
   })
 
+  it.each([false, true])('retention_bytes keeps the newest rows, chunk by chunk, the same across reopening (data directory: %s)', (durable) => {
+    const ids = (db: Engine) => db.query('SELECT id FROM b ORDER BY id').rows.map((r) => r[0] as number)
+    const drive = (reopen: boolean): number[] => {
+      const dir = durable ? tempDir() : undefined
+      const open = () => Engine.open({ dir, historyInMemory: 50, checkpointInterval: 0 })
+      let db = open()
+      db.execute("CREATE STREAM b (id INT, pad TEXT) WITH (retention_bytes = 20000)")
+      let next = 0
+      for (let t = 0; t < 40; t++) {
+        const rows: string[] = []
+        for (let i = 0; i < 10 + ((t * 7) % 30); i++, next++) rows.push(`(${next}, 'padding of the row number ${String(next).padStart(6, '0')}')`)
+        db.execute(`INSERT INTO b VALUES ${rows.join(', ')}`)
+        const kept = ids(db)
+        // the newest rows, none missing in between
+        expect(kept.at(-1)).toBe(next - 1)
+        expect(kept.length).toBe(kept.at(-1)! - kept[0]! + 1)
+        expect(kept.length * 100).toBeGreaterThanOrEqual(Math.min(20000, next * 40))
+        expect(db.stateSize('b')).toBe(kept.length)
+        if (t === 17) {
+          if (dir !== undefined) db.execute('CHECKPOINT')
+          db.execute(`INSERT INTO b VALUES (${next++}, 'after the checkpoint')`)
+        }
+        if (t === 25 && reopen) {
+          // from the log after the checkpoint (ticks whose commits move chunks out), then from
+          // the closing checkpoint
+          internalsOf(db).checkpoints.onCloseEnabled = false
+          db.close()
+          db = open()
+          db.close()
+          db = open()
+        }
+      }
+      const kept = ids(db)
+      expect(kept.length).toBeLessThan(next)
+      db.close()
+      return kept
+    }
+    const straight = drive(false)
+    if (durable) expect(drive(true)).toEqual(straight)
+  })
+
   it('in memory, the spilled rows come back with every value type intact', () => {
     const db = Engine.open({ historyInMemory: 2 })
     db.execute('CREATE STREAM e (n NUMERIC(10, 2), i INTERVAL, a INT[], b BIGINT, t TEXT, f DOUBLE PRECISION)')
