@@ -4,27 +4,19 @@
 // the one before it, and a checkpoint that does not fit the rebuilt plans to an older one or
 // the start of the log; a view in error stays in error across one; a clean close checkpoints; CHECKPOINT, SHOW CHECKPOINTS and
 // rivulet_checkpoints; automatic checkpoints by interval.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
 import { decodeState, encodeState } from '../../src/storage/state-codec.js'
 import { checksum } from '../../src/storage/codec.js'
 import { rivuletError } from '../helpers/errors.js'
 // @ts-expect-error plain JS module shared with the crash campaign's worker
 import { CLOCK, RELATIONS, runStep, schema, steps } from './workload.mjs'
+import { tempDirs } from '../helpers/temp-dirs.js'
 
-const dirs: string[] = []
-function tempDir(): string {
-  const d = mkdtempSync(path.join(tmpdir(), 'rivulet-checkpoint-'))
-  dirs.push(d)
-  return d
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const tempDir = tempDirs('checkpoint')
 
 const SEED = 20261202
 const ALL: string[] = steps(SEED, 120)

@@ -103,6 +103,8 @@ async function round(seed: number, kills: number): Promise<void> {
     let finished = false
     let lives = 0
     let fromCheckpoints = 0
+    /** Per life: where it recovered from, steps acknowledged, how it ended (for a failure's message). */
+    const story: string[] = []
     while (!finished) {
       lives++
       expect(lives, `seed ${seed}: the campaign makes progress`).toBeLessThan(kills * 4 + 20)
@@ -119,6 +121,7 @@ async function round(seed: number, kills: number): Promise<void> {
         acknowledged = Math.max(acknowledged, l.recovered, l.acknowledged)
         if (l.fromCheckpoint) fromCheckpoints++
       }
+      story.push(`life ${lives}: recovered ${l.recovered} from ${l.fromCheckpoint ? 'a checkpoint' : 'the log start'}, acknowledged ${l.acknowledged}, ${l.signal ?? `exit ${l.exitCode}`}${duringRecovery ? ' (killed during recovery)' : ''}`)
       if (l.signal === 'SIGKILL') killed++
       else {
         expect(l.stderr, `seed ${seed}`).toBe('')
@@ -129,7 +132,7 @@ async function round(seed: number, kills: number): Promise<void> {
     }
 
     // the worker checkpoints every tenth step: recoveries past the first ones start there
-    if (acknowledged > 20 && lives > 3) expect(fromCheckpoints, `seed ${seed}: recoveries from a checkpoint`).toBeGreaterThan(0)
+    if (acknowledged > 20 && lives > 3) expect(fromCheckpoints, `seed ${seed}: recoveries from a checkpoint\n${story.join('\n')}`).toBeGreaterThan(0)
 
     const ref = Engine.open({ sources: 'manual', clock: CLOCK })
     for (const s of schema(refOut)) ref.execute(s)

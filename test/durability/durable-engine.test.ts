@@ -4,26 +4,18 @@
 // source resuming from its offset), IF NOT EXISTS for every object kind, rivulet_log, the two
 // durability levels, the directory lock, the format version and the fixture written by an
 // earlier release, damage (a flipped byte, a torn tail), and sinks written once.
-import { appendFileSync, copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, copyFileSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
 import { rivuletError } from '../helpers/errors.js'
 import { internalsOf } from '../../src/engine/engine.js'
+import { tempDirs } from '../helpers/temp-dirs.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const dirs: string[] = []
-function tempDir(): string {
-  const d = mkdtempSync(path.join(tmpdir(), 'rivulet-durable-'))
-  dirs.push(d)
-  return d
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const tempDir = tempDirs('durable')
 
 const error = rivuletError
 

@@ -5,25 +5,16 @@
 // directory whose checkpoints are all damaged refuses to open rather than start from what is
 // left, rivulet_log shows what is kept, and SUBSCRIBE … SINCE resumes from a checkpoint within
 // what is retained and refuses a tick before it.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
 import type { ChangeBatch } from '../../src/index.js'
 import { internalsOf } from '../../src/engine/engine.js'
 import { rivuletError } from '../helpers/errors.js'
+import { tempDirs } from '../helpers/temp-dirs.js'
 
-const dirs: string[] = []
-function tempDir(): string {
-  const d = mkdtempSync(path.join(tmpdir(), 'rivulet-truncate-'))
-  dirs.push(d)
-  return d
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const tempDir = tempDirs('truncate')
 
 const ts = (s: number) => new Date(Date.UTC(2024, 0, 1) + s * 1000).toISOString().replace('T', ' ').replace('Z', '')
 const all = (db: Engine, relation: string) => db.query(`SELECT * FROM ${relation}`).rows.map((r) => JSON.stringify(r, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).sort()
@@ -61,18 +52,25 @@ function crashClose(db: Engine): void {
   db.close()
 }
 
+/** `count` steps on a durable engine (checkpointed where `checkpointAt` says) and on an
+ *  in-memory one beside it; the durable one is left open. */
+function alongside(count: number, checkpointAt: (i: number) => boolean): { dir: string; mem: Engine; db: Engine } {
+  const dir = tempDir()
+  const mem = Engine.open({ historyInMemory: 8 })
+  const db = open(dir)
+  schema(db)
+  schema(mem)
+  for (let i = 0; i < count; i++) {
+    step(db, i)
+    step(mem, i)
+    if (checkpointAt(i)) db.execute('CHECKPOINT')
+  }
+  return { dir, mem, db }
+}
+
 describe('the log truncated behind its checkpoints', () => {
   it('drops what no kept checkpoint needs; reopens equal to a run that never stopped; rivulet_log shows what is kept', () => {
-    const dir = tempDir()
-    const mem = Engine.open({ historyInMemory: 8 })
-    const db = open(dir)
-    schema(db)
-    schema(mem)
-    for (let i = 0; i < 60; i++) {
-      step(db, i)
-      step(mem, i)
-      if (i % 20 === 19) db.execute('CHECKPOINT')
-    }
+    const { dir, mem, db } = alongside(60, (i) => i % 20 === 19)
     const log = db.query('SELECT relation, first_offset, last_offset, rows FROM rivulet_log ORDER BY relation').rows
     crashClose(db)
     const kept = records(dir)
@@ -136,16 +134,7 @@ describe('the log truncated behind its checkpoints', () => {
   })
 
   it('falls back to the older checkpoint after truncation; with both damaged it refuses to open', () => {
-    const dir = tempDir()
-    const mem = Engine.open({ historyInMemory: 8 })
-    const db = open(dir)
-    schema(db)
-    schema(mem)
-    for (let i = 0; i < 45; i++) {
-      step(db, i)
-      step(mem, i)
-      if (i === 14 || i === 29) db.execute('CHECKPOINT')
-    }
+    const { dir, mem, db } = alongside(45, (i) => i === 14 || i === 29)
     crashClose(db)
     const damage = (which: 'newest' | 'all') => {
       const raw = new Database(path.join(dir, 'rivulet.db'))

@@ -5,25 +5,15 @@
 // built later (backfill), across transactions that roll back, and across reopening (after a
 // clean close, from the checkpoint; after a crash, from the log). A checkpoint no longer holds
 // the rows: its size does not grow with the stream's length.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import fc from 'fast-check'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
 import { internalsOf } from '../../src/engine/engine.js'
 import { AppendLog } from '../../src/engine/stream-history.js'
+import { tempDirs } from '../helpers/temp-dirs.js'
 
 const SEED = process.env.RIVULET_SEED !== undefined ? Number(process.env.RIVULET_SEED) : Math.floor(Math.random() * 2 ** 31)
-const dirs: string[] = []
-function tempDir(): string {
-  const d = mkdtempSync(path.join(tmpdir(), 'rivulet-history-'))
-  dirs.push(d)
-  return d
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
+const tempDir = tempDirs('history')
 
 const EPOCH = Date.UTC(2024, 0, 1) * 1000
 const RETENTION_S = 10
