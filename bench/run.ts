@@ -10,6 +10,7 @@ import { runTime, timeChild, TIME_VIEWS, type TimeView } from './time.js'
 import { formatSummary, summarize } from './profile.js'
 import { joinsChild, runJoins } from './joins.js'
 import { runDurable } from './durable.js'
+import { HISTORY_MODES, historyChild, runHistory, type HistoryMode } from './history.js'
 
 const script = fileURLToPath(import.meta.url)
 
@@ -31,6 +32,9 @@ function usage(): never {
       '  durable     the durable log: Nexmark ingest in memory vs a data directory (durability',
       "              process and power), bytes on disk per event, reopening time (--events N,",
       '              --queries q0,q5,q7, --rounds N; --quick: 20k events, 1 round)',
+      "  history     a stream's history kept in the heap, spilled, in the log, or not kept, in",
+      "              W3's shape: events/s, insert p50/p99, heap, peak RSS, each in its own process",
+      '              (--events N, --only heap,spilled,durable,none; --quick: 100k events)',
       '',
       'options:',
       '  --rows N       rows loaded (default 1,000,000; --quick: 20,000)',
@@ -120,6 +124,20 @@ async function main(): Promise<void> {
     const t0 = performance.now()
     runJoins({ events, batch: num(args, 'batch', 1000), report: num(args, 'report', quick ? 50_000 : 1_000_000), keys: num(args, 'keys', 100_000), seed }, script)
     process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
+    return
+  }
+  if (suite === '_history') {
+    // internal: one way of keeping a stream's history in a fresh process (spawned by history)
+    process.stdout.write(JSON.stringify(historyChild(rest[0] as HistoryMode, num(args, 'events', 1_000_000), seed)) + '\n')
+    return
+  }
+  if (suite === 'history') {
+    const modes = (args.get('only')?.split(',').map((x) => x.trim()) ?? [...HISTORY_MODES]) as HistoryMode[]
+    for (const m of modes) if (!HISTORY_MODES.includes(m)) usage()
+    const rel = path.relative(process.cwd(), script) || script
+    process.stdout.write(`## rivulet bench: history\n\ncommand: \`node ${rel} ${process.argv.slice(2).join(' ')}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
+    process.stdout.write(`date: ${nowIso()}; machine: ${machine()}\n\n`)
+    runHistory({ events: num(args, 'events', quick ? 100_000 : 1_000_000), seed, modes }, script)
     return
   }
   if (suite === 'durable') {
