@@ -142,7 +142,7 @@ export interface EngineOptions {
    *  nothing (checked at batch boundaries): one statement never takes the process down.
    *  Default: 80% of V8's heap limit; a statement's own `limits.maxMemoryBytes` comes first. */
   readonly maxMemoryBytes?: number
-  /** Committed rows of each stream's history kept in memory (default 16 384). Older rows
+  /** Committed rows of each stream's history kept in memory (default 4 096). Older rows
    *  leave the heap: with `dir` they are read back from the log, without it from a temporary
    *  file with no name (gone with the process), when a new view or a read needs them. */
   readonly historyInMemory?: number
