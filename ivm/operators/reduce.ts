@@ -25,7 +25,11 @@
 //             by one. A final value's bucket leaves the index once it holds no group (a group
 //             without an output row — net count < 0 — stays, as before, until it has one).
 //             Saved (checkpoint): parallel arrays of the groups' keys, counts, accumulators,
-//             output rows and expire values; the expire index is rebuilt from them on load.
+//             output rows and expire values, and the aggregators' names (accumulators of one
+//             aggregator mean nothing to another); the expire index is rebuilt on load.
+//             With insert-only aggregators (Aggregator.insertOnly, e.g. append-only MIN /
+//             MAX): for each group touched since the last commit, those aggregates'
+//             accumulators as they were at the commit (what rollback puts back).
 // Linear:     no (unless every aggregate is, which is not exploited).
 // Retracts:   yes.
 //
@@ -34,6 +38,10 @@
 // journal and recomputes the output rows of the touched groups without emitting; it puts the
 // groups an advance() dropped back first, re-indexed (groups it creates or deletes enter and
 // leave the expire index as in a step).
+// Insert-only aggregators cannot fold the negated journal: the first pass refuses a delta
+// with a negative weight (an internal error: the planner judged a retracting input
+// insert-only), and rollback skips them while re-absorbing, then puts back the accumulators
+// they had at the last commit (their `add` never mutates one, so keeping it is enough).
 
 import type { Aggregator } from '../aggregators/aggregator.js'
 import type { Circuit } from '../circuit.js'
@@ -70,7 +78,14 @@ export interface ReduceState {
   readonly outs: (Row | null)[]
   /** With expire: the expire key value each group is indexed under; null without. */
   readonly expireValues: unknown[] | null
+  /** The aggregators' names, one per aggregate (absent in states saved before it existed,
+   *  when no aggregator was insert-only). */
+  readonly aggregators?: string[]
 }
+
+/** A saved state that does not fit the operator loading it (another aggregator's
+ *  accumulators): the caller falls back as for any unfitting checkpoint. */
+export class StateMismatchError extends Error {}
 
 /** Marks a value excluded by an aggregate's filter. */
 export const SKIP: unique symbol = Symbol('skip')
@@ -137,6 +152,12 @@ function getAcc(g: Group, j: number): unknown {
   return j === 0 ? g.a0 : j === 1 ? g.a1 : g.more![j - 2]
 }
 
+function setAcc(g: Group, j: number, acc: unknown): void {
+  if (j === 0) g.a0 = acc
+  else if (j === 1) g.a1 = acc
+  else g.more![j - 2] = acc
+}
+
 /** Completes a group's new output row `next` (its key columns already set) with the `m`
  *  results in `res`, clearing `res` for the next group, and emits the row's change into
  *  `out` (none during a silent refresh): −old (when the group had a row), +next. */
@@ -172,6 +193,11 @@ export class ReduceOperator extends BaseOperator {
   #byValue = new ValueBuckets((value, vk) => new ExpireBucket(value, vk))
   /** Position of the expire value in input rows (keyColumns[expire.keyIndex]); −1 without. */
   readonly #expireColumn: number
+  /** Positions of the insert-only aggregates (see the header); empty for most reduces. */
+  readonly #insertOnly: readonly number[]
+  /** For each group touched since the last commit, when there are insert-only aggregates:
+   *  their accumulators (in #insertOnly order) as of the last commit. */
+  #committedAccs = new Map<Group, unknown[]>()
 
   constructor(input: Operator, keyColumns: readonly number[], aggregates: readonly AggregateSpec[], options: ReduceOptions = {}) {
     super([input])
@@ -185,6 +211,9 @@ export class ReduceOperator extends BaseOperator {
     const ki = options.expire?.keyIndex
     if (ki !== undefined && !(Number.isInteger(ki) && ki >= 0 && ki < this.keyColumns.length)) throw new Error(`internal: expire keyIndex ${ki} is not a key position`)
     this.#expireColumn = ki !== undefined ? this.keyColumns[ki]! : -1
+    const insertOnly: number[] = []
+    for (let j = 0; j < aggregates.length; j++) if (aggregates[j]!.aggregator.insertOnly === true) insertOnly.push(j)
+    this.#insertOnly = insertOnly
   }
 
   /** Drops the groups a watermark has made final (see ReduceOptions.expire): visits the
@@ -262,6 +291,7 @@ export class ReduceOperator extends BaseOperator {
     this.out = out
     if (n === 0 && this.#initialized) return
     // Pass 1: user code; no state touched.
+    if (this.#insertOnly.length !== 0) this.#refuseRetractions(d)
     const keys = new Array<RowKey>(n)
     const vals = this.#extract(d, keys)
     // Pass 2: journal, then absorb.
@@ -277,6 +307,28 @@ export class ReduceOperator extends BaseOperator {
     }
     // Pass 3: emit changed rows.
     this.#refresh(out)
+  }
+
+  /** Insert-only aggregates take no negative weight: a delta carrying one is refused whole,
+   *  before any state changes (so the tick still rolls back exactly). */
+  #refuseRetractions(d: ZSet): void {
+    const ws = d.weights
+    for (let i = 0; i < ws.length; i++) {
+      if (ws[i]! < 0) {
+        const names = this.#insertOnly.map((j) => this.aggregates[j]!.aggregator.name).join(', ')
+        throw new Error(`internal: ${this.name}#${this.id} has insert-only aggregates (${names}) but its input retracts a row (weight ${ws[i]}); the planner judged the input insert-only`)
+      }
+    }
+  }
+
+  /** Keeps g's insert-only accumulators as of the last commit, the first time g is touched
+   *  after it. */
+  #keepCommitted(g: Group): void {
+    if (this.#committedAccs.has(g)) return
+    const io = this.#insertOnly
+    const accs = new Array<unknown>(io.length)
+    for (let k = 0; k < io.length; k++) accs[k] = getAcc(g, io[k]!)
+    this.#committedAccs.set(g, accs)
   }
 
   #extract(d: ZSet, keys: RowKey[]): unknown[] {
@@ -332,9 +384,11 @@ export class ReduceOperator extends BaseOperator {
     const ws = d.weights
     const aggs = this.aggregates
     const m = aggs.length
+    const keepCommitted = sign > 0 && this.#insertOnly.length !== 0
     for (let i = 0; i < rows.length; i++) {
       const w = ws[i]! * sign
       const g = this.#group(keys[i]!, rows[i]!)
+      if (keepCommitted) this.#keepCommitted(g)
       if (!g.touched) {
         g.touched = true
         this.#touched.push(g)
@@ -392,6 +446,7 @@ export class ReduceOperator extends BaseOperator {
   override commit(): void {
     this.#journal.commit()
     if (this.#expired.length !== 0) this.#expired = []
+    if (this.#committedAccs.size !== 0) this.#committedAccs = new Map()
   }
 
   override rollback(): void {
@@ -412,8 +467,16 @@ export class ReduceOperator extends BaseOperator {
       }
       const keys = new Array<RowKey>(d.rows.length)
       const vals = this.#extract(d, keys)
+      // insert-only aggregates are not folded backwards: their committed accumulators return below
+      const m = this.aggregates.length
+      for (const j of this.#insertOnly) for (let i = 0; i < d.rows.length; i++) vals[i * m + j] = SKIP
       this.#absorb(d, keys, vals, -1)
     })
+    const io = this.#insertOnly
+    for (const [g, accs] of this.#committedAccs) {
+      for (let k = 0; k < io.length; k++) setAcc(g, io[k]!, accs[k])
+    }
+    this.#committedAccs = new Map()
     if (global !== undefined) this.#touch(global, EMPTY_ROW)
     this.#refresh(null)
   }
@@ -440,16 +503,21 @@ export class ReduceOperator extends BaseOperator {
       if (expireValues !== null) expireValues[i] = g.ex !== null ? g.ex.value : (g.out?.[ki!] ?? null)
       i++
     }
-    return { initialized: this.#initialized, keys, counts, accs, outs, expireValues }
+    return { initialized: this.#initialized, keys, counts, accs, outs, expireValues, aggregators: this.aggregates.map((a) => a.aggregator.name) }
   }
 
   /** Replaces every group (a backfilled fresh operator may hold the empty-input row) and
    *  rebuilds the expire index, in the saved order, from the groups' expire values. */
   loadState(state: unknown): void {
     const s = state as ReduceState
+    const names = this.aggregates.map((a) => a.aggregator.name)
+    // a state saved before names were kept holds no insert-only aggregator's accumulators
+    const fits = s.aggregators !== undefined ? s.aggregators.length === names.length && s.aggregators.every((n, j) => n === names[j]) : this.#insertOnly.length === 0
+    if (!fits) throw new StateMismatchError(`${this.name}#${this.id}: the saved state is of aggregators (${s.aggregators?.join(', ') ?? 'unnamed, none insert-only'}), not (${names.join(', ')})`)
     this.#groups.clear()
     this.#byValue = new ValueBuckets((value, vk) => new ExpireBucket(value, vk))
     this.#expired = []
+    this.#committedAccs = new Map()
     this.#touched.length = 0
     this.#touchedRows.length = 0
     this.#journal.commit()

@@ -207,6 +207,8 @@ export class SessionReduceOperator extends BaseOperator {
     if (this.#startAt < 0 || this.#endAt < 0) throw new Error('internal: SessionReduce key must hold SESSION_START and SESSION_END')
     for (const c of this.key) if (c >= 0 && !this.partitionBy.includes(c)) throw new Error(`internal: SessionReduce key column #${c} is not a partition column`)
     for (const c of this.partitionBy) if (!this.key.includes(c)) throw new Error(`internal: SessionReduce key lacks partition column #${c}`)
+    // merging and splitting sessions folds events out again: an insert-only aggregator cannot
+    for (const a of this.aggregates) if (a.aggregator.insertOnly === true) throw new Error(`internal: SessionReduce cannot use the insert-only aggregator ${a.aggregator.name}`)
     this.#results = new Array<unknown>(this.aggregates.length)
     this.#bulkAbove = Math.max(1, options.bulkAbove ?? BULK_ABOVE)
   }

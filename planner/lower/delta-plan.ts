@@ -91,6 +91,9 @@ export interface ReduceDelta {
   readonly emitEmptyGroup: boolean
   /** A watermark-bounded output key column: a group is dropped from state once final. */
   readonly freeBy?: ColumnWatermark | undefined
+  /** The input only ever inserts (insert-only.ts): MIN and MAX keep only the extreme, not
+   *  every value with its count. */
+  readonly insertOnlyInput?: true
   readonly columns: readonly Column[]
 }
 

@@ -4,6 +4,7 @@
 import { printScalar } from '../expr/print.js'
 import { describeWindow, printSortKeys } from '../logical/explain.js'
 import type { DeltaPlan } from './delta-plan.js'
+import type { AggregateFunction } from '../logical/plan.js'
 import { deltaChildren } from './delta-plan.js'
 
 function keys(k: readonly number[]): string {
@@ -27,7 +28,7 @@ export function deltaLine(p: DeltaPlan): string {
     case 'join':
       return `Join ${p.joinType}${p.nullAware ? ' null-aware' : ''} on left${keys(p.left.key)} = right${keys(p.right.key)}  // state: reads both arrangements`
     case 'reduce':
-      return `Reduce key=${keys(p.key)} aggs=[${p.aggregates.map((a) => `${a.fn}(${a.args.map(printScalar).join(', ')})`).join(', ')}]  // state: accumulators per group; ${p.freeBy ? `bounded: a group is freed once ${watermarkText(p.freeBy.sources)} ${p.freeBy.strict ? '≥' : '>'} its ${p.columns[p.freeBy.column]?.name ?? '#' + p.freeBy.column}${offsetText(p.freeBy.offset)}` : p.key.length === 0 ? 'bounded: one group' : 'unbounded'}`
+      return `Reduce key=${keys(p.key)} aggs=[${p.aggregates.map((a) => `${a.fn}(${a.args.map(printScalar).join(', ')})${p.insertOnlyInput && isExtreme(a.fn) ? ' [append-only]' : ''}`).join(', ')}]  // state: accumulators per group; ${p.freeBy ? `bounded: a group is freed once ${watermarkText(p.freeBy.sources)} ${p.freeBy.strict ? '≥' : '>'} its ${p.columns[p.freeBy.column]?.name ?? '#' + p.freeBy.column}${offsetText(p.freeBy.offset)}` : p.key.length === 0 ? 'bounded: one group' : 'unbounded'}`
     case 'sessionReduce': {
       const width = p.input.columns.length
       const keyText = p.key.map((k) => (k === width ? 'window_start' : k === width + 1 ? 'window_end' : '#' + k)).join(', ')
@@ -70,6 +71,11 @@ export function deltaLine(p: DeltaPlan): string {
     case 'emitOnClose':
       return `EmitOnWindowClose on ${p.columns[p.column]?.name ?? '#' + p.column}  // state: rows not yet final; bounded: emitted and freed once ${watermarkText(p.sources)} ${p.strict ? '≥' : '>'} ${p.columns[p.column]?.name ?? '#' + p.column}${offsetText(p.offset)}`
   }
+}
+
+/** MIN / MAX: over an insert-only input they keep only the extreme (EXPLAIN says so). */
+function isExtreme(fn: AggregateFunction): boolean {
+  return fn === 'min' || fn === 'max'
 }
 
 /** ` + 10s` for a bound's offset (what the column lacks to be its close time). */

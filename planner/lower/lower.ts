@@ -14,6 +14,7 @@ import { emitColumn, freeingBound, watermarkColumns, type RelationWatermarks } f
 import { exactBounds } from '../catalog.js'
 import { splitTemporal } from './temporal.js'
 import { appendOnly, lowerIntervalJoin, lowerTimeJoin } from './time-joins.js'
+import { insertOnlyPlan } from './insert-only.js'
 
 export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
   switch (p.kind) {
@@ -68,7 +69,8 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       // a group whose key the watermark has passed can never change again: its state is freed
       const bounds = opts.watermarks ? watermarkColumns(p, opts.watermarks, opts.intervalMicros) : []
       const expire = freeingBound(bounds)
-      return { kind: 'reduce', input: pre, key: groupCols, aggregates, emitEmptyGroup: p.global, freeBy: expire, columns: p.columns }
+      const insertOnly = insertOnlyPlan(pre, opts.isAppendOnly)
+      return { kind: 'reduce', input: pre, key: groupCols, aggregates, emitEmptyGroup: p.global, freeBy: expire, ...(insertOnly ? { insertOnlyInput: true as const } : {}), columns: p.columns }
     }
     case 'distinct':
       return { kind: 'distinct', input: lower(p.input, opts), columns: p.columns }
@@ -164,7 +166,7 @@ export interface LowerOptions {
   /** The length in µs of a constant interval expression (undefined: not constant, or has
    *  months); needed to recognize interval joins. */
   readonly intervalMicros?: (e: ScalarExpr) => number | undefined
-  /** Is a relation a stream (insert-only)? */
+  /** Does a base relation only receive insertions (a stream or an APPEND ONLY table)? */
   readonly isAppendOnly?: (relation: string) => boolean
   /** EMIT ON WINDOW CLOSE over an interval join: outer rows only once final. */
   readonly finalOuter?: boolean

@@ -15,6 +15,7 @@ import { exactBounds, type ColumnWatermark } from '../catalog.js'
 import type { DeltaPlan } from './delta-plan.js'
 import { arrange, lower, mfp, withExprColumns, type LowerOptions } from './lower.js'
 import { watermarkColumns } from './watermarks.js'
+import { splitTemporal } from './temporal.js'
 
 /** The relation a plan scans when it is a scan under renaming projections. */
 function scannedRelation(p: LogicalPlan): string | undefined {
@@ -28,7 +29,11 @@ export function appendOnly(p: LogicalPlan, opts: LowerOptions): boolean {
   switch (p.kind) {
     case 'scan':
       return opts.isAppendOnly?.(p.relation) ?? false
-    case 'filter':
+    case 'filter': {
+      // a filter on NOW() becomes a TemporalFilter, whose rows leave (are retracted) as time passes
+      const split = splitTemporal(conjuncts(p.predicate))
+      return split.from.length === 0 && split.until.length === 0 && appendOnly(p.input, opts)
+    }
     case 'project':
     case 'unnest':
       return appendOnly(p.input, opts)

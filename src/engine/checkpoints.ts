@@ -238,7 +238,13 @@ export class Checkpoints {
         continue
       }
       if (s === undefined || s.kind !== op.name) throw new CheckpointMismatch(`the checkpoint has no state for operator ${name} (${op.name})`)
-      op.loadState(s.st)
+      try {
+        op.loadState(s.st)
+      } catch (e) {
+        // saved by a release whose plan used other aggregators: as unfitting as a missing state
+        if (e instanceof ivm.StateMismatchError) throw new CheckpointMismatch(`the checkpoint's state for operator ${name} does not fit it: ${e.message}`)
+        throw e
+      }
     }
     engine.ticks.committed = state.tick
     engine.ticks.advancedTo = state.advancedTo

@@ -94,7 +94,7 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
       }
       case 'reduce': {
         const input = go(p.input)
-        const specs = p.aggregates.map((a) => aggregateSpec(a))
+        const specs = p.aggregates.map((a) => aggregateSpec(a, p.insertOnlyInput === true))
         const expire = p.freeBy ? { keyIndex: p.freeBy.column, isFinal: finality(p.freeBy) } : undefined
         return add(new ivm.ReduceOperator(input, p.key, specs, { emitEmptyGroup: p.emitEmptyGroup, ...(expire ? { expire } : {}) }))
       }
@@ -397,7 +397,9 @@ export function rowComparator(keys: readonly SortKey[]): (a: Row, b: Row) => num
   }
 }
 
-function aggregateSpec(a: AggregateCall): ivm.AggregateSpec {
+/** The aggregator of a call; `insertOnlyInput`: its input never retracts (MIN / MAX then keep
+ *  only the extreme). */
+function aggregateSpec(a: AggregateCall, insertOnlyInput = false): ivm.AggregateSpec {
   const arg0 = a.args[0]
   const argFn = arg0 ? (arg0.kind === 'column' ? ((i: number) => (row: Row) => row[i])(arg0.index) : compileScalar(arg0)) : () => null
   const filter = a.filter ? compilePredicate(a.filter) : undefined
@@ -427,10 +429,10 @@ function aggregateSpec(a: AggregateCall): ivm.AggregateSpec {
       break
     }
     case 'min':
-      aggregator = ivm.min(compareFn(a.type)) as ivm.Aggregator<unknown, unknown>
+      aggregator = (insertOnlyInput ? ivm.appendOnlyMin(compareFn(a.type)) : ivm.min(compareFn(a.type))) as ivm.Aggregator<unknown, unknown>
       break
     case 'max':
-      aggregator = ivm.max(compareFn(a.type)) as ivm.Aggregator<unknown, unknown>
+      aggregator = (insertOnlyInput ? ivm.appendOnlyMax(compareFn(a.type)) : ivm.max(compareFn(a.type))) as ivm.Aggregator<unknown, unknown>
       break
     case 'bool_and':
       aggregator = ivm.boolAnd as ivm.Aggregator<unknown, unknown>
