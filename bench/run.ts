@@ -10,6 +10,7 @@ import { runTime, timeChild, TIME_VIEWS, type TimeView } from './time.js'
 import { formatSummary, summarize } from './profile.js'
 import { joinsChild, runJoins } from './joins.js'
 import { runDurable } from './durable.js'
+import { checkpointsChild, runCheckpoints } from './checkpoints.js'
 import { HISTORY_MODES, historyChild, runHistory, type HistoryMode } from './history.js'
 
 const script = fileURLToPath(import.meta.url)
@@ -32,6 +33,9 @@ function usage(): never {
       '  durable     the durable log: Nexmark ingest in memory vs a data directory (durability',
       "              process and power), bytes on disk per event, reopening time (--events N,",
       '              --queries q0,q5,q7, --rounds N; --quick: 20k events, 1 round)',
+      '  checkpoints how long a checkpoint stops ticks as state grows: the first one (every',
+      '              base) and, after ticks of --changes updates, incremental ones; reopening',
+      '              (--sizes 100000,1000000 rows, --changes N, --rounds N; --quick: 50k rows)',
       "  history     a stream's history kept in the heap, spilled, in the log, or not kept, in",
       "              W3's shape: events/s, insert p50/p99, heap, peak RSS, each in its own process",
       '              (--events N, --only heap,spilled,durable,none; --quick: 100k events)',
@@ -138,6 +142,19 @@ async function main(): Promise<void> {
     process.stdout.write(`## rivulet bench: history\n\ncommand: \`node ${rel} ${process.argv.slice(2).join(' ')}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
     process.stdout.write(`date: ${nowIso()}; machine: ${machine()}\n\n`)
     runHistory({ events: num(args, 'events', quick ? 100_000 : 1_000_000), seed, modes }, script)
+    return
+  }
+  if (suite === '_checkpoints') {
+    // internal: one state size in a fresh process with a large heap (spawned by checkpoints)
+    process.stdout.write(JSON.stringify(checkpointsChild({ rows: num(args, 'rows', 100_000), changes: num(args, 'changes', 1000), rounds: num(args, 'rounds', 10), seed })) + '\n')
+    return
+  }
+  if (suite === 'checkpoints') {
+    const rel = path.relative(process.cwd(), script) || script
+    process.stdout.write(`## rivulet bench: checkpoints\n\ncommand: \`node ${rel} ${process.argv.slice(2).join(' ')}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
+    process.stdout.write(`date: ${nowIso()}; machine: ${machine()}\n\n`)
+    const sizes = (args.get('sizes') ?? (quick ? '50000' : '100000,1000000,4000000')).split(',').map((x) => Number(x.trim()))
+    runCheckpoints(sizes, { changes: num(args, 'changes', 1000), rounds: num(args, 'rounds', quick ? 5 : 20), seed }, script)
     return
   }
   if (suite === 'durable') {

@@ -12,6 +12,8 @@
 // - A stateful operator implements `saveState` / `loadState` (checkpoints), writing its state
 //   as plain data (Maps, arrays, numbers, rows) and rebuilding its own structures on load.
 
+import type { RowKey } from './key.js'
+import type { KeyedPart } from './keyed-state.js'
 import { ZSet } from './zset.js'
 
 export interface Operator {
@@ -46,6 +48,10 @@ export interface Operator {
    *  empty inputs. It then behaves exactly as the saving operator would have: the same
    *  output for every later step, advance and rollback, and the same `stateSize()`. */
   loadState?(state: unknown): void
+  /** Incremental checkpoints (ivm/keyed-state.ts): a stateful operator whose state is a map
+   *  of keys saves a base and then only the keys changed since; loadKeyed takes their merge. */
+  saveKeyed?(all: boolean): KeyedPart
+  loadKeyed?(whole: unknown, entries: Map<RowKey, unknown>): void
 }
 
 let nextOperatorId = 1

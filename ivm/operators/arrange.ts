@@ -10,6 +10,8 @@
 //             rows are found by a linear `rowsEqual` scan, and once it holds more than
 //             INDEX_THRESHOLD rows by a lazily built Map<rowHash, position> (numeric row
 //             hashes: no key strings).
+//             Once a checkpoint has asked (saveKeyed), the keys changed since the last one
+//             (ivm/keyed-state.ts), so the next saves only those.
 // Linear:     no (stateful), but its output is its input.
 // Retracts:   yes; zero-weight rows are dropped, empty keys deleted.
 //
@@ -33,6 +35,7 @@ import { keyFunction, rowHash, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
+import { KeyChanges, saveKeyedPart, type KeyedPart } from '../keyed-state.js'
 
 /** Above this many rows a bucket keeps a rowKey → position index instead of scanning. */
 export const INDEX_THRESHOLD = 16
@@ -150,11 +153,23 @@ export interface ArrangementState {
   readonly weights: number[]
 }
 
+/** A bucket's entry in a keyed checkpoint part (a single row is saved as itself). */
+interface BucketEntry {
+  readonly r: Row[]
+  readonly w: number[]
+}
+
+function slotEntry(s: Slot): unknown {
+  return s instanceof Bucket ? { r: s.rows, w: s.weights } : s
+}
+
 /** A multiset of rows indexed by a key function: the state of arrangements and sinks. */
 export class Arrangement {
   readonly keyColumns: readonly number[]
   readonly keyOf: (row: Row) => RowKey
   readonly #map = new Map<RowKey, Slot>()
+  /** The keys changed since the last incremental checkpoint (null until one asks). */
+  #changes: KeyChanges | null = null
   #rows = 0
   #total = 0
 
@@ -221,8 +236,10 @@ export class Arrangement {
     const map = this.#map
     this.#total += weight
     const s = map.get(key)
+    const changes = this.#changes
     if (s === undefined) {
       map.set(key, weight === 1 ? row : new Bucket([row], [weight], weight))
+      changes?.inserted(key)
       this.#rows++
       return weight
     }
@@ -231,14 +248,20 @@ export class Arrangement {
         const nw = 1 + weight
         if (nw === 0) {
           map.delete(key)
+          changes?.deleted(key)
           this.#rows--
-        } else map.set(key, new Bucket([s], [nw], nw))
+        } else {
+          map.set(key, new Bucket([s], [nw], nw))
+          changes?.changed(key)
+        }
         return nw
       }
       map.set(key, new Bucket([s, row], [1, weight], 1 + weight))
+      changes?.changed(key)
       this.#rows++
       return weight
     }
+    changes?.changed(key)
     const i = s.find(row)
     if (i < 0) {
       s.add(row, weight)
@@ -254,8 +277,10 @@ export class Arrangement {
     }
     s.removeAt(i)
     this.#rows--
-    if (s.rows.length === 0) map.delete(key)
-    else if (s.rows.length === 1 && s.weights[0] === 1) map.set(key, s.rows[0]!)
+    if (s.rows.length === 0) {
+      map.delete(key)
+      changes?.deleted(key)
+    } else if (s.rows.length === 1 && s.weights[0] === 1) map.set(key, s.rows[0]!)
     return 0
   }
 
@@ -331,7 +356,31 @@ export class Arrangement {
     for (let i = 0; i < rows.length; i++) this.apply(rows[i]!, weights[i]!, keyOf(rows[i]!))
   }
 
+  /** Incremental checkpoints: every key (which starts recording changed keys), or the keys
+   *  changed since the last call. An entry is the key's row, or {r, w} for a bucket. */
+  saveKeyed(all: boolean, whole: unknown = null): KeyedPart {
+    if (all || this.#changes === null) {
+      this.#changes = new KeyChanges()
+      return saveKeyedPart(whole, this.#map, null, slotEntry)
+    }
+    return saveKeyedPart(whole, this.#map, this.#changes.take(), slotEntry)
+  }
+
+  /** Replaces the contents by merged keyed parts (see saveKeyed), recording changes from here. */
+  loadKeyed(entries: Map<RowKey, unknown>): void {
+    this.clear()
+    entries.forEach((e, key) => {
+      if (Array.isArray(e)) this.apply(e as Row, 1, key)
+      else {
+        const b = e as BucketEntry
+        for (let i = 0; i < b.r.length; i++) this.apply(b.r[i]!, b.w[i]!, key)
+      }
+    })
+    this.#changes = new KeyChanges()
+  }
+
   clear(): void {
+    this.#changes = null
     this.#map.clear()
     this.#rows = 0
     this.#total = 0
@@ -513,6 +562,16 @@ export class ArrangeOperator extends BaseOperator {
     this.arrangement.loadState(s)
     this.emptyBefore = this.arrangement.size === 0
     if (this.#expire !== undefined) this.#indexDelta(new ZSet(s.rows, s.weights))
+  }
+
+  saveKeyed(all: boolean): KeyedPart {
+    return this.arrangement.saveKeyed(all)
+  }
+
+  loadKeyed(_whole: unknown, entries: Map<RowKey, unknown>): void {
+    this.arrangement.loadKeyed(entries)
+    this.emptyBefore = this.arrangement.size === 0
+    if (this.#expire !== undefined) this.#indexDelta(this.arrangement.snapshot())
   }
 
   get(key: RowKey): Slot | undefined {

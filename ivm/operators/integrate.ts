@@ -11,6 +11,7 @@
 import type { Circuit } from '../circuit.js'
 import { keyFunction, rowHash, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
+import type { KeyedPart } from '../keyed-state.js'
 import type { Row, ZSet } from '../zset.js'
 import { Arrangement, type ArrangementState, type Bucket } from './arrange.js'
 
@@ -84,6 +85,18 @@ export class IntegrateOperator extends BaseOperator {
   loadState(state: unknown): void {
     this.#state.loadState(state as ArrangementState)
     for (const idx of this.#indexes) idx.loadState(state as ArrangementState)
+  }
+
+  saveKeyed(all: boolean): KeyedPart {
+    return this.#state.saveKeyed(all)
+  }
+
+  /** As loadState: secondary indexes are refilled from the rows. */
+  loadKeyed(_whole: unknown, entries: Map<RowKey, unknown>): void {
+    this.#state.loadKeyed(entries)
+    if (this.#indexes.length === 0) return
+    const z = this.#state.snapshot()
+    for (const idx of this.#indexes) idx.loadState({ rows: z.rows as Row[], weights: z.weights as number[] })
   }
 
   snapshot(): ZSet {

@@ -27,6 +27,9 @@
 //             Saved (checkpoint): parallel arrays of the groups' keys, counts, accumulators,
 //             output rows and expire values, and the aggregators' names (accumulators of one
 //             aggregator mean nothing to another); the expire index is rebuilt on load.
+//             Incremental checkpoints (saveKeyed): once one has asked, the keys of the groups
+//             changed since the last (ivm/keyed-state.ts); an entry is a group's count,
+//             accumulators, output row and expire value.
 //             With insert-only aggregators (Aggregator.insertOnly, e.g. append-only MIN /
 //             MAX): for each group touched since the last commit, those aggregates'
 //             accumulators as they were at the commit (what rollback puts back).
@@ -49,6 +52,7 @@ import { keyFunction, valuesEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
+import { KeyChanges, saveKeyedPart, type KeyedPart } from '../keyed-state.js'
 
 export interface AggregateSpec {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -81,6 +85,12 @@ export interface ReduceState {
   /** The aggregators' names, one per aggregate (absent in states saved before it existed,
    *  when no aggregator was insert-only). */
   readonly aggregators?: string[]
+}
+
+/** The part of a ReduceOperator's keyed checkpoint saved whole. */
+interface ReduceWhole {
+  readonly initialized: boolean
+  readonly aggregators: string[]
 }
 
 /** A saved state that does not fit the operator loading it (another aggregator's
@@ -198,6 +208,8 @@ export class ReduceOperator extends BaseOperator {
   /** For each group touched since the last commit, when there are insert-only aggregates:
    *  their accumulators (in #insertOnly order) as of the last commit. */
   #committedAccs = new Map<Group, unknown[]>()
+  /** The groups changed since the last incremental checkpoint (null until one asks). */
+  #changes: KeyChanges | null = null
 
   constructor(input: Operator, keyColumns: readonly number[], aggregates: readonly AggregateSpec[], options: ReduceOptions = {}) {
     super([input])
@@ -241,6 +253,7 @@ export class ReduceOperator extends BaseOperator {
       }
       g.ex = null
       this.#groups.delete(key)
+      this.#changes?.deleted(key)
       this.#expired.push([key, g])
     }
     keys.length = w
@@ -367,6 +380,7 @@ export class ReduceOperator extends BaseOperator {
       g.more = more
     }
     this.#groups.set(key, g)
+    this.#changes?.inserted(key)
     if (this.#expireColumn >= 0) this.#index(key, g, row[this.#expireColumn])
     return g
   }
@@ -390,6 +404,7 @@ export class ReduceOperator extends BaseOperator {
       const g = this.#group(keys[i]!, rows[i]!)
       if (keepCommitted) this.#keepCommitted(g)
       if (!g.touched) {
+        this.#changes?.changed(keys[i]!)
         g.touched = true
         this.#touched.push(g)
         this.#touchedRows.push(rows[i]!)
@@ -418,7 +433,9 @@ export class ReduceOperator extends BaseOperator {
           g.out = null
         }
         if (g.count === 0 && !this.emitEmptyGroup) {
-          this.#groups.delete(this.#keyOf(row))
+          const key = this.#keyOf(row)
+          this.#groups.delete(key)
+          this.#changes?.deleted(key)
           if (g.ex !== null) this.#unindex(g)
         }
         continue
@@ -456,6 +473,8 @@ export class ReduceOperator extends BaseOperator {
       const cur = this.#groups.get(key)
       if (cur !== undefined && cur !== g) this.#unindex(cur)
       this.#groups.set(key, g)
+      if (cur === undefined) this.#changes?.inserted(key)
+      else this.#changes?.changed(key)
       this.#index(key, g, g.out![col])
     }
     this.#expired = []
@@ -510,32 +529,62 @@ export class ReduceOperator extends BaseOperator {
    *  rebuilds the expire index, in the saved order, from the groups' expire values. */
   loadState(state: unknown): void {
     const s = state as ReduceState
+    this.#startLoad(s.initialized, s.aggregators)
+    for (let i = 0; i < s.keys.length; i++) this.#loadGroup(s.keys[i]!, s.counts[i]!, s.accs[i]!, s.outs[i]!, s.expireValues?.[i])
+  }
+
+  /** Incremental checkpoints: each group's entry is [count, accumulators, output row, expire
+   *  value]; the whole part says whether the operator stepped and names the aggregators. */
+  saveKeyed(all: boolean): KeyedPart {
+    const whole: ReduceWhole = { initialized: this.#initialized, aggregators: this.aggregates.map((a) => a.aggregator.name) }
+    const changes = all || this.#changes === null ? null : this.#changes.take()
+    if (changes === null) this.#changes = new KeyChanges()
+    const m = this.aggregates.length
+    const ki = this.#expire?.keyIndex
+    return saveKeyedPart(whole, this.#groups, changes, (g) => {
+      const a = new Array<unknown>(m)
+      for (let j = 0; j < m; j++) a[j] = getAcc(g, j)
+      return [g.count, a, g.out, ki !== undefined ? (g.ex !== null ? g.ex.value : (g.out?.[ki] ?? null)) : null]
+    })
+  }
+
+  loadKeyed(whole: unknown, entries: Map<RowKey, unknown>): void {
+    const w = whole as ReduceWhole
+    this.#startLoad(w.initialized, w.aggregators)
+    entries.forEach((e, key) => {
+      const [count, accs, out, ev] = e as [number, unknown[], Row | null, unknown]
+      this.#loadGroup(key, count, accs, out, ev)
+    })
+    this.#changes = new KeyChanges()
+  }
+
+  /** Empties the operator for a load, after checking the saved aggregators fit. */
+  #startLoad(initialized: boolean, aggregators: string[] | undefined): void {
     const names = this.aggregates.map((a) => a.aggregator.name)
     // a state saved before names were kept holds no insert-only aggregator's accumulators
-    const fits = s.aggregators !== undefined ? s.aggregators.length === names.length && s.aggregators.every((n, j) => n === names[j]) : this.#insertOnly.length === 0
-    if (!fits) throw new StateMismatchError(`${this.name}#${this.id}: the saved state is of aggregators (${s.aggregators?.join(', ') ?? 'unnamed, none insert-only'}), not (${names.join(', ')})`)
+    const fits = aggregators !== undefined ? aggregators.length === names.length && aggregators.every((n, j) => n === names[j]) : this.#insertOnly.length === 0
+    if (!fits) throw new StateMismatchError(`${this.name}#${this.id}: the saved state is of aggregators (${aggregators?.join(', ') ?? 'unnamed, none insert-only'}), not (${names.join(', ')})`)
     this.#groups.clear()
+    this.#changes = null
     this.#byValue = new ValueBuckets((value, vk) => new ExpireBucket(value, vk))
     this.#expired = []
     this.#committedAccs = new Map()
     this.#touched.length = 0
     this.#touchedRows.length = 0
     this.#journal.commit()
-    this.#initialized = s.initialized
+    this.#initialized = initialized
+  }
+
+  #loadGroup(key: RowKey, count: number, a: unknown[], out: Row | null, expireValue: unknown): void {
     const m = this.aggregates.length
-    const ev = this.#expire !== undefined ? s.expireValues : null
-    for (let i = 0; i < s.keys.length; i++) {
-      const g = new Group()
-      g.count = s.counts[i]!
-      const a = s.accs[i]!
-      if (m > 0) g.a0 = a[0]
-      if (m > 1) g.a1 = a[1]
-      if (m > 2) g.more = a.slice(2)
-      g.out = s.outs[i]!
-      const key = s.keys[i]!
-      this.#groups.set(key, g)
-      if (ev !== null) this.#index(key, g, ev[i])
-    }
+    const g = new Group()
+    g.count = count
+    if (m > 0) g.a0 = a[0]
+    if (m > 1) g.a1 = a[1]
+    if (m > 2) g.more = a.slice(2)
+    g.out = out
+    this.#groups.set(key, g)
+    if (this.#expire !== undefined) this.#index(key, g, expireValue)
   }
 
   /** The current output row of every group (the integral of `out`), for a view reading this

@@ -8,6 +8,8 @@
 
 import type { Circuit } from '../circuit.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
+import type { KeyedPart } from '../keyed-state.js'
+import type { RowKey } from '../key.js'
 import { ZSet } from '../zset.js'
 import { Arrangement, type ArrangementState } from './arrange.js'
 
@@ -60,6 +62,14 @@ export class ThresholdOperator extends BaseOperator {
 
   loadState(state: unknown): void {
     this.#state.loadState(state as ArrangementState)
+  }
+
+  saveKeyed(all: boolean): KeyedPart {
+    return this.#state.saveKeyed(all)
+  }
+
+  loadKeyed(_whole: unknown, entries: Map<RowKey, unknown>): void {
+    this.#state.loadKeyed(entries)
   }
 
   override stateSize(): number {

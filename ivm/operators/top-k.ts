@@ -21,7 +21,8 @@
 //             commit every partition the tick touched is cut to its first offset + limit
 //             positions (not before: a rollback undoes the tick by retracting its rows).
 //             Saved (checkpoint): per partition its sorted rows and counts (chunks joined);
-//             the chunks are cut again on load.
+//             the chunks are cut again on load. Incremental checkpoints save the partitions
+//             changed since the last (ivm/keyed-state.ts).
 // Linear:     no.
 // Retracts:   yes.
 //
@@ -33,6 +34,7 @@ import type { Circuit } from '../circuit.js'
 import { compareRows, keyFunction, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
+import { KeyChanges, saveKeyedPart, type KeyedPart } from '../keyed-state.js'
 
 /** Chunks are split above this many distinct rows. */
 export const CHUNK_MAX = 512
@@ -222,6 +224,8 @@ export class TopKOperator extends BaseOperator {
   #stamp = 0
   /** Partitions this tick touched, to cut at commit (append-only mode). */
   #touchedInTick: Partition[] = []
+  /** The partitions changed since the last incremental checkpoint (null until one asks). */
+  #changes: KeyChanges | null = null
 
   constructor(
     input: Operator,
@@ -265,8 +269,10 @@ export class TopKOperator extends BaseOperator {
       if (p === undefined) {
         p = new Partition(k)
         parts.set(k, p)
+        this.#changes?.inserted(k)
       }
       if (p.stamp !== stamp) {
+        this.#changes?.changed(k)
         p.stamp = stamp
         p.old = p.read(from, to)
         touched.push(p)
@@ -283,7 +289,10 @@ export class TopKOperator extends BaseOperator {
       const now = p.read(from, to)
       if (this.rowNumber) this.#diffNumbered(old, now, out)
       else this.#diff(old, now, prefixMode ? -1 : 1, out)
-      if (p.size === 0) parts.delete(p.key)
+      if (p.size === 0) {
+        parts.delete(p.key)
+        this.#changes?.deleted(p.key)
+      }
     }
   }
 
@@ -367,12 +376,17 @@ export class TopKOperator extends BaseOperator {
         const r = rows[i]!
         const k = partOf(r)
         let p = parts.get(k)
+        const changes = this.#changes
         if (p === undefined) {
           p = new Partition(k)
           parts.set(k, p)
-        }
+          changes?.inserted(k)
+        } else changes?.changed(k)
         p.apply(r, -d.weights[i]!, cmp)
-        if (p.size === 0) parts.delete(k)
+        if (p.size === 0) {
+          parts.delete(k)
+          changes?.deleted(k)
+        }
       }
     })
   }
@@ -382,14 +396,7 @@ export class TopKOperator extends BaseOperator {
     const rows: Row[][] = []
     const counts: number[][] = []
     for (const p of this.#parts.values()) {
-      const pr: Row[] = []
-      const pc: number[] = []
-      for (const c of p.chunks) {
-        for (let i = 0; i < c.rows.length; i++) {
-          pr.push(c.rows[i]!)
-          pc.push(c.counts[i]!)
-        }
-      }
+      const [pr, pc] = partitionEntry(p)
       rows.push(pr)
       counts.push(pc)
     }
@@ -400,20 +407,42 @@ export class TopKOperator extends BaseOperator {
    *  the chunking never shows in the output, which is read by position. */
   loadState(state: unknown): void {
     const s = state as TopKState
-    const parts = this.#parts
-    parts.clear()
-    this.#journal.commit()
-    this.#touchedInTick = []
-    const size = CHUNK_MAX >>> 1
+    this.#startLoad()
     for (let i = 0; i < s.rows.length; i++) {
       const rows = s.rows[i]!
-      const counts = s.counts[i]!
-      if (rows.length === 0) continue
-      const p = new Partition(this.#partOf(rows[0]!))
-      for (let j = 0; j < rows.length; j += size) p.chunks.push(new Chunk(rows.slice(j, j + size), counts.slice(j, j + size)))
-      p.size = rows.length
-      parts.set(p.key, p)
+      if (rows.length !== 0) this.#loadPartition(this.#partOf(rows[0]!), rows, s.counts[i]!)
     }
+  }
+
+  /** Incremental checkpoints: a partition's entry is [its sorted rows, their counts]. */
+  saveKeyed(all: boolean): KeyedPart {
+    const changes = all || this.#changes === null ? null : this.#changes.take()
+    if (changes === null) this.#changes = new KeyChanges()
+    return saveKeyedPart(null, this.#parts, changes, partitionEntry)
+  }
+
+  loadKeyed(_whole: unknown, entries: Map<RowKey, unknown>): void {
+    this.#startLoad()
+    entries.forEach((e, k) => {
+      const [rows, counts] = e as [Row[], number[]]
+      this.#loadPartition(k, rows, counts)
+    })
+    this.#changes = new KeyChanges()
+  }
+
+  #startLoad(): void {
+    this.#parts.clear()
+    this.#changes = null
+    this.#journal.commit()
+    this.#touchedInTick = []
+  }
+
+  #loadPartition(key: RowKey, rows: Row[], counts: number[]): void {
+    const size = CHUNK_MAX >>> 1
+    const p = new Partition(key)
+    for (let j = 0; j < rows.length; j += size) p.chunks.push(new Chunk(rows.slice(j, j + size), counts.slice(j, j + size)))
+    p.size = rows.length
+    this.#parts.set(key, p)
   }
 
   override stateSize(): number {
@@ -426,6 +455,19 @@ export class TopKOperator extends BaseOperator {
     const win = this.limit === undefined ? `offset ${this.offset}` : `limit ${this.limit} offset ${this.offset}${this.appendOnly ? ', append-only: the first ' + (this.offset + this.limit) + ' kept' : ''}`
     return `partitions keyed by [${this.partitionColumns.map((c) => '#' + c).join(', ')}]: ${this.#parts.size} partitions, ${this.stateSize()} rows (${win})`
   }
+}
+
+/** A partition's rows and counts, its chunks joined. */
+function partitionEntry(p: Partition): [Row[], number[]] {
+  const pr: Row[] = []
+  const pc: number[] = []
+  for (const c of p.chunks) {
+    for (let i = 0; i < c.rows.length; i++) {
+      pr.push(c.rows[i]!)
+      pc.push(c.counts[i]!)
+    }
+  }
+  return [pr, pc]
 }
 
 /** `row` with its 1-based position appended (ROW_NUMBER's column). */

@@ -21,6 +21,8 @@ export class TableStore {
   #journalKeys: ivm.RowKey[] = []
   #journalRows: (Row | undefined)[] = []
   #journalCounts: number[] = []
+  /** The keys changed since the last incremental checkpoint (null until one asks). */
+  #changes: ivm.KeyChanges | null = null
 
   constructor(primaryKey: readonly number[]) {
     this.keyOf = primaryKey.length > 0 ? ivm.keyFunction(primaryKey) : undefined
@@ -44,10 +46,17 @@ export class TableStore {
           if ((pass === 0) !== (w < 0)) continue
           const row = rows[i]!
           const k = this.keyOf(row)
+          const before = this.rows.get(k)
           this.#journalKeys.push(k)
-          this.#journalRows.push(this.rows.get(k))
-          if (w < 0) this.rows.delete(k)
-          else this.rows.set(k, row)
+          this.#journalRows.push(before)
+          if (w < 0) {
+            this.rows.delete(k)
+            this.#changes?.deleted(k)
+          } else {
+            this.rows.set(k, row)
+            if (before === undefined) this.#changes?.inserted(k)
+            else this.#changes?.changed(k)
+          }
         }
       }
       return
@@ -63,9 +72,12 @@ export class TableStore {
       if (after <= 0) {
         this.counts.delete(k)
         this.rows.delete(k)
+        this.#changes?.deleted(k)
       } else {
         this.counts.set(k, after)
         this.rows.set(k, row)
+        if (before === 0) this.#changes?.inserted(k)
+        else this.#changes?.changed(k)
       }
     }
   }
@@ -81,8 +93,17 @@ export class TableStore {
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i]!
       const row = this.#journalRows[i]
-      if (row === undefined) this.rows.delete(k)
-      else this.rows.set(k, row)
+      const changes = this.#changes
+      if (row === undefined) {
+        this.rows.delete(k)
+        changes?.deleted(k)
+      } else {
+        if (changes !== null) {
+          if (this.rows.has(k)) changes.changed(k)
+          else changes.inserted(k)
+        }
+        this.rows.set(k, row)
+      }
       if (!this.keyOf) {
         const count = this.#journalCounts[i]!
         if (count > 0) this.counts.set(k, count)
@@ -124,9 +145,39 @@ export class TableStore {
     const s = state as { rows: Map<ivm.RowKey, Row>; counts: Map<ivm.RowKey, number> }
     this.rows.clear()
     this.counts.clear()
+    this.#changes = null
     s.rows.forEach((r, k) => this.rows.set(k, r))
     s.counts.forEach((c, k) => this.counts.set(k, c))
     this.commit()
+  }
+
+  /** Whether checkpoints save it by keys (incremental); a subclass with other state says no. */
+  get keyed(): boolean {
+    return true
+  }
+
+  /** Incremental checkpoints (ivm/keyed-state.ts): a key's entry is its row, or for a bag
+   *  [row, count]. */
+  saveKeyed(all: boolean): ivm.KeyedPart {
+    const changes = all || this.#changes === null ? null : this.#changes.take()
+    if (changes === null) this.#changes = new ivm.KeyChanges()
+    const counts = this.keyOf ? undefined : this.counts
+    return ivm.saveKeyedPart(null, this.rows, changes, counts === undefined ? (r) => r : (r, k) => [r, counts.get(k)])
+  }
+
+  loadKeyed(_whole: unknown, entries: Map<ivm.RowKey, unknown>): void {
+    this.rows.clear()
+    this.counts.clear()
+    if (this.keyOf) entries.forEach((r, k) => this.rows.set(k, r as Row))
+    else {
+      entries.forEach((e, k) => {
+        const [r, c] = e as [Row, number]
+        this.rows.set(k, r)
+        this.counts.set(k, c)
+      })
+    }
+    this.commit()
+    this.#changes = new ivm.KeyChanges()
   }
 
   snapshot(): ivm.ZSet {
@@ -173,6 +224,10 @@ export class NoHistory extends TableStore {
   }
 
   override loadState(): void {}
+
+  override get keyed(): boolean {
+    return false
+  }
 
   override commit(): void {}
 

@@ -13,19 +13,27 @@
 // that renders a plan differently) is not used: recovery falls back to an older one or to the
 // start of the log, and says so.
 //
-// A checkpoint is taken between ticks, stopping them while it runs (the whole state is
-// walked and serialized; docs/durability.md says what that costs). A view or sink in error
+// Checkpoints are incremental where the state is a map of keys (tables, arrangements, view
+// contents, GROUP BY groups: ivm/keyed-state.ts): such an owner saves a base with every key
+// once, then in each later checkpoint only the keys changed since the one before (a delta),
+// so a checkpoint's pause follows the change, not the state. A checkpoint reads per owner its
+// base and the deltas after it; once an owner's deltas outweigh its base (or are many), it
+// saves a new base. Other operators (windows, interval and as-of joins, top-k) and streams'
+// histories are saved whole each time. A checkpoint is taken between ticks, stopping them
+// while it runs (docs/durability.md says what that costs). A view or sink in error
 // holds no operators: the checkpoint records its error, and loading puts it back in error. It
 // is refused while a sink has stopped on a failed write — what the sink still has to write is
 // only in the log before the checkpoint — and while an operator holds state it has no
 // saveState for (no operator of this release).
 //
-// State it keeps: the last offset each source logged, and when the last checkpoint was taken.
+// State it keeps: the last offset each source logged, when the last checkpoint was taken, and
+// per keyed owner which checkpoint holds its base and how much its deltas since weigh.
 
 import * as ivm from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import type { DataDirectory, StoredCheckpoint } from '../storage/data-dir.js'
 import { decodeState, encodeState } from '../storage/state-codec.js'
+import type { CheckpointPart } from '../storage/data-dir.js'
 import { isView, type StreamWatermark } from './catalog.js'
 import { HIDDEN_PREFIX } from './names.js'
 import { AppendLog } from './stream-history.js'
@@ -33,8 +41,42 @@ import type { EngineInternals } from './internals.js'
 import type { RelationLog } from './durable-log.js'
 import type { CheckpointRow } from './system-catalog-tables.js'
 
-/** Version of the checkpoint body's layout (independent of the data directory's). */
-const STATE_VERSION = 1
+/** Version of the checkpoint body's layout (independent of the data directory's). 1: all
+ *  state in the body; 2: keyed owners' state in parts (`keyed`). Both are read. */
+const STATE_VERSION = 2
+
+/** An owner saves a new base once its deltas since the last weigh more than the base, or
+ *  after this many of them (each is read on recovery). */
+const MAX_DELTAS = 1000
+
+/** What the checkpoints so far saved of a keyed owner (see the header). */
+interface KeyedTrack {
+  /** The operator or store saved (a view dropped and created again is another one). */
+  readonly target: object
+  /** The id of the checkpoint holding its base. */
+  readonly base: number
+  readonly baseBytes: number
+  readonly deltaBytes: number
+  readonly deltas: number
+}
+
+/** Something whose state checkpoints save by keys: a keyed operator or a table's store. */
+interface KeyedOwner {
+  readonly name: string
+  readonly kind: string
+  readonly target: ivm.KeyedCheckpoint
+}
+
+/** A keyed owner as a checkpoint read it: its parts merged. */
+interface MergedOwner {
+  readonly kind: string
+  readonly whole: unknown
+  readonly entries: Map<ivm.RowKey, unknown>
+  readonly base: number
+  readonly baseBytes: number
+  readonly deltaBytes: number
+  readonly deltas: number
+}
 
 /** A checkpoint's body: plain data (src/storage/state-codec.ts). */
 interface EngineState {
@@ -49,6 +91,11 @@ interface EngineState {
   readonly oids: Map<string, number>
   /** Views and sinks in error: ['view v' | 'sink s', error (last good output as rows, weights)]. */
   readonly errors: [string, SavedError][]
+  /** Version 2: the owners saved in parts, [name, kind] (their state is not in `stores` or
+   *  `operators`). */
+  readonly keyed?: [string, string][]
+  /** Filled by `read`, not stored: the keyed owners' merged parts. */
+  merged?: Map<string, MergedOwner>
 }
 
 interface SavedError {
@@ -86,6 +133,8 @@ export class Checkpoints {
   #scheduled = false
   /** Whether close() checkpoints (tests turn it off to leave a directory as a crash would). */
   onCloseEnabled = true
+  /** Per keyed owner, what the checkpoints so far hold of it (see the header). */
+  readonly #keyed = new Map<string, KeyedTrack>()
 
   /** The operators a checkpoint saves, by name (see the header). */
   named(): [string, ivm.Operator][] {
@@ -119,7 +168,16 @@ export class Checkpoints {
     const why = this.refusal()
     if (why !== undefined) throw new RivuletError(SqlState.objectNotInPrerequisiteState, `cannot take a checkpoint while ${why}`)
     const started = performance.now()
-    const body = encodeState(this.save())
+    let saved: { state: EngineState; parts: (CheckpointPart & { owner: string; target: object })[] }
+    let body: Buffer
+    try {
+      saved = this.save()
+      body = encodeState(saved.state)
+    } catch (e) {
+      // the owners' changes were taken: the next checkpoint saves bases
+      this.#keyed.clear()
+      throw e
+    }
     const tick = engine.ticks.committed
     const seq = dir.nextSeq - 1
     const offsets = JSON.stringify(Object.fromEntries([...engine.log.relations].map(([name, r]) => [name, r.next])))
@@ -127,10 +185,25 @@ export class Checkpoints {
     const millis = performance.now() - started
     const clock = engine.clock()
     const now = Math.round((clock instanceof Date ? clock.getTime() : clock) * 1000)
-    dir.writeCheckpoint({ tick, seq, taken_at, offsets, millis }, body, this.keepFrom(seq), now, this.logRetentionMs * 1000)
+    let id: number
+    try {
+      id = dir.writeCheckpoint({ tick, seq, taken_at, offsets, millis }, body, saved.parts, this.keepFrom(seq), now, this.logRetentionMs * 1000)
+    } catch (e) {
+      this.#keyed.clear()
+      throw e
+    }
+    const keyed = new Map<string, KeyedTrack>()
+    let bytes = body.length
+    for (const p of saved.parts) {
+      bytes += p.body.length
+      const t = this.#keyed.get(p.owner)
+      keyed.set(p.owner, p.base === null || t === undefined ? { target: p.target, base: id, baseBytes: p.body.length, deltaBytes: 0, deltas: 0 } : { ...t, deltaBytes: t.deltaBytes + p.body.length, deltas: t.deltas + 1 })
+    }
+    this.#keyed.clear()
+    for (const [k, t] of keyed) this.#keyed.set(k, t)
     this.lastSeq = seq
     this.#lastAt = performance.now()
-    return { tick, log_seq: seq, offsets, bytes: body.length, millis, taken_at }
+    return { tick, log_seq: seq, offsets, bytes, millis, taken_at }
   }
 
   /** The oldest log record a checkpoint covering record `seq` needs: the one after it, or the
@@ -178,19 +251,38 @@ export class Checkpoints {
     return dir.checkpoints().map((c) => ({ tick: c.tick, log_seq: c.seq, offsets: c.offsets, bytes: c.bytes, millis: c.millis, taken_at: c.taken_at }))
   }
 
-  save(): EngineState {
+  /** The owners checkpoints save by keys: tables' stores and keyed operators. */
+  #keyedOwners(): KeyedOwner[] {
+    const owners: KeyedOwner[] = []
+    for (const e of this.engine.catalog.entries.values()) if (!isView(e) && e.store.keyed) owners.push({ name: 'store ' + e.name, kind: 'store', target: e.store })
+    for (const [name, op] of this.named()) if (op.saveKeyed !== undefined && op.loadKeyed !== undefined) owners.push({ name, kind: op.name, target: op as ivm.Operator & ivm.KeyedCheckpoint })
+    return owners
+  }
+
+  /** The state (keyed owners' parts aside) and the keyed owners' parts: a delta of each owner
+   *  a base of which the checkpoints so far hold, else a base. */
+  save(): { state: EngineState; parts: (CheckpointPart & { owner: string; target: object })[] } {
     const engine = this.engine
+    const keyedOwners = this.#keyedOwners()
+    const keyedTargets = new Set<object>(keyedOwners.map((o) => o.target))
+    const parts: (CheckpointPart & { owner: string; target: object })[] = []
+    for (const o of keyedOwners) {
+      const t = this.#keyed.get(o.name)
+      const delta = t !== undefined && t.target === o.target && t.deltas < MAX_DELTAS && t.deltaBytes <= t.baseBytes
+      parts.push({ owner: o.name, target: o.target, base: delta ? t.base : null, body: encodeState(o.target.saveKeyed(!delta)) })
+    }
     const stores: [string, StoreState][] = []
     for (const e of engine.catalog.entries.values()) {
       if (isView(e)) continue
-      stores.push([e.name, { store: e.store.saveState(), versions: e.versions?.saveState() ?? null, watermark: e.watermark ? saveWatermark(e.watermark) : null }])
+      stores.push([e.name, { store: keyedTargets.has(e.store) ? null : e.store.saveState(), versions: e.versions?.saveState() ?? null, watermark: e.watermark ? saveWatermark(e.watermark) : null }])
     }
     const operators: [string, string, unknown][] = []
     for (const [name, op] of this.named()) {
+      if (keyedTargets.has(op)) continue
       if (op.saveState !== undefined) operators.push([name, op.name, op.saveState()])
       else if (op.stateSize() > 0) throw new RivuletError(SqlState.internalError, `internal: operator ${op.name} keeps state but cannot save it`)
     }
-    return {
+    const state: EngineState = {
       version: STATE_VERSION,
       tick: engine.ticks.committed,
       advancedTo: engine.ticks.advancedTo,
@@ -203,23 +295,55 @@ export class Checkpoints {
         const e = m.error!
         return [`${m.kind === 'sink' ? 'sink' : 'view'} ${m.name}`, { code: e.code, message: e.message, since: e.since, origin: e.origin, lastGood: e.lastGood && { rows: e.lastGood.rows as ivm.Row[], weights: e.lastGood.weights as number[] } }]
       }),
+      keyed: keyedOwners.map((o) => [o.name, o.kind]),
     }
+    return { state, parts }
   }
 
-  /** Decodes a checkpoint's body (XX001 when damaged). */
+  /** Decodes a checkpoint's body and merges its keyed owners' parts (XX001 when damaged). */
   read(c: StoredCheckpoint, dir: DataDirectory = this.engine.log.dir!): EngineState {
     const state = decodeState(dir.checkpointBody(c)) as EngineState
-    if (state.version !== STATE_VERSION) throw new CheckpointMismatch(`checkpoint at tick ${c.tick} has layout version ${state.version}; this release reads ${STATE_VERSION}`)
+    if (state.version !== 1 && state.version !== STATE_VERSION) throw new CheckpointMismatch(`checkpoint at tick ${c.tick} has layout version ${state.version}; this release reads 1 to ${STATE_VERSION}`)
+    const bases = new Map<string, number>(c.parts === null ? [] : (JSON.parse(c.parts) as [string, number][]))
+    const merged = new Map<string, MergedOwner>()
+    for (const [name, kind] of state.keyed ?? []) {
+      const base = bases.get(name)
+      if (base === undefined) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${dir.dir}" is damaged (it lists no parts of ${name})`)
+      const bodies = dir.checkpointParts(c, name, base)
+      let deltaBytes = 0
+      for (let i = 1; i < bodies.length; i++) deltaBytes += bodies[i]!.length
+      const { whole, entries } = ivm.mergeKeyedParts(bodies.map((b) => decodeState(b) as ivm.KeyedPart))
+      merged.set(name, { kind, whole, entries, base, baseBytes: bodies[0]!.length, deltaBytes, deltas: bodies.length - 1 })
+    }
+    state.merged = merged
     return state
   }
 
-  /** Loads a checkpoint's state into the engine whose circuit the DDL up to it rebuilt. */
-  load(state: EngineState): void {
+  /** Loads a checkpoint's state (as `read` returned it) into the engine whose circuit the DDL
+   *  up to it rebuilt. With `track` (the newest checkpoint, loaded by recovery), the next
+   *  checkpoint extends its keyed owners' parts with deltas; else it saves bases. */
+  load(state: EngineState, track = false): void {
     const engine = this.engine
+    const merged = state.merged ?? new Map<string, MergedOwner>()
+    const loaded = new Map<string, object>()
+    const loadKeyed = (name: string, kind: string, target: ivm.KeyedCheckpoint): void => {
+      const m = merged.get(name)!
+      if (m.kind !== kind) throw new CheckpointMismatch(`the checkpoint's state for ${name} is of a ${m.kind}, not a ${kind}`)
+      try {
+        target.loadKeyed(m.whole, m.entries)
+      } catch (e) {
+        if (e instanceof ivm.StateMismatchError) throw new CheckpointMismatch(`the checkpoint's state for operator ${name} does not fit it: ${e.message}`)
+        throw e
+      }
+      loaded.set(name, target)
+    }
     for (const [name, s] of state.stores) {
       const e = engine.catalog.entries.get(name)
       if (e === undefined || isView(e)) throw new CheckpointMismatch(`the checkpoint holds relation "${name}", which its log's DDL does not create`)
-      e.store.loadState(s.store)
+      if (merged.has('store ' + name)) {
+        if (!e.store.keyed) throw new CheckpointMismatch(`the checkpoint saved relation "${name}" by keys, which its store does not take`)
+        loadKeyed('store ' + name, 'store', e.store)
+      } else e.store.loadState(s.store)
       if (e.versions && s.versions !== null) e.versions.loadState(s.versions)
       if (e.watermark && s.watermark !== null) loadWatermark(e.watermark, s.watermark)
     }
@@ -232,6 +356,11 @@ export class Checkpoints {
     }
     const saved = new Map(state.operators.map(([name, kind, st]) => [name, { kind, st }]))
     for (const [name, op] of this.named()) {
+      if (merged.has(name)) {
+        if (op.loadKeyed === undefined) throw new CheckpointMismatch(`operator ${name} (${op.name}) cannot load a keyed checkpoint`)
+        loadKeyed(name, op.name, op as ivm.Operator & ivm.KeyedCheckpoint)
+        continue
+      }
       const s = saved.get(name)
       if (op.loadState === undefined) {
         if (op.stateSize() > 0) throw new CheckpointMismatch(`operator ${name} keeps state but cannot load it`)
@@ -255,6 +384,12 @@ export class Checkpoints {
       engine.connectors.resumeSource(source, offset)
     }
     engine.catalog.loadOids(state.oids)
+    for (const name of merged.keys()) if (!loaded.has(name)) throw new CheckpointMismatch(`the checkpoint holds state for ${name}, which its log's DDL does not create`)
+    this.#keyed.clear()
+    if (track) for (const [name, target] of loaded) {
+      const m = merged.get(name)!
+      this.#keyed.set(name, { target, base: m.base, baseBytes: m.baseBytes, deltaBytes: m.deltaBytes, deltas: m.deltas })
+    }
   }
 }
 

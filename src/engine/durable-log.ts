@@ -271,7 +271,8 @@ export class DurableLog implements HistoryPlace {
       this.restoring = true
       try {
         this.replayRecords(dir.ddlRecords(from.seq), () => true, true)
-        this.engine.checkpoints.load(state)
+        // only the newest checkpoint's parts are extended: a newer damaged one's are not read
+        this.engine.checkpoints.load(state, index === 0)
         this.engine.checkpoints.lastSeq = from.seq
       } catch (e) {
         if (!(e instanceof CheckpointMismatch)) throw e

@@ -252,6 +252,10 @@ export class AppendLog extends TableStore {
     this.#committedSize -= weight
   }
 
+  override get keyed(): boolean {
+    return false
+  }
+
   override saveState(): unknown {
     this.#resolveSkip()
     const chunks: Chunk[] = []

@@ -4,6 +4,12 @@
 //   log            every input record in order: seq, kind, the tick it committed as, its
 //                  processing time (µs), its body (codec.ts) and a CRC-32 of body and seq
 //   sink_progress  per sink, the last tick it wrote and the bytes of its target then (file sinks)
+//   checkpoint     the checkpoints kept: what they cover, the state saved whole, and which parts
+//                  of state_part they are made of
+//   state_part     incremental checkpoints' parts: per owner (an operator or a table), a base
+//                  (every key) or a delta (the keys changed since the checkpoint before), by the
+//                  checkpoint that wrote it; a checkpoint reads, per owner, its base and every
+//                  delta after it up to its own
 // Appends are synchronous: when `append` returns the record is written to the OS (SQLite
 // `synchronous = NORMAL`: it survives a killed process), and with durability 'power' the WAL
 // file is fsynced too (it survives power loss) — at once, or, for a deferred append, by the
@@ -23,8 +29,9 @@ import { checksum } from './codec.js'
  *  1: the log, sink progress, checkpoints. 2: tick records may hold rows as column batches,
  *  checkpoints name the oldest record they need (`keep_from`), and the log is truncated
  *  behind the checkpoints kept (`log_start`) — so a release of format 1 must not open it. A
- *  directory of format 1 becomes format 2 when opened. */
-export const FORMAT_VERSION = 2
+ *  directory of format 1 becomes format 2 when opened. 3: checkpoints may be incremental
+ *  (`state_part`, `checkpoint.parts`). An older directory becomes format 3 when opened. */
+export const FORMAT_VERSION = 3
 export const DATABASE_FILE = 'rivulet.db'
 
 export type Durability = 'power' | 'process'
@@ -40,6 +47,16 @@ export interface StoredCheckpoint {
   readonly offsets: string
   readonly bytes: number
   readonly millis: number
+  /** Its incremental parts (JSON [owner, base checkpoint id][]), or null: all in its body. */
+  readonly parts: string | null
+}
+
+/** A part of an incremental checkpoint, as written: its owner's base is this checkpoint
+ *  (`base` null) or an earlier one whose parts up to this one it extends. */
+export interface CheckpointPart {
+  readonly owner: string
+  readonly base: number | null
+  readonly body: Buffer
 }
 
 /** Checkpoints always kept: the newest, and the one before it to fall back to if it is damaged. */
@@ -125,7 +142,8 @@ export class DataDirectory {
       db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, tick INTEGER NOT NULL, now INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS sink_progress (sink TEXT PRIMARY KEY, tick INTEGER NOT NULL, bytes INTEGER);
-        CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY, tick INTEGER NOT NULL, seq INTEGER NOT NULL, taken_at TEXT NOT NULL, offsets TEXT NOT NULL, millis REAL NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL, keep_from INTEGER, now INTEGER)`)
+        CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY, tick INTEGER NOT NULL, seq INTEGER NOT NULL, taken_at TEXT NOT NULL, offsets TEXT NOT NULL, millis REAL NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL, keep_from INTEGER, now INTEGER, parts TEXT);
+        CREATE TABLE IF NOT EXISTS state_part (owner TEXT NOT NULL, ckpt INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL, UNIQUE (owner, ckpt))`)
       const version = db.prepare("SELECT value FROM meta WHERE key = 'format_version'").get() as { value: string } | undefined
       if (version === undefined) {
         db.prepare("INSERT INTO meta (key, value) VALUES ('format_version', ?), ('created_at', ?)").run(String(FORMAT_VERSION), new Date().toISOString())
@@ -133,10 +151,12 @@ export class DataDirectory {
         throw new RivuletError(SqlState.objectNotInPrerequisiteState, `data directory "${dir}" has format version ${version.value}; this release reads versions 1 to ${FORMAT_VERSION}`)
       } else if (Number(version.value) < FORMAT_VERSION) {
         // format 1 → 2: checkpoints of format 1 name no oldest record (NULL: they need the log
-        // from its start, so nothing is truncated behind them)
+        // from its start, so nothing is truncated behind them). 2 → 3: their state is all in
+        // their body (parts NULL)
         const columns = db.prepare('PRAGMA table_info(checkpoint)').all() as { name: string }[]
         if (!columns.some((c) => c.name === 'keep_from')) db.exec('ALTER TABLE checkpoint ADD COLUMN keep_from INTEGER')
         if (!columns.some((c) => c.name === 'now')) db.exec('ALTER TABLE checkpoint ADD COLUMN now INTEGER')
+        if (!columns.some((c) => c.name === 'parts')) db.exec('ALTER TABLE checkpoint ADD COLUMN parts TEXT')
         db.prepare("UPDATE meta SET value = ? WHERE key = 'format_version'").run(String(FORMAT_VERSION))
       }
       db.exec('COMMIT')
@@ -273,14 +293,17 @@ export class DataDirectory {
    *  circuit a checkpoint fills) before both the oldest record a kept checkpoint needs (its
    *  `keepFrom`: the record after it, or an earlier one a stream's history reads) and the first
    *  record within the retention. */
-  writeCheckpoint(c: Omit<StoredCheckpoint, 'id' | 'bytes'>, body: Buffer, keepFrom: number, now: number, retention: number): number {
+  writeCheckpoint(c: Omit<StoredCheckpoint, 'id' | 'bytes' | 'parts'>, body: Buffer, parts: readonly CheckpointPart[], keepFrom: number, now: number, retention: number): number {
     if (this.broken) throw this.broken
     try {
       this.beforeWrite?.('checkpoint')
       const db = this.#db
       const { id, truncated } = db.transaction(() => {
-        const info = db.prepare('INSERT INTO checkpoint (tick, seq, taken_at, offsets, millis, body, crc, keep_from, now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(c.tick, c.seq, c.taken_at, c.offsets, c.millis, body, checksum(c.seq, body), keepFrom, now)
-        const id = Number(info.lastInsertRowid)
+        const id = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM checkpoint').get() as { id: number }).id
+        const list = JSON.stringify(parts.map((p) => [p.owner, p.base ?? id]))
+        db.prepare('INSERT INTO checkpoint (id, tick, seq, taken_at, offsets, millis, body, crc, keep_from, now, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(id, c.tick, c.seq, c.taken_at, c.offsets, c.millis, body, checksum(c.seq, body), keepFrom, now, list)
+        const part = db.prepare('INSERT OR REPLACE INTO state_part (owner, ckpt, body, crc) VALUES (?, ?, ?, ?)')
+        for (const p of parts) part.run(p.owner, id, p.body, checksum(id, p.body))
         const all = db.prepare('SELECT id, coalesce(now, 0) AS now FROM checkpoint ORDER BY id DESC').all() as { id: number; now: number }[]
         const drop = all.slice(CHECKPOINTS_KEPT)
         if (retention > 0) {
@@ -296,6 +319,7 @@ export class DataDirectory {
         }
         const forget = db.prepare('DELETE FROM checkpoint WHERE id = ?')
         for (const k of drop) forget.run(k.id)
+        this.#forgetParts()
         const kept = db.prepare('SELECT min(coalesce(keep_from, 1)) AS start FROM checkpoint').get() as { start: number }
         const start = retention > 0 ? Math.min(kept.start, this.#firstRecordAt(now - retention)) : kept.start
         if (start <= this.#logStart) return { id, truncated: undefined }
@@ -315,6 +339,34 @@ export class DataDirectory {
     }
   }
 
+  /** Deletes the parts no kept checkpoint reads: a checkpoint reads, per owner, its parts from
+   *  the owner's base through itself (a few hundred rows at most: owners × checkpoints). */
+  #forgetParts(): void {
+    const db = this.#db
+    const needed = new Map<string, [number, number][]>()
+    for (const k of db.prepare('SELECT id, parts FROM checkpoint WHERE parts IS NOT NULL').all() as { id: number; parts: string }[]) {
+      for (const [owner, base] of JSON.parse(k.parts) as [string, number][]) {
+        let ranges = needed.get(owner)
+        if (ranges === undefined) needed.set(owner, (ranges = []))
+        ranges.push([base, k.id])
+      }
+    }
+    const forget = db.prepare('DELETE FROM state_part WHERE owner = ? AND ckpt = ?')
+    for (const p of db.prepare('SELECT owner, ckpt FROM state_part').all() as { owner: string; ckpt: number }[]) {
+      const ranges = needed.get(p.owner)
+      if (ranges === undefined || !ranges.some(([from, to]) => p.ckpt >= from && p.ckpt <= to)) forget.run(p.owner, p.ckpt)
+    }
+  }
+
+  /** The parts of `owner` a checkpoint reads, from its base through the checkpoint, oldest
+   *  first; an error (XX001) when one is missing or damaged. */
+  checkpointParts(c: StoredCheckpoint, owner: string, base: number): Buffer[] {
+    const rows = this.#db.prepare('SELECT ckpt, body, crc FROM state_part WHERE owner = ? AND ckpt >= ? AND ckpt <= ? ORDER BY ckpt').all(owner, base, c.id) as { ckpt: number; body: Buffer; crc: number }[]
+    if (rows.length === 0 || rows[0]!.ckpt !== base || rows[rows.length - 1]!.ckpt !== c.id) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (a part of ${owner} is missing)`)
+    for (const r of rows) if (checksum(r.ckpt, r.body) !== r.crc >>> 0) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (checksum mismatch in a part of ${owner})`)
+    return rows.map((r) => r.body)
+  }
+
   /** The first record whose processing time is at or after `micros` (records are in time
    *  order: a binary search over seq, a point query per step). */
   #firstRecordAt(micros: number): number {
@@ -332,7 +384,7 @@ export class DataDirectory {
 
   /** The checkpoints kept, newest first (without their bodies). */
   checkpoints(): StoredCheckpoint[] {
-    return this.#db.prepare('SELECT id, tick, seq, taken_at, offsets, length(body) AS bytes, millis FROM checkpoint ORDER BY id DESC').all() as StoredCheckpoint[]
+    return this.#db.prepare('SELECT id, tick, seq, taken_at, offsets, length(body) + (SELECT coalesce(sum(length(p.body)), 0) FROM state_part p WHERE p.ckpt = checkpoint.id) AS bytes, millis, parts FROM checkpoint ORDER BY id DESC').all() as StoredCheckpoint[]
   }
 
   /** A checkpoint's body, or an error (XX001) when its checksum fails. */
