@@ -34,6 +34,7 @@ import { RivuletError, SqlState } from '../../grammar/index.js'
 import type { DataDirectory, StoredCheckpoint } from '../storage/data-dir.js'
 import { decodeState, encodeState } from '../storage/state-codec.js'
 import type { CheckpointPart } from '../storage/data-dir.js'
+import { Rebaser } from '../storage/rebaser.js'
 import { isView, type StreamWatermark } from './catalog.js'
 import { HIDDEN_PREFIX } from './names.js'
 import { AppendLog } from './stream-history.js'
@@ -48,6 +49,12 @@ const STATE_VERSION = 2
 /** An owner saves a new base once its deltas since the last weigh more than the base, or
  *  after this many of them (each is read on recovery). */
 const MAX_DELTAS = 1000
+/** A base of at least this many bytes is rewritten by the worker thread, off the ticks' path;
+ *  a smaller one by the checkpoint itself (it costs less than the trip). */
+const WORKER_REBASE_BYTES = 1 << 20
+/** Deltas this many times heavier than their base (the worker failing or behind) make the
+ *  checkpoint itself save a base after all. */
+const DELTAS_PER_BASE_AT_MOST = 4
 
 /** What the checkpoints so far saved of a keyed owner (see the header). */
 interface KeyedTrack {
@@ -58,6 +65,9 @@ interface KeyedTrack {
   readonly baseBytes: number
   readonly deltaBytes: number
   readonly deltas: number
+  /** The deltas since the base: [checkpoint id, bytes] (a rewrite of the base at one of them
+   *  keeps the ones after it). */
+  readonly sizes: readonly [number, number][]
 }
 
 /** Something whose state checkpoints save by keys: a keyed operator or a table's store. */
@@ -76,6 +86,7 @@ interface MergedOwner {
   readonly baseBytes: number
   readonly deltaBytes: number
   readonly deltas: number
+  readonly sizes: [number, number][]
 }
 
 /** A checkpoint's body: plain data (src/storage/state-codec.ts). */
@@ -135,6 +146,12 @@ export class Checkpoints {
   onCloseEnabled = true
   /** Per keyed owner, what the checkpoints so far hold of it (see the header). */
   readonly #keyed = new Map<string, KeyedTrack>()
+  /** Rewrites bases off the main thread (one worker per data directory). */
+  #rebaser: Rebaser | undefined
+  /** Owners whose base the worker is rewriting. */
+  readonly #rebasing = new Set<string>()
+  /** Bases at least this big are rewritten by the worker (tests lower it). */
+  workerRebaseBytes = WORKER_REBASE_BYTES
 
   /** The operators a checkpoint saves, by name (see the header). */
   named(): [string, ivm.Operator][] {
@@ -197,10 +214,11 @@ export class Checkpoints {
     for (const p of saved.parts) {
       bytes += p.body.length
       const t = this.#keyed.get(p.owner)
-      keyed.set(p.owner, p.base === null || t === undefined ? { target: p.target, base: id, baseBytes: p.body.length, deltaBytes: 0, deltas: 0 } : { ...t, deltaBytes: t.deltaBytes + p.body.length, deltas: t.deltas + 1 })
+      keyed.set(p.owner, p.base === null || t === undefined ? { target: p.target, base: id, baseBytes: p.body.length, deltaBytes: 0, deltas: 0, sizes: [] } : { ...t, deltaBytes: t.deltaBytes + p.body.length, deltas: t.deltas + 1, sizes: [...t.sizes, [id, p.body.length]] })
     }
     this.#keyed.clear()
     for (const [k, t] of keyed) this.#keyed.set(k, t)
+    this.#startRebases(dir, { id, tick, seq, taken_at, offsets, bytes, millis, parts: null })
     this.lastSeq = seq
     this.#lastAt = performance.now()
     return { tick, log_seq: seq, offsets, bytes, millis, taken_at }
@@ -251,6 +269,51 @@ export class Checkpoints {
     return dir.checkpoints().map((c) => ({ tick: c.tick, log_seq: c.seq, offsets: c.offsets, bytes: c.bytes, millis: c.millis, taken_at: c.taken_at }))
   }
 
+  /** Hands the worker the big owners whose deltas now outweigh their base: it merges them
+   *  into a base of checkpoint `c` (just written); when it is done, later checkpoints extend
+   *  that base instead (the deltas after `c` are kept). */
+  #startRebases(dir: DataDirectory, c: StoredCheckpoint): void {
+    for (const [owner, t] of this.#keyed) {
+      if (t.deltas === 0 || t.deltaBytes <= t.baseBytes || t.baseBytes < this.workerRebaseBytes || this.#rebasing.has(owner)) continue
+      let places
+      try {
+        places = dir.partPlaces(c, owner, t.base)
+      } catch {
+        continue
+      }
+      this.#rebasing.add(owner)
+      this.#rebaser ??= new Rebaser(dir)
+      this.#rebaser.rebase(places, c.id, String(this.#nextRebase++), (place) => {
+        this.#rebasing.delete(owner)
+        const now = this.#keyed.get(owner)
+        // the owner saved a base of its own meanwhile (or was replaced): this one is not needed
+        if (place instanceof Error || this.engine.closed || this.engine.log.dir !== dir || now === undefined || now.target !== t.target || now.base !== t.base) return
+        try {
+          dir.addBase(owner, place)
+        } catch {
+          return // the deltas still serve
+        }
+        const sizes = now.sizes.filter(([ckpt]) => ckpt > c.id)
+        this.#keyed.set(owner, { target: now.target, base: c.id, baseBytes: place.length, deltaBytes: sizes.reduce((n, [, b]) => n + b, 0), deltas: sizes.length, sizes })
+      })
+    }
+  }
+
+  #nextRebase = 1
+
+  /** Resolves once the worker has no base rewrite in flight (tests, benchmarks). */
+  rebasesDone(): Promise<void> {
+    return this.#rebaser?.idle() ?? Promise.resolve()
+  }
+
+  /** The data directory closes: the worker ends (a rewrite in flight is dropped; its file is
+   *  deleted when the directory is next opened). */
+  close(): void {
+    this.#rebaser?.close()
+    this.#rebaser = undefined
+    this.#rebasing.clear()
+  }
+
   /** The owners checkpoints save by keys: tables' stores and keyed operators. */
   #keyedOwners(): KeyedOwner[] {
     const owners: KeyedOwner[] = []
@@ -268,7 +331,10 @@ export class Checkpoints {
     const parts: (CheckpointPart & { owner: string; target: object })[] = []
     for (const o of keyedOwners) {
       const t = this.#keyed.get(o.name)
-      const delta = t !== undefined && t.target === o.target && t.deltas < MAX_DELTAS && t.deltaBytes <= t.baseBytes
+      // a big base is rewritten by the worker; the checkpoint saves one itself for a small
+      // owner, or when the worker fails or falls far behind
+      const limit = t === undefined ? 0 : t.baseBytes >= this.workerRebaseBytes ? DELTAS_PER_BASE_AT_MOST * t.baseBytes : t.baseBytes
+      const delta = t !== undefined && t.target === o.target && t.deltas < MAX_DELTAS && t.deltaBytes <= limit
       parts.push({ owner: o.name, target: o.target, base: delta ? t.base : null, body: encodeState(o.target.saveKeyed(!delta)) })
     }
     const stores: [string, StoreState][] = []
@@ -313,7 +379,8 @@ export class Checkpoints {
       let deltaBytes = 0
       for (let i = 1; i < bodies.length; i++) deltaBytes += bodies[i]!.length
       const { whole, entries } = ivm.mergeKeyedParts(bodies.map((b) => decodeState(b) as ivm.KeyedPart))
-      merged.set(name, { kind, whole, entries, base, baseBytes: bodies[0]!.length, deltaBytes, deltas: bodies.length - 1 })
+      const sizes: [number, number][] = bodies.slice(1).map((b, i) => [base + 1 + i, b.length])
+      merged.set(name, { kind, whole, entries, base, baseBytes: bodies[0]!.length, deltaBytes, deltas: bodies.length - 1, sizes })
     }
     state.merged = merged
     return state
@@ -388,7 +455,7 @@ export class Checkpoints {
     this.#keyed.clear()
     if (track) for (const [name, target] of loaded) {
       const m = merged.get(name)!
-      this.#keyed.set(name, { target, base: m.base, baseBytes: m.baseBytes, deltaBytes: m.deltaBytes, deltas: m.deltas })
+      this.#keyed.set(name, { target, base: m.base, baseBytes: m.baseBytes, deltaBytes: m.deltaBytes, deltas: m.deltas, sizes: m.sizes })
     }
   }
 }

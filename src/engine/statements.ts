@@ -100,6 +100,7 @@ export class Statements {
     if (this.engine.closed) return
     this.engine.sessions.park()
     this.engine.checkpoints.onClose()
+    this.engine.checkpoints.close()
     this.engine.closed = true
     for (const sink of this.engine.connectors.sinks.values()) sink.connector.close?.()
     this.engine.log.close()

@@ -8,8 +8,12 @@
 //                  of state_part they are made of
 //   state_part     incremental checkpoints' parts: per owner (an operator or a table), a base
 //                  (every key) or a delta (the keys changed since the checkpoint before), by the
-//                  checkpoint that wrote it; a checkpoint reads, per owner, its base and every
-//                  delta after it up to its own
+//                  checkpoint it belongs to, and where its bytes are: a file of DIR/parts (one
+//                  per checkpoint, plus one per base rewritten off the main thread); a
+//                  checkpoint reads, per owner, its base and every delta after it up to its own.
+//                  A part's file is written and fsynced before the row naming it commits; files
+//                  no row names (a crash between the two, or parts no checkpoint reads any more)
+//                  are deleted.
 // Appends are synchronous: when `append` returns the record is written to the OS (SQLite
 // `synchronous = NORMAL`: it survives a killed process), and with durability 'power' the WAL
 // file is fsynced too (it survives power loss) — at once, or, for a deferred append, by the
@@ -19,7 +23,7 @@
 // CRC catches damage SQLite cannot see (a flipped byte in a record).
 // The directory is locked while open (exclusive locking mode): a second process fails clearly.
 
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs'
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { RivuletError, SqlState } from '../../grammar/index.js'
@@ -57,6 +61,60 @@ export interface CheckpointPart {
   readonly owner: string
   readonly base: number | null
   readonly body: Buffer
+}
+
+/** Where a stored part's bytes are (a file of DIR/parts), with the checkpoint it belongs to. */
+export interface PartPlace {
+  readonly ckpt: number
+  readonly file: string
+  readonly offset: number
+  readonly length: number
+  readonly crc: number
+}
+
+/** The directory of the parts' files. */
+export const PARTS_DIR = 'parts'
+
+/** Writes `chunks` to a new file (replacing one of that name) and fsyncs it and its directory. */
+export function writeDurably(file: string, chunks: readonly Buffer[]): void {
+  const fd = openSync(file, 'w')
+  try {
+    for (const c of chunks) {
+      let at = 0
+      while (at < c.length) at += writeSync(fd, c, at, c.length - at)
+    }
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  const dirFd = openSync(path.dirname(file), 'r')
+  try {
+    fsyncSync(dirFd)
+  } finally {
+    closeSync(dirFd)
+  }
+}
+
+/** Reads a part's bytes (null when its file is gone or short). */
+export function readPart(partsDir: string, p: PartPlace): Buffer | null {
+  let fd: number
+  try {
+    fd = openSync(path.join(partsDir, p.file), 'r')
+  } catch {
+    return null
+  }
+  try {
+    const buf = Buffer.allocUnsafe(p.length)
+    let at = 0
+    while (at < p.length) {
+      const n = readSync(fd, buf, at, p.length - at, p.offset + at)
+      if (n === 0) return null
+      at += n
+    }
+    return buf
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** Checkpoints always kept: the newest, and the one before it to fall back to if it is damaged. */
@@ -106,6 +164,51 @@ export class DataDirectory {
     // DDL): a sequence number is never given twice
     this.#nextSeq = Math.max(last.seq ?? 0, covered.seq ?? 0, this.#logStart - 1) + 1
     this.bytes = last.bytes
+    this.partsDir = path.join(dir, PARTS_DIR)
+    mkdirSync(this.partsDir, { recursive: true })
+    // parts of a base rewrite no checkpoint came to read, and files of a crash before their rows
+    db.transaction(() => this.#forgetParts())()
+    const named = new Set((db.prepare('SELECT DISTINCT file FROM state_part').all() as { file: string }[]).map((r) => r.file))
+    for (const f of readdirSync(this.partsDir)) if (!named.has(f)) unlinkSync(path.join(this.partsDir, f))
+  }
+
+  /** DIR/parts: the files of the checkpoints' parts. */
+  readonly partsDir: string
+  /** Files a base rewrite is reading: deleted only once it is done (see `unpin`). */
+  readonly #pinned = new Map<string, number>()
+  /** Files no row names any more but a rewrite still reads. */
+  readonly #unlinkLater = new Set<string>()
+
+  #unlink(files: Iterable<string>): void {
+    for (const f of files) {
+      if (this.#pinned.has(f)) {
+        this.#unlinkLater.add(f)
+        continue
+      }
+      try {
+        unlinkSync(path.join(this.partsDir, f))
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  /** Keeps the files of these parts while a base rewrite reads them. */
+  pin(parts: readonly PartPlace[]): void {
+    for (const p of parts) this.#pinned.set(p.file, (this.#pinned.get(p.file) ?? 0) + 1)
+  }
+
+  unpin(parts: readonly PartPlace[]): void {
+    const done: string[] = []
+    for (const p of parts) {
+      const n = (this.#pinned.get(p.file) ?? 1) - 1
+      if (n > 0) this.#pinned.set(p.file, n)
+      else {
+        this.#pinned.delete(p.file)
+        if (this.#unlinkLater.delete(p.file)) done.push(p.file)
+      }
+    }
+    this.#unlink(done)
   }
 
   #logStart: number
@@ -143,7 +246,7 @@ export class DataDirectory {
         CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, tick INTEGER NOT NULL, now INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS sink_progress (sink TEXT PRIMARY KEY, tick INTEGER NOT NULL, bytes INTEGER);
         CREATE TABLE IF NOT EXISTS checkpoint (id INTEGER PRIMARY KEY, tick INTEGER NOT NULL, seq INTEGER NOT NULL, taken_at TEXT NOT NULL, offsets TEXT NOT NULL, millis REAL NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL, keep_from INTEGER, now INTEGER, parts TEXT);
-        CREATE TABLE IF NOT EXISTS state_part (owner TEXT NOT NULL, ckpt INTEGER NOT NULL, body BLOB NOT NULL, crc INTEGER NOT NULL, UNIQUE (owner, ckpt))`)
+        CREATE TABLE IF NOT EXISTS state_part (owner TEXT NOT NULL, ckpt INTEGER NOT NULL, kind TEXT NOT NULL, file TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL, crc INTEGER NOT NULL, UNIQUE (owner, ckpt, kind))`)
       const version = db.prepare("SELECT value FROM meta WHERE key = 'format_version'").get() as { value: string } | undefined
       if (version === undefined) {
         db.prepare("INSERT INTO meta (key, value) VALUES ('format_version', ?), ('created_at', ?)").run(String(FORMAT_VERSION), new Date().toISOString())
@@ -298,12 +401,20 @@ export class DataDirectory {
     try {
       this.beforeWrite?.('checkpoint')
       const db = this.#db
-      const { id, truncated } = db.transaction(() => {
-        const id = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM checkpoint').get() as { id: number }).id
+      const id = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM checkpoint').get() as { id: number }).id
+      // the parts' bytes first, on disk before the rows naming them
+      const file = `c${id}.bin`
+      if (parts.length > 0) writeDurably(path.join(this.partsDir, file), parts.map((p) => p.body))
+      let forgotten: string[] = []
+      const { truncated } = db.transaction(() => {
         const list = JSON.stringify(parts.map((p) => [p.owner, p.base ?? id]))
         db.prepare('INSERT INTO checkpoint (id, tick, seq, taken_at, offsets, millis, body, crc, keep_from, now, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(id, c.tick, c.seq, c.taken_at, c.offsets, c.millis, body, checksum(c.seq, body), keepFrom, now, list)
-        const part = db.prepare('INSERT OR REPLACE INTO state_part (owner, ckpt, body, crc) VALUES (?, ?, ?, ?)')
-        for (const p of parts) part.run(p.owner, id, p.body, checksum(id, p.body))
+        const part = db.prepare('INSERT OR REPLACE INTO state_part (owner, ckpt, kind, file, offset, length, crc) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        let offset = 0
+        for (const p of parts) {
+          part.run(p.owner, id, p.base === null ? 'base' : 'delta', file, offset, p.body.length, checksum(id, p.body))
+          offset += p.body.length
+        }
         const all = db.prepare('SELECT id, coalesce(now, 0) AS now FROM checkpoint ORDER BY id DESC').all() as { id: number; now: number }[]
         const drop = all.slice(CHECKPOINTS_KEPT)
         if (retention > 0) {
@@ -319,29 +430,31 @@ export class DataDirectory {
         }
         const forget = db.prepare('DELETE FROM checkpoint WHERE id = ?')
         for (const k of drop) forget.run(k.id)
-        this.#forgetParts()
+        forgotten = this.#forgetParts()
         const kept = db.prepare('SELECT min(coalesce(keep_from, 1)) AS start FROM checkpoint').get() as { start: number }
         const start = retention > 0 ? Math.min(kept.start, this.#firstRecordAt(now - retention)) : kept.start
-        if (start <= this.#logStart) return { id, truncated: undefined }
+        if (start <= this.#logStart) return { truncated: undefined }
         const gone = db.prepare("SELECT coalesce(sum(length(body)), 0) AS bytes FROM log WHERE seq < ? AND kind <> 'ddl'").get(start) as { bytes: number }
         db.prepare("DELETE FROM log WHERE seq < ? AND kind <> 'ddl'").run(start)
         db.prepare("INSERT INTO meta (key, value) VALUES ('log_start', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(start))
-        return { id, truncated: { start, bytes: gone.bytes } }
+        return { truncated: { start, bytes: gone.bytes } }
       })()
       if (truncated !== undefined) {
         this.#logStart = truncated.start
         this.bytes -= truncated.bytes
       }
       this.#fsync()
+      this.#unlink(forgotten)
       return id
     } catch (e) {
       throw new RivuletError(SqlState.ioError, `could not write a checkpoint to "${this.dir}": ${(e as Error).message}`)
     }
   }
 
-  /** Deletes the parts no kept checkpoint reads: a checkpoint reads, per owner, its parts from
-   *  the owner's base through itself (a few hundred rows at most: owners × checkpoints). */
-  #forgetParts(): void {
+  /** Deletes the parts no kept checkpoint reads — a checkpoint reads, per owner, the base at
+   *  the owner's base checkpoint and the deltas after it through itself (a few hundred rows
+   *  at most: owners × checkpoints) — and returns the files no part is in any more. */
+  #forgetParts(): string[] {
     const db = this.#db
     const needed = new Map<string, [number, number][]>()
     for (const k of db.prepare('SELECT id, parts FROM checkpoint WHERE parts IS NOT NULL').all() as { id: number; parts: string }[]) {
@@ -351,20 +464,44 @@ export class DataDirectory {
         ranges.push([base, k.id])
       }
     }
-    const forget = db.prepare('DELETE FROM state_part WHERE owner = ? AND ckpt = ?')
-    for (const p of db.prepare('SELECT owner, ckpt FROM state_part').all() as { owner: string; ckpt: number }[]) {
+    const forget = db.prepare('DELETE FROM state_part WHERE owner = ? AND ckpt = ? AND kind = ?')
+    const files = new Set<string>()
+    for (const p of db.prepare('SELECT owner, ckpt, kind, file FROM state_part').all() as { owner: string; ckpt: number; kind: string; file: string }[]) {
       const ranges = needed.get(p.owner)
-      if (ranges === undefined || !ranges.some(([from, to]) => p.ckpt >= from && p.ckpt <= to)) forget.run(p.owner, p.ckpt)
+      const read = ranges !== undefined && ranges.some(([base, to]) => (p.kind === 'base' ? p.ckpt === base : p.ckpt > base && p.ckpt <= to))
+      if (!read) {
+        forget.run(p.owner, p.ckpt, p.kind)
+        files.add(p.file)
+      }
     }
+    if (files.size === 0) return []
+    const still = new Set((db.prepare('SELECT DISTINCT file FROM state_part').all() as { file: string }[]).map((r) => r.file))
+    return [...files].filter((f) => !still.has(f))
   }
 
-  /** The parts of `owner` a checkpoint reads, from its base through the checkpoint, oldest
-   *  first; an error (XX001) when one is missing or damaged. */
+  /** Where the parts of `owner` a checkpoint reads are: the base at `base`, then the deltas
+   *  after it through the checkpoint, oldest first (XX001 when one is missing). */
+  partPlaces(c: StoredCheckpoint, owner: string, base: number): PartPlace[] {
+    const rows = this.#db.prepare("SELECT ckpt, file, offset, length, crc FROM state_part WHERE owner = ? AND ((kind = 'base' AND ckpt = ?) OR (kind = 'delta' AND ckpt > ? AND ckpt <= ?)) ORDER BY ckpt").all(owner, base, base, c.id) as PartPlace[]
+    if (rows.length === 0 || rows[0]!.ckpt !== base || rows[rows.length - 1]!.ckpt !== c.id || rows.length !== c.id - base + 1) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (a part of ${owner} is missing)`)
+    return rows
+  }
+
+  /** The bytes of those parts (XX001 when one is missing or damaged). */
   checkpointParts(c: StoredCheckpoint, owner: string, base: number): Buffer[] {
-    const rows = this.#db.prepare('SELECT ckpt, body, crc FROM state_part WHERE owner = ? AND ckpt >= ? AND ckpt <= ? ORDER BY ckpt').all(owner, base, c.id) as { ckpt: number; body: Buffer; crc: number }[]
-    if (rows.length === 0 || rows[0]!.ckpt !== base || rows[rows.length - 1]!.ckpt !== c.id) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (a part of ${owner} is missing)`)
-    for (const r of rows) if (checksum(r.ckpt, r.body) !== r.crc >>> 0) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (checksum mismatch in a part of ${owner})`)
-    return rows.map((r) => r.body)
+    return this.partPlaces(c, owner, base).map((p) => {
+      const body = readPart(this.partsDir, p)
+      if (body === null) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (a part of ${owner} is missing from ${PARTS_DIR}/${p.file})`)
+      if (checksum(p.ckpt, body) !== p.crc >>> 0) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (checksum mismatch in a part of ${owner})`)
+      return body
+    })
+  }
+
+  /** Records a base rewritten off the main thread (its file written and fsynced): `owner`'s
+   *  state at checkpoint `ckpt`, which later checkpoints may take as their base. */
+  addBase(owner: string, place: PartPlace): void {
+    if (this.broken) throw this.broken
+    this.#db.prepare("INSERT OR REPLACE INTO state_part (owner, ckpt, kind, file, offset, length, crc) VALUES (?, ?, 'base', ?, ?, ?, ?)").run(owner, place.ckpt, place.file, place.offset, place.length, place.crc)
   }
 
   /** The first record whose processing time is at or after `micros` (records are in time
@@ -384,7 +521,7 @@ export class DataDirectory {
 
   /** The checkpoints kept, newest first (without their bodies). */
   checkpoints(): StoredCheckpoint[] {
-    return this.#db.prepare('SELECT id, tick, seq, taken_at, offsets, length(body) + (SELECT coalesce(sum(length(p.body)), 0) FROM state_part p WHERE p.ckpt = checkpoint.id) AS bytes, millis, parts FROM checkpoint ORDER BY id DESC').all() as StoredCheckpoint[]
+    return this.#db.prepare("SELECT id, tick, seq, taken_at, offsets, length(body) + (SELECT coalesce(sum(p.length), 0) FROM state_part p WHERE p.ckpt = checkpoint.id AND p.file = 'c' || checkpoint.id || '.bin') AS bytes, millis, parts FROM checkpoint ORDER BY id DESC").all() as StoredCheckpoint[]
   }
 
   /** A checkpoint's body, or an error (XX001) when its checksum fails. */

@@ -15,6 +15,7 @@ import { rivuletError } from '../helpers/errors.js'
 // @ts-expect-error plain JS module shared with the crash campaign's worker
 import { CLOCK, RELATIONS, runStep, schema, steps } from './workload.mjs'
 import { tempDirs } from '../helpers/temp-dirs.js'
+import { partsOf, replacePart } from '../helpers/state-parts.js'
 
 const tempDir = tempDirs('checkpoint')
 
@@ -167,13 +168,12 @@ describe('checkpoints', () => {
     // part of its newest part
     const c = file.prepare('SELECT id FROM checkpoint ORDER BY id DESC LIMIT 1').get() as { id: number }
     let stripped = 0
-    for (const p of file.prepare('SELECT owner, body FROM state_part WHERE ckpt = ?').all(c.id) as { owner: string; body: Buffer }[]) {
+    for (const p of partsOf(file, data, c.id)) {
       const part = decodeState(p.body) as { whole: { aggregators?: string[] } | null }
       if (!part.whole?.aggregators?.some((n) => n.includes('append-only'))) continue
       delete part.whole.aggregators
       stripped++
-      const body = encodeState(part)
-      file.prepare('UPDATE state_part SET body = ?, crc = ? WHERE owner = ? AND ckpt = ?').run(body, checksum(c.id, body), p.owner, c.id)
+      replacePart(file, data, p, encodeState(part))
     }
     expect(stripped).toBeGreaterThan(0)
     file.close()

@@ -4,7 +4,7 @@
 // source resuming from its offset), IF NOT EXISTS for every object kind, rivulet_log, the two
 // durability levels, the directory lock, the format version and the fixture written by an
 // earlier release, damage (a flipped byte, a torn tail), and sinks written once.
-import { appendFileSync, copyFileSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
@@ -273,7 +273,7 @@ describe('Engine.open({ dir })', () => {
     for (let k = 1; k <= 20; k++) db.execute(`INSERT INTO t VALUES (${k})`)
     // the files as a kill -9 leaves them: WAL not checkpointed, then its last frame torn
     const copy = tempDir()
-    for (const f of readdirSync(dir)) copyFileSync(path.join(dir, f), path.join(copy, f))
+    for (const f of readdirSync(dir)) cpSync(path.join(dir, f), path.join(copy, f), { recursive: true })
     db.close()
     const wal = path.join(copy, 'rivulet.db-wal')
     expect(existsSync(wal)).toBe(true)

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
 import { internalsOf } from '../../src/engine/engine.js'
 import { tempDirs } from '../helpers/temp-dirs.js'
+import { partsOf, replacePart } from '../helpers/state-parts.js'
 
 const tempDir = tempDirs('incremental')
 
@@ -144,6 +145,47 @@ describe('incremental checkpoints', () => {
     }
   })
 
+  it('a big base is rewritten by the worker thread, off the ticks: later checkpoints extend the new base, and reopen exactly', async () => {
+    const data = path.join(tempDir(), 'data')
+    const db = open(data)
+    const mem = open()
+    const both = (sql: string): void => {
+      db.execute(sql)
+      mem.execute(sql)
+    }
+    internalsOf(db).checkpoints.workerRebaseBytes = 0
+    both('INSERT INTO acct SELECT i, i % 7, i FROM generate_series(1, 300) AS g(i)')
+    both(`INSERT INTO bag SELECT i % 9, 'w' || (i % 4) FROM generate_series(1, 60) AS g(i)`)
+    db.execute('CHECKPOINT')
+    for (let round = 0; round < 3; round++) {
+      both('UPDATE acct SET balance = balance + 1')
+      both(`DELETE FROM acct WHERE id = ${10 + round}`)
+      both(`INSERT INTO acct VALUES (${1000 + round}, 1, 1)`)
+      db.execute('CHECKPOINT')
+      await internalsOf(db).checkpoints.rebasesDone()
+    }
+    both('UPDATE acct SET balance = 0 WHERE id = 5')
+    db.execute('CHECKPOINT')
+    both('UPDATE acct SET owner = 3 WHERE id = 6')
+    crash(db)
+    const file = new Database(path.join(data, 'rivulet.db'), { readonly: true })
+    try {
+      const newest = file.prepare('SELECT id, parts FROM checkpoint ORDER BY id DESC LIMIT 1').get() as { id: number; parts: string }
+      const base = new Map(JSON.parse(newest.parts) as [string, number][]).get('store acct')!
+      const row = file.prepare("SELECT file FROM state_part WHERE owner = 'store acct' AND ckpt = ? AND kind = 'base'").get(base) as { file: string }
+      // the base it reads was written by the worker (r…), not by a checkpoint (c…)
+      expect(row.file).toMatch(/^r\d+-\d+\.bin$/)
+      expect(base).toBeLessThan(newest.id)
+    } finally {
+      file.close()
+    }
+    const back = open(data)
+    expect(back.recovery!.warnings).toEqual([])
+    expect(scans(back)).toEqual(scans(mem))
+    back.close()
+    mem.close()
+  })
+
   it('a damaged delta is detected: recovery falls back to the checkpoint before it, loudly', () => {
     const data = path.join(tempDir(), 'data')
     const db = open(data)
@@ -160,9 +202,10 @@ describe('incremental checkpoints', () => {
     crash(db)
     const file = new Database(path.join(data, 'rivulet.db'))
     const newest = (file.prepare('SELECT max(id) AS id FROM checkpoint').get() as { id: number }).id
-    const p = file.prepare("SELECT body FROM state_part WHERE owner = 'store acct' AND ckpt = ?").get(newest) as { body: Buffer }
-    p.body[p.body.length >> 1]! ^= 0xff
-    file.prepare("UPDATE state_part SET body = ? WHERE owner = 'store acct' AND ckpt = ?").run(p.body, newest)
+    const p = partsOf(file, data, newest).find((x) => x.owner === 'store acct')!
+    const body = Buffer.from(p.body)
+    body[body.length >> 1]! ^= 0xff
+    replacePart(file, data, p, body, false)
     file.close()
     const back = open(data)
     expect(back.recovery!.warnings.join('\n')).toMatch(/damaged \(checksum mismatch in a part of store acct\)/)

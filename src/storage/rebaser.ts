@@ -1,0 +1,76 @@
+// The main thread's side of base rewrites (rebase-worker.ts): one worker thread per data
+// directory, started at the first rewrite, unref'd (it never keeps a process alive), ended
+// when the directory closes. A rewrite in flight pins the files it reads, so a checkpoint
+// dropping their parts meanwhile deletes them only once it is done.
+
+import { Worker } from 'node:worker_threads'
+import type { DataDirectory, PartPlace } from './data-dir.js'
+import type { RebaseJob, RebaseReply } from './rebase-worker.js'
+
+export class Rebaser {
+  readonly #dir: DataDirectory
+  #worker: Worker | undefined
+  #nextJob = 1
+  readonly #pending = new Map<number, { places: readonly PartPlace[]; done: (place: PartPlace | Error) => void }>()
+  #idle: (() => void)[] = []
+
+  constructor(dir: DataDirectory) {
+    this.#dir = dir
+  }
+
+  get busy(): number {
+    return this.#pending.size
+  }
+
+  /** Merges the parts (a base and the deltas after it) into a new base of checkpoint `ckpt`;
+   *  `done` gets where it is, or the error (nothing is recorded either way). */
+  rebase(places: readonly PartPlace[], ckpt: number, tag: string, done: (place: PartPlace | Error) => void): void {
+    const job = this.#nextJob++
+    this.#dir.pin(places)
+    this.#pending.set(job, { places, done })
+    const message: RebaseJob = { job, partsDir: this.#dir.partsDir, places, ckpt, file: `r${ckpt}-${tag}.bin` }
+    this.#start().postMessage(message)
+  }
+
+  #start(): Worker {
+    if (this.#worker !== undefined) return this.#worker
+    // built, the worker is beside this file; run from the TypeScript sources (the tests), the
+    // build's copy serves (`npm test` builds first)
+    const here = import.meta.url
+    const w = new Worker(here.endsWith('.ts') ? new URL('../../dist/src/storage/rebase-worker.js', here) : new URL('./rebase-worker.js', here))
+    w.unref()
+    w.on('message', (r: RebaseReply) => {
+      const p = this.#pending.get(r.job)
+      if (p === undefined) return
+      this.#pending.delete(r.job)
+      this.#dir.unpin(p.places)
+      p.done('error' in r ? new Error(r.error) : r.place)
+      if (this.#pending.size === 0) for (const f of this.#idle.splice(0)) f()
+    })
+    w.on('error', (e) => {
+      // the worker died: every rewrite in flight failed (the deltas are still there)
+      this.#worker = undefined
+      for (const [job, p] of this.#pending) {
+        this.#pending.delete(job)
+        this.#dir.unpin(p.places)
+        p.done(e instanceof Error ? e : new Error(String(e)))
+      }
+      for (const f of this.#idle.splice(0)) f()
+    })
+    this.#worker = w
+    return w
+  }
+
+  /** Resolves once no rewrite is in flight (tests, benchmarks). */
+  idle(): Promise<void> {
+    if (this.#pending.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this.#idle.push(resolve))
+  }
+
+  close(): void {
+    void this.#worker?.terminate()
+    this.#worker = undefined
+    this.#pending.clear()
+    for (const f of this.#idle.splice(0)) f()
+  }
+}
