@@ -53,9 +53,9 @@ export class KeyChanges {
  *  that is gone and `moved[i]` for a key (re)inserted since the previous part. */
 export interface KeyedPart {
   readonly whole: unknown
-  readonly keys: RowKey[]
-  readonly values: unknown[]
-  readonly moved: boolean[] | null
+  readonly keys: readonly RowKey[]
+  readonly values: readonly unknown[]
+  readonly moved: readonly boolean[] | null
 }
 
 /** Saves a part: every key of `entries` (a base, when `changes` is null) or the keys changed. */
@@ -83,25 +83,78 @@ export function saveKeyedPart<V>(whole: unknown, entries: ReadonlyMap<RowKey, V>
   return { whole, keys, values, moved }
 }
 
+/** Entries by key, in map order: `values[i]` is the entry of `keys[i]`. */
+export interface KeyedEntries {
+  readonly keys: readonly RowKey[]
+  readonly values: readonly unknown[]
+}
+
+const GONE: unique symbol = Symbol('gone')
+
+/** A key some delta changed: its newest entry (GONE once deleted), whether it was (re)inserted
+ *  (then it follows the base's keys), and whether the pass over the base has placed it. */
+interface LateEntry {
+  value: unknown
+  moved: boolean
+  placed: boolean
+}
+
 /** Folds a base and its deltas, in order, into each key's entry in map order (and the newest
- *  whole part). */
-export function mergeKeyedParts(parts: readonly KeyedPart[]): { whole: unknown; entries: Map<RowKey, unknown> } {
-  const entries = new Map<RowKey, unknown>()
+ *  whole part) — what applying them to a Map one by one gives, without building that Map: only
+ *  the keys the deltas changed are looked up, and a base alone is returned as it is. */
+export function mergeKeyedParts(parts: readonly KeyedPart[]): { whole: unknown; entries: KeyedEntries } {
+  let head: KeyedPart | null = null
   let whole: unknown = undefined
+  const late = new Map<RowKey, LateEntry>()
   for (const p of parts) {
     whole = p.whole
     const { keys, values, moved } = p
+    if (moved === null) {
+      head = p
+      late.clear()
+      continue
+    }
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]!
       const v = values[i]
-      if (v === undefined) entries.delete(k)
-      else {
-        if (moved !== null && moved[i]) entries.delete(k)
-        entries.set(k, v)
+      const e = late.get(k)
+      if (v === undefined) {
+        if (e !== undefined) e.value = GONE
+        else late.set(k, { value: GONE, moved: false, placed: false })
+      } else if (moved[i]) {
+        late.delete(k)
+        late.set(k, { value: v, moved: true, placed: false })
+      } else if (e !== undefined) e.value = v
+      else late.set(k, { value: v, moved: false, placed: false })
+    }
+  }
+  if (late.size === 0) return { whole, entries: head === null ? { keys: [], values: [] } : { keys: head.keys, values: head.values } }
+  const keys: RowKey[] = []
+  const values: unknown[] = []
+  if (head !== null) {
+    const hk = head.keys
+    const hv = head.values
+    for (let i = 0; i < hk.length; i++) {
+      const k = hk[i]!
+      const e = late.get(k)
+      if (e === undefined) {
+        keys.push(k)
+        values.push(hv[i])
+      } else if (!e.moved) {
+        e.placed = true
+        if (e.value !== GONE) {
+          keys.push(k)
+          values.push(e.value)
+        }
       }
     }
   }
-  return { whole, entries }
+  late.forEach((e, k) => {
+    if (e.placed || e.value === GONE) return
+    keys.push(k)
+    values.push(e.value)
+  })
+  return { whole, entries: { keys, values } }
 }
 
 /** An operator (or store) whose checkpoints can be incremental. */
@@ -112,5 +165,5 @@ export interface KeyedCheckpoint {
   saveKeyed(all: boolean): KeyedPart
   /** Puts back a merged checkpoint (see mergeKeyedParts) into a freshly built one, which then
    *  records changes from here (as after `saveKeyed(true)`). */
-  loadKeyed(whole: unknown, entries: Map<RowKey, unknown>): void
+  loadKeyed(whole: unknown, entries: KeyedEntries): void
 }

@@ -13,7 +13,7 @@
 //   as plain data (Maps, arrays, numbers, rows) and rebuilding its own structures on load.
 
 import type { RowKey } from './key.js'
-import type { KeyedPart } from './keyed-state.js'
+import type { KeyedEntries, KeyedPart } from './keyed-state.js'
 import { ZSet } from './zset.js'
 
 export interface Operator {
@@ -51,7 +51,7 @@ export interface Operator {
   /** Incremental checkpoints (ivm/keyed-state.ts): a stateful operator whose state is a map
    *  of keys saves a base and then only the keys changed since; loadKeyed takes their merge. */
   saveKeyed?(all: boolean): KeyedPart
-  loadKeyed?(whole: unknown, entries: Map<RowKey, unknown>): void
+  loadKeyed?(whole: unknown, entries: KeyedEntries): void
 }
 
 let nextOperatorId = 1

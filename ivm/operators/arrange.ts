@@ -35,7 +35,7 @@ import { keyFunction, rowHash, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
-import { KeyChanges, saveKeyedPart, type KeyedPart } from '../keyed-state.js'
+import { KeyChanges, saveKeyedPart, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
 
 /** Above this many rows a bucket keeps a rowKey → position index instead of scanning. */
 export const INDEX_THRESHOLD = 16
@@ -367,15 +367,22 @@ export class Arrangement {
   }
 
   /** Replaces the contents by merged keyed parts (see saveKeyed), recording changes from here. */
-  loadKeyed(entries: Map<RowKey, unknown>): void {
+  loadKeyed(entries: KeyedEntries): void {
     this.clear()
-    entries.forEach((e, key) => {
-      if (Array.isArray(e)) this.apply(e as Row, 1, key)
-      else {
+    const { keys, values } = entries
+    const map = this.#map
+    for (let i = 0; i < keys.length; i++) {
+      const e = values[i]
+      if (Array.isArray(e)) {
+        // a key's only row, weight 1: set as it is (the keys of a part are distinct)
+        map.set(keys[i]!, e as Row)
+        this.#rows++
+        this.#total++
+      } else {
         const b = e as BucketEntry
-        for (let i = 0; i < b.r.length; i++) this.apply(b.r[i]!, b.w[i]!, key)
+        for (let j = 0; j < b.r.length; j++) this.apply(b.r[j]!, b.w[j]!, keys[i]!)
       }
-    })
+    }
     this.#changes = new KeyChanges()
   }
 
@@ -568,7 +575,7 @@ export class ArrangeOperator extends BaseOperator {
     return this.arrangement.saveKeyed(all)
   }
 
-  loadKeyed(_whole: unknown, entries: Map<RowKey, unknown>): void {
+  loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.arrangement.loadKeyed(entries)
     this.emptyBefore = this.arrangement.size === 0
     if (this.#expire !== undefined) this.#indexDelta(this.arrangement.snapshot())

@@ -11,7 +11,7 @@
 import type { Circuit } from '../circuit.js'
 import { keyFunction, rowHash, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
-import type { KeyedPart } from '../keyed-state.js'
+import type { KeyedEntries, KeyedPart } from '../keyed-state.js'
 import type { Row, ZSet } from '../zset.js'
 import { Arrangement, type ArrangementState, type Bucket } from './arrange.js'
 
@@ -92,7 +92,7 @@ export class IntegrateOperator extends BaseOperator {
   }
 
   /** As loadState: secondary indexes are refilled from the rows. */
-  loadKeyed(_whole: unknown, entries: Map<RowKey, unknown>): void {
+  loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.#state.loadKeyed(entries)
     if (this.#indexes.length === 0) return
     const z = this.#state.snapshot()

@@ -52,7 +52,7 @@ import { keyFunction, valuesEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
-import { KeyChanges, saveKeyedPart, type KeyedPart } from '../keyed-state.js'
+import { KeyChanges, saveKeyedPart, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
 
 export interface AggregateSpec {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -548,13 +548,14 @@ export class ReduceOperator extends BaseOperator {
     })
   }
 
-  loadKeyed(whole: unknown, entries: Map<RowKey, unknown>): void {
+  loadKeyed(whole: unknown, entries: KeyedEntries): void {
     const w = whole as ReduceWhole
     this.#startLoad(w.initialized, w.aggregators)
-    entries.forEach((e, key) => {
-      const [count, accs, out, ev] = e as [number, unknown[], Row | null, unknown]
-      this.#loadGroup(key, count, accs, out, ev)
-    })
+    const { keys, values } = entries
+    for (let i = 0; i < keys.length; i++) {
+      const [count, accs, out, ev] = values[i] as [number, unknown[], Row | null, unknown]
+      this.#loadGroup(keys[i]!, count, accs, out, ev)
+    }
     this.#changes = new KeyChanges()
   }
 

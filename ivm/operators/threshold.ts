@@ -8,7 +8,7 @@
 
 import type { Circuit } from '../circuit.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
-import type { KeyedPart } from '../keyed-state.js'
+import type { KeyedEntries, KeyedPart } from '../keyed-state.js'
 import type { RowKey } from '../key.js'
 import { ZSet } from '../zset.js'
 import { Arrangement, type ArrangementState } from './arrange.js'
@@ -68,7 +68,7 @@ export class ThresholdOperator extends BaseOperator {
     return this.#state.saveKeyed(all)
   }
 
-  loadKeyed(_whole: unknown, entries: Map<RowKey, unknown>): void {
+  loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.#state.loadKeyed(entries)
   }
 

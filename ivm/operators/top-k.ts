@@ -34,7 +34,7 @@ import type { Circuit } from '../circuit.js'
 import { compareRows, keyFunction, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { KeyChanges, saveKeyedPart, type KeyedPart } from '../keyed-state.js'
+import { KeyChanges, saveKeyedPart, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
 
 /** Chunks are split above this many distinct rows. */
 export const CHUNK_MAX = 512
@@ -421,12 +421,13 @@ export class TopKOperator extends BaseOperator {
     return saveKeyedPart(null, this.#parts, changes, partitionEntry)
   }
 
-  loadKeyed(_whole: unknown, entries: Map<RowKey, unknown>): void {
+  loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.#startLoad()
-    entries.forEach((e, k) => {
-      const [rows, counts] = e as [Row[], number[]]
-      this.#loadPartition(k, rows, counts)
-    })
+    const { keys, values } = entries
+    for (let i = 0; i < keys.length; i++) {
+      const [rows, counts] = values[i] as [Row[], number[]]
+      this.#loadPartition(keys[i]!, rows, counts)
+    }
     this.#changes = new KeyChanges()
   }
 

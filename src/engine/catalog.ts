@@ -165,16 +165,17 @@ export class TableStore {
     return ivm.saveKeyedPart(null, this.rows, changes, counts === undefined ? (r) => r : (r, k) => [r, counts.get(k)])
   }
 
-  loadKeyed(_whole: unknown, entries: Map<ivm.RowKey, unknown>): void {
+  loadKeyed(_whole: unknown, entries: ivm.KeyedEntries): void {
     this.rows.clear()
     this.counts.clear()
-    if (this.keyOf) entries.forEach((r, k) => this.rows.set(k, r as Row))
+    const { keys, values } = entries
+    if (this.keyOf) for (let i = 0; i < keys.length; i++) this.rows.set(keys[i]!, values[i] as Row)
     else {
-      entries.forEach((e, k) => {
-        const [r, c] = e as [Row, number]
-        this.rows.set(k, r)
-        this.counts.set(k, c)
-      })
+      for (let i = 0; i < keys.length; i++) {
+        const [r, c] = values[i] as [Row, number]
+        this.rows.set(keys[i]!, r)
+        this.counts.set(keys[i]!, c)
+      }
     }
     this.commit()
     this.#changes = new ivm.KeyChanges()

@@ -81,7 +81,7 @@ interface KeyedOwner {
 interface MergedOwner {
   readonly kind: string
   readonly whole: unknown
-  readonly entries: Map<ivm.RowKey, unknown>
+  readonly entries: ivm.KeyedEntries
   readonly base: number
   readonly baseBytes: number
   readonly deltaBytes: number

@@ -5,6 +5,8 @@
 // decoding; an object seen twice is copied once, so the structure's sharing survives.
 // Any other class instance is a bug in a saveState (it would come back without its methods)
 // and fails the checkpoint loudly.
+// A state with no tagged value at all (most keyed parts: rows of numbers and strings) is stored
+// wrapped as plain, so decoding it skips the walk: recovery reads it as the serializer gives it.
 
 import { serialize, deserialize } from 'node:v8'
 import { Numeric } from '../../planner/numeric.js'
@@ -16,6 +18,12 @@ const TAG = '\u0000rivulet'
 
 type Tagged = { readonly [TAG]: 'n'; readonly v: [number | bigint, number] } | { readonly [TAG]: 'i'; readonly v: [number, number, number] } | { readonly [TAG]: 'a'; readonly v: unknown[] }
 
+/** The wrapper of a state that holds no tagged value. */
+type Plain = { readonly [TAG]: 'p'; readonly v: unknown }
+
+/** Tagged values the encoding in progress has made (encoding is synchronous). */
+let taggedCount = 0
+
 function needsWalk(v: unknown): v is object {
   return v !== null && typeof v === 'object'
 }
@@ -24,6 +32,7 @@ function encode(v: unknown, seen: Map<object, unknown>): unknown {
   if (!needsWalk(v)) return v
   const done = seen.get(v)
   if (done !== undefined) return done
+  if (v instanceof Numeric || v instanceof Interval || v instanceof ArrayValue) taggedCount++
   if (v instanceof Numeric) return { [TAG]: 'n', v: [v.coef, v.scale] }
   if (v instanceof Interval) return { [TAG]: 'i', v: [v.months, v.days, v.micros] }
   if (v instanceof ArrayValue) return { [TAG]: 'a', v: v.items.map((x) => encode(x, seen)) }
@@ -97,9 +106,23 @@ function decode(v: unknown, seen: Set<object>): unknown {
 }
 
 export function encodeState(state: unknown): Buffer {
-  return serialize(encode(state, new Map()))
+  taggedCount = 0
+  const encoded = encode(state, new Map())
+  return serialize(taggedCount === 0 ? wrapPlain(encoded) : encoded)
 }
 
 export function decodeState(bytes: Buffer): unknown {
-  return decode(deserialize(bytes), new Set())
+  const raw = unwrapPlain(deserialize(bytes))
+  return raw.plain ? raw.value : decode(raw.value, new Set())
+}
+
+/** Marks an encoded state as holding no tagged value (for what merges encoded parts). */
+export function wrapPlain(value: unknown): Plain {
+  return { [TAG]: 'p', v: value }
+}
+
+/** A deserialized state and whether it was stored as plain (else it may hold tagged values). */
+export function unwrapPlain(raw: unknown): { value: unknown; plain: boolean } {
+  if (needsWalk(raw) && (raw as Partial<Plain>)[TAG] === 'p') return { value: (raw as Plain).v, plain: true }
+  return { value: raw, plain: false }
 }
