@@ -453,12 +453,12 @@ export class Dml {
     }
     const c = delta.consolidate()
     if (t.store.keyOf) {
-      // the table after the update must still have unique keys
+      // the table after the update must still have unique keys: only the keys the change
+      // touches can collide (each holds one row now, or none), so only they are counted
       const after = new Map<ivm.RowKey, number>()
-      for (const k of t.store.rows.keys()) after.set(k, 1)
       for (let i = 0; i < c.rows.length; i++) {
         const k = t.store.keyOf(c.rows[i]!)
-        after.set(k, (after.get(k) ?? 0) + c.weights[i]!)
+        after.set(k, (after.get(k) ?? (t.store.rows.has(k) ? 1 : 0)) + c.weights[i]!)
       }
       for (let i = 0; i < c.rows.length; i++) {
         const k = t.store.keyOf(c.rows[i]!)
