@@ -63,8 +63,8 @@ interface KeyedTrack {
   /** The id of the checkpoint holding its base. */
   readonly base: number
   readonly baseBytes: number
+  /** The deltas' bytes, summed. */
   readonly deltaBytes: number
-  readonly deltas: number
   /** The deltas since the base: [checkpoint id, bytes] (a rewrite of the base at one of them
    *  keeps the ones after it). */
   readonly sizes: readonly [number, number][]
@@ -85,7 +85,6 @@ interface MergedOwner {
   readonly base: number
   readonly baseBytes: number
   readonly deltaBytes: number
-  readonly deltas: number
   readonly sizes: [number, number][]
 }
 
@@ -150,6 +149,8 @@ export class Checkpoints {
   #rebaser: Rebaser | undefined
   /** Owners whose base the worker is rewriting. */
   readonly #rebasing = new Set<string>()
+  /** Names the files of base rewrites apart. */
+  #nextRebase = 1
   /** Bases at least this big are rewritten by the worker (tests lower it). */
   workerRebaseBytes = WORKER_REBASE_BYTES
 
@@ -214,7 +215,7 @@ export class Checkpoints {
     for (const p of saved.parts) {
       bytes += p.body.length
       const t = this.#keyed.get(p.owner)
-      keyed.set(p.owner, p.base === null || t === undefined ? { target: p.target, base: id, baseBytes: p.body.length, deltaBytes: 0, deltas: 0, sizes: [] } : { ...t, deltaBytes: t.deltaBytes + p.body.length, deltas: t.deltas + 1, sizes: [...t.sizes, [id, p.body.length]] })
+      keyed.set(p.owner, p.base === null || t === undefined ? { target: p.target, base: id, baseBytes: p.body.length, deltaBytes: 0, sizes: [] } : { ...t, deltaBytes: t.deltaBytes + p.body.length, sizes: [...t.sizes, [id, p.body.length]] })
     }
     this.#keyed.clear()
     for (const [k, t] of keyed) this.#keyed.set(k, t)
@@ -274,7 +275,7 @@ export class Checkpoints {
    *  that base instead (the deltas after `c` are kept). */
   #startRebases(dir: DataDirectory, c: StoredCheckpoint): void {
     for (const [owner, t] of this.#keyed) {
-      if (t.deltas === 0 || t.deltaBytes <= t.baseBytes || t.baseBytes < this.workerRebaseBytes || this.#rebasing.has(owner)) continue
+      if (t.sizes.length === 0 || t.deltaBytes <= t.baseBytes || t.baseBytes < this.workerRebaseBytes || this.#rebasing.has(owner)) continue
       let places
       try {
         places = dir.partPlaces(c, owner, t.base)
@@ -294,12 +295,10 @@ export class Checkpoints {
           return // the deltas still serve
         }
         const sizes = now.sizes.filter(([ckpt]) => ckpt > c.id)
-        this.#keyed.set(owner, { target: now.target, base: c.id, baseBytes: place.length, deltaBytes: sizes.reduce((n, [, b]) => n + b, 0), deltas: sizes.length, sizes })
+        this.#keyed.set(owner, { target: now.target, base: c.id, baseBytes: place.length, deltaBytes: sizes.reduce((n, [, b]) => n + b, 0), sizes })
       })
     }
   }
-
-  #nextRebase = 1
 
   /** Resolves once the worker has no base rewrite in flight (tests, benchmarks). */
   rebasesDone(): Promise<void> {
@@ -334,7 +333,7 @@ export class Checkpoints {
       // a big base is rewritten by the worker; the checkpoint saves one itself for a small
       // owner, or when the worker fails or falls far behind
       const limit = t === undefined ? 0 : t.baseBytes >= this.workerRebaseBytes ? DELTAS_PER_BASE_AT_MOST * t.baseBytes : t.baseBytes
-      const delta = t !== undefined && t.target === o.target && t.deltas < MAX_DELTAS && t.deltaBytes <= limit
+      const delta = t !== undefined && t.target === o.target && t.sizes.length < MAX_DELTAS && t.deltaBytes <= limit
       parts.push({ owner: o.name, target: o.target, base: delta ? t.base : null, body: encodeState(o.target.saveKeyed(!delta)) })
     }
     const stores: [string, StoreState][] = []
@@ -376,11 +375,9 @@ export class Checkpoints {
       const base = bases.get(name)
       if (base === undefined) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${dir.dir}" is damaged (it lists no parts of ${name})`)
       const bodies = dir.checkpointParts(c, name, base)
-      let deltaBytes = 0
-      for (let i = 1; i < bodies.length; i++) deltaBytes += bodies[i]!.length
       const { whole, entries } = ivm.mergeKeyedParts(bodies.map((b) => decodeState(b) as ivm.KeyedPart))
       const sizes: [number, number][] = bodies.slice(1).map((b, i) => [base + 1 + i, b.length])
-      merged.set(name, { kind, whole, entries, base, baseBytes: bodies[0]!.length, deltaBytes, deltas: bodies.length - 1, sizes })
+      merged.set(name, { kind, whole, entries, base, baseBytes: bodies[0]!.length, deltaBytes: sizes.reduce((n, [, b]) => n + b, 0), sizes })
     }
     state.merged = merged
     return state
@@ -455,7 +452,7 @@ export class Checkpoints {
     this.#keyed.clear()
     if (track) for (const [name, target] of loaded) {
       const m = merged.get(name)!
-      this.#keyed.set(name, { target, base: m.base, baseBytes: m.baseBytes, deltaBytes: m.deltaBytes, deltas: m.deltas, sizes: m.sizes })
+      this.#keyed.set(name, { target, base: m.base, baseBytes: m.baseBytes, deltaBytes: m.deltaBytes, sizes: m.sizes })
     }
   }
 }

@@ -18,10 +18,6 @@ export class Rebaser {
     this.#dir = dir
   }
 
-  get busy(): number {
-    return this.#pending.size
-  }
-
   /** Merges the parts (a base and the deltas after it) into a new base of checkpoint `ckpt`;
    *  `done` gets where it is, or the error (nothing is recorded either way). */
   rebase(places: readonly PartPlace[], ckpt: number, tag: string, done: (place: PartPlace | Error) => void): void {

@@ -45,15 +45,21 @@ function newestBytes(db: Engine): number {
   return Number(db.query('SELECT bytes FROM rivulet_checkpoints ORDER BY log_seq DESC LIMIT 1').rows[0]![0])
 }
 
+/** An engine on a fresh data directory and one in memory, and a way to run SQL on both. */
+function durableAndInMemory(): { data: string; db: Engine; mem: Engine; both: (sql: string) => void } {
+  const data = path.join(tempDir(), 'data')
+  const db = open(data)
+  const mem = open()
+  const both = (sql: string): void => {
+    db.execute(sql)
+    mem.execute(sql)
+  }
+  return { data, db, mem, both }
+}
+
 describe('incremental checkpoints', () => {
   it('after a small change, a checkpoint writes the changed keys only, and reopens exactly', () => {
-    const data = path.join(tempDir(), 'data')
-    const db = open(data)
-    const mem = open()
-    const both = (sql: string): void => {
-      db.execute(sql)
-      mem.execute(sql)
-    }
+    const { data, db, mem, both } = durableAndInMemory()
     both(`INSERT INTO acct SELECT i, i % 500, i * 3 FROM generate_series(1, 20000) AS g(i)`)
     both(`INSERT INTO bag SELECT i % 700, 'w' || (i % 13) FROM generate_series(1, 3000) AS g(i)`)
     db.execute('CHECKPOINT')
@@ -146,13 +152,7 @@ describe('incremental checkpoints', () => {
   })
 
   it('a big base is rewritten by the worker thread, off the ticks: later checkpoints extend the new base, and reopen exactly', async () => {
-    const data = path.join(tempDir(), 'data')
-    const db = open(data)
-    const mem = open()
-    const both = (sql: string): void => {
-      db.execute(sql)
-      mem.execute(sql)
-    }
+    const { data, db, mem, both } = durableAndInMemory()
     internalsOf(db).checkpoints.workerRebaseBytes = 0
     both('INSERT INTO acct SELECT i, i % 7, i FROM generate_series(1, 300) AS g(i)')
     both(`INSERT INTO bag SELECT i % 9, 'w' || (i % 4) FROM generate_series(1, 60) AS g(i)`)
@@ -187,13 +187,7 @@ describe('incremental checkpoints', () => {
   })
 
   it('a damaged delta is detected: recovery falls back to the checkpoint before it, loudly', () => {
-    const data = path.join(tempDir(), 'data')
-    const db = open(data)
-    const mem = open()
-    const both = (sql: string): void => {
-      db.execute(sql)
-      mem.execute(sql)
-    }
+    const { data, db, mem, both } = durableAndInMemory()
     both('INSERT INTO acct SELECT i, i % 5, i FROM generate_series(1, 500) AS g(i)')
     db.execute('CHECKPOINT')
     both('UPDATE acct SET balance = 0 WHERE id = 3')
