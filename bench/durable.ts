@@ -1,7 +1,8 @@
-// `npm run bench -- durable [--events N] [--queries q0,q5,q7] [--rounds N] [--quick]`: the cost
-// of the durable log. Nexmark events through a query's view, in ticks of 1,000 events, in memory
-// and with a data directory at both durability levels ('process': written to the OS per tick;
-// 'power': fsynced per tick), side by side in one run (modes alternate within each round, the
+// `npm run bench -- durable [--events N] [--queries q0,q5,q7,w2] [--modes …] [--rounds N] [--quick]`:
+// the cost of the durable log. Nexmark events through a query's view (or `w2`: the peers
+// harness's W2 load, 100,000 auctions and then N bids into a join + GROUP BY view), in ticks of
+// 1,000 events, in memory and with a data directory at both durability levels ('process':
+// written to the OS per tick; 'power': fsynced per tick), side by side in one run (modes alternate within each round, the
 // median of the rounds is reported, so the machine's noise hits all of them alike). Then what
 // the log costs at rest: bytes on disk per event; the checkpoint the close took (its duration,
 // which is also the pause ticks see while one is taken, and its size); reopening from it, and
@@ -17,15 +18,19 @@ export interface DurableOptions {
   readonly events: number
   readonly queries: readonly string[]
   readonly rounds: number
+  readonly modes: readonly Mode[]
   readonly repoRoot: string
 }
 
-type Mode = 'memory' | 'process' | 'power'
-const MODES: readonly Mode[] = ['memory', 'process', 'power']
+export type Mode = 'memory' | 'process' | 'power'
+export const MODES: readonly Mode[] = ['memory', 'process', 'power']
 
 function dirBytes(dir: string): number {
   let n = 0
-  for (const f of readdirSync(dir)) n += statSync(path.join(dir, f)).size
+  for (const f of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, f.name)
+    n += f.isDirectory() ? dirBytes(p) : statSync(p).size
+  }
   return n
 }
 
@@ -34,36 +39,72 @@ function median(xs: readonly number[]): number {
   return s[Math.floor(s.length / 2)]!
 }
 
-/** One ingest: `events` Nexmark events through the query's view; events/s and the directory. */
+/** The W2 load of the peers harness: 100,000 auctions, then `events` bids, in ticks of 1,000 rows. */
+const W2_VIEW =
+  'SELECT a.category AS category, COUNT(*) AS cnt, SUM(b.price) AS total FROM bids b JOIN auctions a ON b.auction = a.id GROUP BY a.category'
+const W2_AUCTIONS = 100_000
+
+function loadW2(db: Engine, events: number): void {
+  db.execute('CREATE TABLE auctions (id INT PRIMARY KEY, seller INT, category INT)')
+  db.execute('CREATE TABLE bids (id INT PRIMARY KEY, auction INT, bidder INT, price INT, ts BIGINT)')
+  db.execute(`CREATE MATERIALIZED VIEW v AS ${W2_VIEW}`)
+  let seed = 42
+  const rand = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+    return seed % n
+  }
+  for (let i = 0; i < W2_AUCTIONS; i += 1000) {
+    const rows: number[][] = []
+    for (let id = i; id < i + 1000; id++) rows.push([id, rand(10_000), rand(100)])
+    db.insert('auctions', rows)
+  }
+  for (let i = 0; i < events; i += 1000) {
+    const rows: number[][] = []
+    for (let id = i; id < Math.min(events, i + 1000); id++) rows.push([id, rand(W2_AUCTIONS), rand(100_000), 1 + rand(100_000), 1_700_000_000_000 + id * 10])
+    db.insert('bids', rows)
+  }
+}
+
+/** One ingest: `events` Nexmark events (or W2's bids) through the query's view; events/s and the directory. */
 function ingest(query: string, events: number, mode: Mode): { rate: number; dir: string | undefined } {
   const dir = mode === 'memory' ? undefined : mkdtempSync(path.join(tmpdir(), 'rivulet-bench-durable-'))
   const db = Engine.open({ sources: 'manual', ...(dir !== undefined ? { dir, durability: mode as 'process' | 'power' } : {}) })
-  db.execute(`CREATE SOURCE nx WITH (connector = 'nexmark', events = ${events}, batch = 1000)`)
-  db.execute(`CREATE MATERIALIZED VIEW v AS ${query}`)
   const t0 = performance.now()
-  db.stepSource('nx')
+  if (query === 'w2') {
+    loadW2(db, events)
+  } else {
+    db.execute(`CREATE SOURCE nx WITH (connector = 'nexmark', events = ${events}, batch = 1000)`)
+    db.execute(`CREATE MATERIALIZED VIEW v AS ${query}`)
+    db.stepSource('nx')
+  }
   const seconds = (performance.now() - t0) / 1000
   db.close()
-  return { rate: events / seconds, dir }
+  return { rate: (query === 'w2' ? events + W2_AUCTIONS : events) / seconds, dir }
 }
 
 export function runDurable(o: DurableOptions): void {
   const rates = new Map<string, number[]>()
   const rest = new Map<string, { bytesPerEvent: number; checkpointMs: number; checkpointBytes: number; fromCheckpoint: number; fullReplay: number; records: number }>()
+  // What the log costs at rest is measured on the strictest durable level run.
+  const restMode: Mode | undefined = o.modes.includes('power') ? 'power' : o.modes.includes('process') ? 'process' : undefined
   for (const q of o.queries) {
-    const sql = readFileSync(path.join(o.repoRoot, 'bench', 'nexmark', 'queries', `${q}.sql`), 'utf8').replace(/;\s*$/, '')
+    const sql = q === 'w2' ? 'w2' : readFileSync(path.join(o.repoRoot, 'bench', 'nexmark', 'queries', `${q}.sql`), 'utf8').replace(/;\s*$/, '')
     for (let r = 0; r < o.rounds; r++) {
-      for (const mode of MODES) {
+      for (const mode of o.modes) {
         const { rate, dir } = ingest(sql, o.events, mode)
         const key = `${q} ${mode}`
         rates.set(key, [...(rates.get(key) ?? []), rate])
         if (dir === undefined) continue
-        if (mode === 'power' && r === 0) {
+        if (mode === restMode && r === 0) {
           const file = path.join(dir, 'rivulet.db')
           const checkpoint = () => {
             const raw = new Database(file)
             try {
-              return raw.prepare('SELECT millis, length(body) AS bytes FROM checkpoint ORDER BY id DESC LIMIT 1').get() as { millis: number; bytes: number }
+              // What the close's checkpoint wrote: its row and the state parts it added (a part
+              // it reuses from an older checkpoint is on disk already).
+              return raw
+                .prepare('SELECT c.millis, length(c.body) + coalesce((SELECT sum(length) FROM state_part WHERE ckpt = c.id), 0) AS bytes FROM checkpoint c ORDER BY c.id DESC LIMIT 1')
+                .get() as { millis: number; bytes: number }
             } finally {
               raw.close()
             }
@@ -92,16 +133,20 @@ export function runDurable(o: DurableOptions): void {
       }
     }
   }
+  const f = (x: number) => Math.round(x).toLocaleString('en-US')
+  const label: Record<Mode, string> = { memory: 'memory', process: 'durable, process', power: 'durable, power (fsync per tick)' }
   process.stdout.write(`ingest, events/s (median of ${o.rounds} rounds; ${o.events.toLocaleString('en-US')} events, ticks of 1,000):\n\n`)
-  process.stdout.write('| query | memory | durable, process | ratio | durable, power (fsync per tick) | ratio |\n|---|---:|---:|---:|---:|---:|\n')
+  const cols = o.modes.flatMap((m) => (m !== 'memory' && o.modes.includes('memory') ? [label[m], 'ratio'] : [label[m]]))
+  process.stdout.write(`| query | ${cols.join(' | ')} |\n|---|${cols.map(() => '---:').join('|')}|\n`)
   for (const q of o.queries) {
-    const m = median(rates.get(`${q} memory`)!)
-    const p = median(rates.get(`${q} process`)!)
-    const w = median(rates.get(`${q} power`)!)
-    const f = (x: number) => Math.round(x).toLocaleString('en-US')
-    process.stdout.write(`| ${q} | ${f(m)} | ${f(p)} | ${((100 * p) / m).toFixed(0)}% | ${f(w)} | ${((100 * w) / m).toFixed(0)}% |\n`)
+    const rate = (m: Mode) => median(rates.get(`${q} ${m}`)!)
+    const cells = o.modes.flatMap((m) =>
+      m !== 'memory' && o.modes.includes('memory') ? [f(rate(m)), `${((100 * rate(m)) / rate('memory')).toFixed(0)}%`] : [f(rate(m))],
+    )
+    process.stdout.write(`| ${q} | ${cells.join(' | ')} |\n`)
   }
-  process.stdout.write('\nat rest (durability power):\n\n| query | log bytes per event | checkpoint at close (= tick pause) | checkpoint size | reopen from it | reopen replaying the whole log | log records |\n|---|---:|---:|---:|---:|---:|---:|\n')
+  if (restMode === undefined) return
+  process.stdout.write(`\nat rest (durability ${restMode}):\n\n| query | bytes on disk per event | checkpoint at close (= tick pause) | checkpoint size | reopen from it | reopen replaying the whole log | log records |\n|---|---:|---:|---:|---:|---:|---:|\n`)
   for (const q of o.queries) {
     const r = rest.get(q)!
     process.stdout.write(`| ${q} | ${r.bytesPerEvent.toFixed(1)} | ${r.checkpointMs.toFixed(0)} ms | ${(r.checkpointBytes / 1e6).toFixed(1)} MB | ${r.fromCheckpoint.toFixed(2)} s | ${r.fullReplay.toFixed(2)} s | ${r.records.toLocaleString('en-US')} |\n`)

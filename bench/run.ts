@@ -9,7 +9,7 @@ import { machine } from './lib.js'
 import { runTime, timeChild, TIME_VIEWS, type TimeView } from './time.js'
 import { formatSummary, summarize } from './profile.js'
 import { joinsChild, runJoins } from './joins.js'
-import { runDurable } from './durable.js'
+import { MODES, type Mode, runDurable } from './durable.js'
 import { checkpointsChild, runCheckpoints } from './checkpoints.js'
 import { HISTORY_MODES, historyChild, runHistory, type HistoryMode } from './history.js'
 
@@ -32,7 +32,8 @@ function usage(): never {
       '              --keys N, --batch N, --report N; --quick: 200k orders)',
       '  durable     the durable log: Nexmark ingest in memory vs a data directory (durability',
       "              process and power), bytes on disk per event, reopening time (--events N,",
-      '              --queries q0,q5,q7, --rounds N; --quick: 20k events, 1 round)',
+      '              --queries q0,q5,q7, --modes memory,process,power, --rounds N; --quick: 20k',
+      '              events, 1 round)',
       '  checkpoints how long a checkpoint stops ticks as state grows: the first one (every',
       '              base) and, after ticks of --changes updates, incremental ones; reopening',
       '              (--sizes 100000,1000000 rows, --changes N, --rounds N; --quick: 50k rows)',
@@ -163,7 +164,9 @@ async function main(): Promise<void> {
     process.stdout.write(`date: ${nowIso()}; machine: ${machine()}\n\n`)
     const t0 = performance.now()
     const queries = args.get('queries')?.split(',').map((x) => x.trim()) ?? ['q0', 'q5', 'q7']
-    runDurable({ events: num(args, 'events', quick ? 20_000 : 500_000), queries, rounds: num(args, 'rounds', quick ? 1 : 3), repoRoot: path.resolve(path.dirname(script), '..', '..') })
+    const modes = (args.get('modes')?.split(',').map((x) => x.trim()) ?? MODES) as Mode[]
+    for (const m of modes) if (!MODES.includes(m)) usage()
+    runDurable({ events: num(args, 'events', quick ? 20_000 : 500_000), queries, rounds: num(args, 'rounds', quick ? 1 : 3), modes, repoRoot: path.resolve(path.dirname(script), '..', '..') })
     process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
     return
   }

@@ -33,6 +33,7 @@ import * as ivm from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import type { DataDirectory, StoredCheckpoint } from '../storage/data-dir.js'
 import { decodeState, encodeState } from '../storage/state-codec.js'
+import { decodeKeyedPart, encodeKeyedPart } from '../storage/part-codec.js'
 import type { CheckpointPart } from '../storage/data-dir.js'
 import { Rebaser } from '../storage/rebaser.js'
 import { isView, type StreamWatermark } from './catalog.js'
@@ -334,7 +335,7 @@ export class Checkpoints {
       // owner, or when the worker fails or falls far behind
       const limit = t === undefined ? 0 : t.baseBytes >= this.workerRebaseBytes ? DELTAS_PER_BASE_AT_MOST * t.baseBytes : t.baseBytes
       const delta = t !== undefined && t.target === o.target && t.sizes.length < MAX_DELTAS && t.deltaBytes <= limit
-      parts.push({ owner: o.name, target: o.target, base: delta ? t.base : null, body: encodeState(o.target.saveKeyed(!delta)) })
+      parts.push({ owner: o.name, target: o.target, base: delta ? t.base : null, body: encodeKeyedPart(o.target.saveKeyed(!delta)) })
     }
     const stores: [string, StoreState][] = []
     for (const e of engine.catalog.entries.values()) {
@@ -375,7 +376,7 @@ export class Checkpoints {
       const base = bases.get(name)
       if (base === undefined) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${dir.dir}" is damaged (it lists no parts of ${name})`)
       const bodies = dir.checkpointParts(c, name, base)
-      const { whole, entries } = ivm.mergeKeyedParts(bodies.map((b) => decodeState(b) as ivm.KeyedPart))
+      const { whole, entries } = ivm.mergeKeyedParts(bodies.map(decodeKeyedPart))
       const sizes: [number, number][] = bodies.slice(1).map((b, i) => [base + 1 + i, b.length])
       merged.set(name, { kind, whole, entries, base, baseBytes: bodies[0]!.length, deltaBytes: sizes.reduce((n, [, b]) => n + b, 0), sizes })
     }

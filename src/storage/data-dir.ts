@@ -34,8 +34,9 @@ import { checksum } from './codec.js'
  *  checkpoints name the oldest record they need (`keep_from`), and the log is truncated
  *  behind the checkpoints kept (`log_start`) — so a release of format 1 must not open it. A
  *  directory of format 1 becomes format 2 when opened. 3: checkpoints may be incremental
- *  (`state_part`, `checkpoint.parts`). An older directory becomes format 3 when opened. */
-export const FORMAT_VERSION = 3
+ *  (`state_part`, `checkpoint.parts`). 4: a keyed part may be columnar (part-codec.ts). An older
+ *  directory becomes the current format when opened. */
+export const FORMAT_VERSION = 4
 export const DATABASE_FILE = 'rivulet.db'
 
 export type Durability = 'power' | 'process'
@@ -255,7 +256,7 @@ export class DataDirectory {
       } else if (Number(version.value) < FORMAT_VERSION) {
         // format 1 → 2: checkpoints of format 1 name no oldest record (NULL: they need the log
         // from its start, so nothing is truncated behind them). 2 → 3: their state is all in
-        // their body (parts NULL)
+        // their body (parts NULL). 3 → 4: parts of format 3 decode as they are
         const columns = db.prepare('PRAGMA table_info(checkpoint)').all() as { name: string }[]
         if (!columns.some((c) => c.name === 'keep_from')) db.exec('ALTER TABLE checkpoint ADD COLUMN keep_from INTEGER')
         if (!columns.some((c) => c.name === 'now')) db.exec('ALTER TABLE checkpoint ADD COLUMN now INTEGER')

@@ -3,15 +3,13 @@
 // recovery does, ivm/keyed-state.ts), and writes the merged state as a new base file, fsynced.
 // It never touches the engine's heap or its SQLite database: the main thread records the new
 // base (DataDirectory.addBase) when the reply comes, so ticks never wait for a rewrite.
-// The parts stay as the state codec wrote them (value classes tagged): merging needs only their
-// keys and the entries as opaque values; the new base is plain when every part was.
+// The parts are decoded and the new base encoded by the part codec, as the checkpoint does.
 
-import { deserialize, serialize } from 'node:v8'
 import path from 'node:path'
 import { parentPort } from 'node:worker_threads'
 import { mergeKeyedParts, type KeyedPart } from '../../ivm/keyed-state.js'
 import { checksum } from './codec.js'
-import { unwrapPlain, wrapPlain } from './state-codec.js'
+import { decodeKeyedPart, encodeKeyedPart } from './part-codec.js'
 import { readPart, writeDurably, type PartPlace } from './data-dir.js'
 
 /** A rewrite asked of the worker. */
@@ -27,17 +25,14 @@ export interface RebaseJob {
 export type RebaseReply = { readonly job: number; readonly place: PartPlace } | { readonly job: number; readonly error: string }
 
 function rebase(j: RebaseJob): PartPlace {
-  let plain = true
   const parts = j.places.map((p) => {
     const body = readPart(j.partsDir, p)
     if (body === null || checksum(p.ckpt, body) !== p.crc >>> 0) throw new Error(`part of checkpoint ${p.ckpt} in ${p.file} is missing or damaged`)
-    const raw = unwrapPlain(deserialize(body))
-    plain &&= raw.plain
-    return raw.value as KeyedPart
+    return decodeKeyedPart(body)
   })
   const { whole, entries } = mergeKeyedParts(parts)
   const base: KeyedPart = { whole, keys: entries.keys, values: entries.values, moved: null }
-  const body = serialize(plain ? wrapPlain(base) : base)
+  const body = encodeKeyedPart(base)
   writeDurably(path.join(j.partsDir, j.file), [body])
   return { ckpt: j.ckpt, file: j.file, offset: 0, length: body.length, crc: checksum(j.ckpt, body) }
 }

@@ -30,102 +30,119 @@ export interface RowBatch {
 
 const NOT_LATIN1 = /[^\u0000-\u00ff]/
 
-/** The kind every non-NULL value of column `j` has, or 'any'. */
-function kindOf(rows: readonly Row[], j: number): Column['k'] | 'null' {
-  let kind: Column['k'] | 'null' = 'null'
-  for (let i = 0; i < rows.length; i++) {
-    const v = rows[i]![j]
-    if (v === null || v === undefined) continue
-    let k: Column['k']
-    switch (typeof v) {
-      case 'number':
-        k = (v | 0) === v && !(v === 0 && 1 / v < 0) ? 'i32' : 'f64'
-        // a double among 32-bit integers makes the column doubles
-        if ((kind === 'i32' && k === 'f64') || (kind === 'f64' && k === 'i32')) {
-          kind = 'f64'
-          continue
-        }
-        break
-      case 'bigint':
-        k = BigInt.asIntN(64, v) === v ? 'i64' : 'any'
-        break
-      case 'boolean':
-        k = 'bool'
-        break
-      case 'string':
-        k = 'text'
-        break
-      default:
-        return 'any'
-    }
-    if (k === 'any') return 'any'
-    if (kind === 'null') kind = k
-    else if (kind !== k) return 'any'
-  }
-  return kind
-}
+// Column kinds while encoding (NULL: no value seen yet).
+const NULL = 0
+const I32 = 1
+const F64 = 2
+const I64 = 3
+const BOOL = 4
+const TEXT = 5
+const ANY = 6
 
-function nullsOf(rows: readonly Row[], j: number): Uint8Array | undefined {
-  let nulls: Uint8Array | undefined
-  for (let i = 0; i < rows.length; i++) {
-    const v = rows[i]![j]
-    if (v === null || v === undefined) (nulls ??= new Uint8Array(rows.length))[i] = 1
-  }
-  return nulls
-}
+const MIN_I64 = -(2n ** 63n)
+const MAX_I64 = 2n ** 63n - 1n
 
-function encodeColumn(rows: readonly Row[], j: number): Column {
-  const n = rows.length
-  const kind = kindOf(rows, j)
-  if (kind === 'any' || kind === 'null') {
-    const v = new Array<unknown>(n)
-    for (let i = 0; i < n; i++) v[i] = encodeValue(rows[i]![j] ?? null)
-    return { k: 'any', v }
-  }
-  const nulls = nullsOf(rows, j)
-  const base = nulls === undefined ? {} : { nulls }
-  switch (kind) {
-    case 'i32': {
-      const v = new Int32Array(n)
-      for (let i = 0; i < n; i++) v[i] = (rows[i]![j] as number | null) ?? 0
-      return { k: 'i32', v, ...base }
-    }
-    case 'f64': {
-      const v = new Float64Array(n)
-      for (let i = 0; i < n; i++) v[i] = (rows[i]![j] as number | null) ?? 0
-      return { k: 'f64', v, ...base }
-    }
-    case 'i64': {
-      const v = new BigInt64Array(n)
-      for (let i = 0; i < n; i++) v[i] = (rows[i]![j] as bigint | null) ?? 0n
-      return { k: 'i64', v, ...base }
-    }
-    case 'bool': {
-      const v = new Uint8Array(n)
-      for (let i = 0; i < n; i++) v[i] = rows[i]![j] === true ? 1 : 0
-      return { k: 'bool', v, ...base }
-    }
-    case 'text': {
-      const lengths = new Int32Array(n)
-      let all = ''
-      for (let i = 0; i < n; i++) {
-        const s = (rows[i]![j] as string | null) ?? ''
-        lengths[i] = s.length
-        all += s
-      }
-      const latin1 = !NOT_LATIN1.test(all)
-      return { k: 'text', lengths, chars: Buffer.from(all, latin1 ? 'latin1' : 'utf16le'), latin1, ...base }
-    }
+function kindOfValue(v: unknown): number {
+  switch (typeof v) {
+    case 'number':
+      return (v | 0) === v && !(v === 0 && 1 / v < 0) ? I32 : F64
+    case 'bigint':
+      return v >= MIN_I64 && v <= MAX_I64 ? I64 : ANY
+    case 'boolean':
+      return BOOL
+    case 'string':
+      return TEXT
+    default:
+      return v === null || v === undefined ? NULL : ANY
   }
 }
 
+/** The kind of a column holding values of kinds a and b (a double among 32-bit integers makes
+ *  the column doubles). */
+function mergeKinds(a: number, b: number): number {
+  if (a === b || b === NULL) return a
+  if (a === NULL) return b
+  if ((a === I32 && b === F64) || (a === F64 && b === I32)) return F64
+  return ANY
+}
+
+type Filling = Int32Array | Float64Array | BigInt64Array | Uint8Array | unknown[]
+
+/** Encodes the rows in two passes over them, each row once per pass (not once per column):
+ *  a big batch's rows are scattered over the heap, and reading a row is most of the cost. */
 export function encodeBatch(rows: readonly Row[]): RowBatch {
   const n = rows.length
   if (n === 0) return { n, columns: [] }
   const width = rows[0]!.length
-  for (let i = 1; i < n; i++) if (rows[i]!.length !== width) return { n, columns: null, rows: rows.map((r) => r.map((v) => encodeValue(v))) }
+  const kinds = new Array<number>(width).fill(NULL)
+  const hasNull = new Uint8Array(width)
+  for (let i = 0; i < n; i++) {
+    const row = rows[i]!
+    if (row.length !== width) return { n, columns: null, rows: rows.map((r) => r.map((v) => encodeValue(v))) }
+    for (let j = 0; j < width; j++) {
+      const k = kindOfValue(row[j])
+      if (k === NULL) hasNull[j] = 1
+      else if (k !== kinds[j]) kinds[j] = mergeKinds(kinds[j]!, k)
+    }
+  }
+  const fill: Filling[] = []
+  const nulls: (Uint8Array | undefined)[] = []
+  const texts: string[] = []
+  for (let j = 0; j < width; j++) {
+    const k = kinds[j]!
+    const any = k === ANY || k === NULL
+    fill.push(any ? new Array<unknown>(n) : k === I32 || k === TEXT ? new Int32Array(n) : k === F64 ? new Float64Array(n) : k === I64 ? new BigInt64Array(n) : new Uint8Array(n))
+    nulls.push(hasNull[j] === 1 && !any ? new Uint8Array(n) : undefined)
+    texts.push('')
+  }
+  for (let i = 0; i < n; i++) {
+    const row = rows[i]!
+    for (let j = 0; j < width; j++) {
+      const v = row[j]
+      const k = kinds[j]
+      if (k === ANY || k === NULL) {
+        ;(fill[j] as unknown[])[i] = encodeValue(v ?? null)
+      } else if (v === null || v === undefined) {
+        nulls[j]![i] = 1
+      } else if (k === TEXT) {
+        ;(fill[j] as Int32Array)[i] = (v as string).length
+        texts[j] += v as string
+      } else if (k === BOOL) {
+        ;(fill[j] as Uint8Array)[i] = v === true ? 1 : 0
+      } else if (k === I64) {
+        ;(fill[j] as BigInt64Array)[i] = v as bigint
+      } else {
+        ;(fill[j] as Int32Array | Float64Array)[i] = v as number
+      }
+    }
+  }
   const columns: Column[] = []
-  for (let j = 0; j < width; j++) columns.push(encodeColumn(rows, j))
+  for (let j = 0; j < width; j++) {
+    const k = kinds[j]!
+    const base = nulls[j] === undefined ? {} : { nulls: nulls[j]! }
+    switch (k) {
+      case I32:
+        columns.push({ k: 'i32', v: fill[j] as Int32Array, ...base })
+        break
+      case F64:
+        columns.push({ k: 'f64', v: fill[j] as Float64Array, ...base })
+        break
+      case I64:
+        columns.push({ k: 'i64', v: fill[j] as BigInt64Array, ...base })
+        break
+      case BOOL:
+        columns.push({ k: 'bool', v: fill[j] as Uint8Array, ...base })
+        break
+      case TEXT: {
+        const all = texts[j]!
+        const latin1 = !NOT_LATIN1.test(all)
+        columns.push({ k: 'text', lengths: fill[j] as Int32Array, chars: Buffer.from(all, latin1 ? 'latin1' : 'utf16le'), latin1, ...base })
+        break
+      }
+      default:
+        columns.push({ k: 'any', v: fill[j] as unknown[] })
+    }
+  }
   return { n, columns }
 }
 
@@ -159,12 +176,35 @@ function decodeColumn(c: Column, n: number): ArrayLike<unknown> {
 export function decodeBatch(b: RowBatch): Row[] {
   if (b.columns === null) return b.rows!.map((r) => r.map(decodeValue))
   const n = b.n
-  const columns = b.columns.map((c) => decodeColumn(c, n))
-  const width = columns.length
+  const c = b.columns.map((col) => decodeColumn(col, n))
   const rows = new Array<Row>(n)
+  // A row as an array literal of its exact width: V8 allocates it packed and at once, and
+  // (allocation-site pretenuring) straight in the old generation once most such rows survive,
+  // as a checkpoint's rows do, where a row grown by push is reallocated and copied.
+  switch (c.length) {
+    case 1:
+      for (let i = 0; i < n; i++) rows[i] = [c[0]![i]]
+      return rows
+    case 2:
+      for (let i = 0; i < n; i++) rows[i] = [c[0]![i], c[1]![i]]
+      return rows
+    case 3:
+      for (let i = 0; i < n; i++) rows[i] = [c[0]![i], c[1]![i], c[2]![i]]
+      return rows
+    case 4:
+      for (let i = 0; i < n; i++) rows[i] = [c[0]![i], c[1]![i], c[2]![i], c[3]![i]]
+      return rows
+    case 5:
+      for (let i = 0; i < n; i++) rows[i] = [c[0]![i], c[1]![i], c[2]![i], c[3]![i], c[4]![i]]
+      return rows
+    case 6:
+      for (let i = 0; i < n; i++) rows[i] = [c[0]![i], c[1]![i], c[2]![i], c[3]![i], c[4]![i], c[5]![i]]
+      return rows
+  }
+  const width = c.length
   for (let i = 0; i < n; i++) {
     const row: unknown[] = []
-    for (let j = 0; j < width; j++) row.push(columns[j]![i])
+    for (let j = 0; j < width; j++) row.push(c[j]![i])
     rows[i] = row
   }
   return rows

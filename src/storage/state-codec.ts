@@ -112,17 +112,22 @@ export function encodeState(state: unknown): Buffer {
 }
 
 export function decodeState(bytes: Buffer): unknown {
-  const raw = unwrapPlain(deserialize(bytes))
+  return fromSerialized(deserialize(bytes))
+}
+
+/** A state from what the serializer gave back for encodeState's bytes. */
+export function fromSerialized(serialized: unknown): unknown {
+  const raw = unwrapPlain(serialized)
   return raw.plain ? raw.value : decode(raw.value, new Set())
 }
 
-/** Marks an encoded state as holding no tagged value (for what merges encoded parts). */
-export function wrapPlain(value: unknown): Plain {
+/** Marks an encoded state as holding no tagged value. */
+function wrapPlain(value: unknown): Plain {
   return { [TAG]: 'p', v: value }
 }
 
 /** A deserialized state and whether it was stored as plain (else it may hold tagged values). */
-export function unwrapPlain(raw: unknown): { value: unknown; plain: boolean } {
+function unwrapPlain(raw: unknown): { value: unknown; plain: boolean } {
   if (needsWalk(raw) && (raw as Partial<Plain>)[TAG] === 'p') return { value: (raw as Plain).v, plain: true }
   return { value: raw, plain: false }
 }

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
 import { decodeState, encodeState } from '../../src/storage/state-codec.js'
+import { decodeKeyedPart, encodeKeyedPart } from '../../src/storage/part-codec.js'
 import { checksum } from '../../src/storage/codec.js'
 import { rivuletError } from '../helpers/errors.js'
 // @ts-expect-error plain JS module shared with the crash campaign's worker
@@ -169,11 +170,12 @@ describe('checkpoints', () => {
     const c = file.prepare('SELECT id FROM checkpoint ORDER BY id DESC LIMIT 1').get() as { id: number }
     let stripped = 0
     for (const p of partsOf(file, data, c.id)) {
-      const part = decodeState(p.body) as { whole: { aggregators?: string[] } | null }
-      if (!part.whole?.aggregators?.some((n) => n.includes('append-only'))) continue
-      delete part.whole.aggregators
+      const part = decodeKeyedPart(p.body)
+      const whole = part.whole as { aggregators?: string[] } | null
+      if (!whole?.aggregators?.some((n) => n.includes('append-only'))) continue
+      delete whole.aggregators
       stripped++
-      replacePart(file, data, p, encodeState(part))
+      replacePart(file, data, p, encodeKeyedPart(part))
     }
     expect(stripped).toBeGreaterThan(0)
     file.close()

@@ -7,27 +7,11 @@ import { deserialize, serialize } from 'node:v8'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decodeBatch, encodeBatch } from '../../src/storage/row-batch.js'
-import { Numeric } from '../../planner/numeric.js'
-import { ArrayValue } from '../../planner/array-value.js'
-import { Interval } from '../../src/sql-runtime/interval.js'
+import { sameValue, sqlValue } from '../helpers/sql-values.js'
 
 const SEED = process.env.RIVULET_SEED !== undefined ? Number(process.env.RIVULET_SEED) : Math.floor(Math.random() * 2 ** 31)
 
-const value: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constant(null),
-  fc.integer(),
-  fc.double(),
-  fc.constantFrom(-0, NaN, Infinity, -Infinity, 2 ** 31, -(2 ** 31)),
-  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
-  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
-  fc.boolean(),
-  fc.string(),
-  fc.string({ unit: 'binary' }),
-  fc.constantFrom('\ud800', 'a\udfffb', 'é', '日本', ''),
-  fc.tuple(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.integer({ min: 0, max: 6 })).map(([c, s]) => new Numeric(c, s)),
-  fc.tuple(fc.integer({ min: -20, max: 20 }), fc.integer({ min: -40, max: 40 }), fc.integer()).map(([m, d, us]) => new Interval(m, d, us)),
-  fc.array(fc.oneof(fc.integer(), fc.constant(null)), { maxLength: 3 }).map((items) => new ArrayValue(items)),
-)
+const value = sqlValue
 
 /** A column of one kind mostly (what a relation's rows have), sometimes mixed. */
 const columnOf = (n: number): fc.Arbitrary<unknown[]> =>
@@ -36,19 +20,13 @@ const columnOf = (n: number): fc.Arbitrary<unknown[]> =>
     value.chain((v) => fc.array(fc.oneof(fc.constant(v), fc.constant(null), value.filter((x) => typeof x === typeof v)), { minLength: n, maxLength: n })),
   )
 
-const rowsArb = fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 5 })).chain(([n, width]) =>
+const rowsArb = fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 8 })).chain(([n, width]) =>
   fc.array(columnOf(n), { minLength: width, maxLength: width }).map((cols) => Array.from({ length: n }, (_, i) => cols.map((c) => c[i]))),
 )
 
 const roundTrip = (rows: unknown[][]) => decodeBatch(deserialize(serialize(encodeBatch(rows))) as ReturnType<typeof encodeBatch>)
 
-/** Values equal as the engine means it: Object.is for primitives, fields for the classes. */
-function same(a: unknown, b: unknown): boolean {
-  if (a instanceof Numeric) return b instanceof Numeric && a.coef === b.coef && a.scale === b.scale
-  if (a instanceof Interval) return b instanceof Interval && a.months === b.months && a.days === b.days && a.micros === b.micros
-  if (a instanceof ArrayValue) return b instanceof ArrayValue && a.items.length === b.items.length && a.items.every((x, i) => same(x, b.items[i]))
-  return Object.is(a, b)
-}
+const same = sameValue
 
 function expectSameRows(got: readonly (readonly unknown[])[], want: readonly (readonly unknown[])[]): void {
   expect(got.length).toBe(want.length)

@@ -1,0 +1,162 @@
+// The bytes of a keyed checkpoint part (ivm/keyed-state.ts), in columns. A big part is a
+// million entries, most of them rows of SQL values (a table's rows, an arrangement's rows and
+// buckets). Through V8's serializer each row is an object it tags, writes value by value and
+// notes in its identity map, and the state codec's walk visits each once more: that was most
+// of a big checkpoint's time and, decoding, of recovery's. Here the keys stay one array (of
+// strings or numbers, which the serializer writes quickly), every entry's rows one RowBatch (typed columns, row-batch.ts), a bucket's weights one Float64Array,
+// and only entries of another shape (a group's accumulators, a top-k partition) go through
+// the state codec. Exact: a row comes back with the same values (row-batch.ts keeps −0, NaN,
+// bigints, texts and the value classes); an entry that is not such a row is not taken for one.
+// Parts of format 3 (the state codec's bytes of the whole part) still decode.
+
+import { deserialize, serialize } from 'node:v8'
+import type { KeyedPart } from '../../ivm/keyed-state.js'
+import type { RowKey } from '../../ivm/key.js'
+import { Numeric } from '../../planner/numeric.js'
+import { ArrayValue } from '../../planner/array-value.js'
+import { Interval } from '../sql-runtime/interval.js'
+import { decodeBatch, encodeBatch, type RowBatch } from './row-batch.js'
+import { decodeState, encodeState, fromSerialized } from './state-codec.js'
+
+/** Marks the columnar envelope (a key no state of ours uses). */
+const COLUMNAR = '\u0000rivulet-columns'
+
+/** How each entry is stored. */
+const GONE = 0
+const ROW = 1
+const BUCKET = 2
+const OTHER = 3
+
+interface Envelope {
+  readonly [COLUMNAR]: 1
+  readonly n: number
+  readonly whole: Uint8Array
+  readonly moved: Uint8Array | null
+  /** As they are: an array of strings or numbers is quick to serialize, no objects in it. */
+  readonly keys: readonly RowKey[]
+  readonly kinds: Uint8Array
+  /** Per BUCKET entry, its number of rows. */
+  readonly counts: Int32Array
+  /** The BUCKET entries' weights, in order. */
+  readonly weights: Float64Array
+  /** The rows of the ROW and BUCKET entries, in order. */
+  readonly rows: RowBatch
+  /** The OTHER entries, in order, through the state codec. */
+  readonly others: Uint8Array
+}
+
+/** Whether every value of the array is one a row-batch column keeps exactly: NULL, a number,
+ *  text, boolean, bigint or a value class (undefined or a hole would come back NULL). */
+function isRow(v: unknown): v is unknown[] {
+  if (!Array.isArray(v) || Object.getPrototypeOf(v) !== Array.prototype) return false
+  for (let i = 0; i < v.length; i++) {
+    const x: unknown = v[i]
+    const t = typeof x
+    if (t === 'object') {
+      if (x !== null && !(x instanceof Numeric || x instanceof Interval || x instanceof ArrayValue)) return false
+    } else if (t === 'undefined' || t === 'function' || t === 'symbol') return false
+  }
+  return true
+}
+
+/** An arrangement's bucket as its part stores it: {r: rows, w: weights}, nothing else. */
+function isBucket(v: unknown): v is { r: unknown[][]; w: number[] } {
+  if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return false
+  const b = v as { r?: unknown; w?: unknown }
+  if (!Array.isArray(b.r) || !Array.isArray(b.w) || b.r.length !== b.w.length || Object.keys(v).length !== 2) return false
+  for (let i = 0; i < b.r.length; i++) if (!isRow(b.r[i]) || typeof b.w[i] !== 'number') return false
+  return true
+}
+
+function bytesOf(u: Uint8Array): Buffer {
+  return Buffer.from(u.buffer, u.byteOffset, u.byteLength)
+}
+
+export function encodeKeyedPart(part: KeyedPart): Buffer {
+  const { keys, values, moved } = part
+  const n = keys.length
+  const kinds = new Uint8Array(n)
+  const rows: unknown[][] = []
+  const counts: number[] = []
+  const weights: number[] = []
+  const others: unknown[] = []
+  for (let i = 0; i < n; i++) {
+    const v = values[i]
+    if (v === undefined) kinds[i] = GONE
+    else if (isRow(v)) {
+      kinds[i] = ROW
+      rows.push(v)
+    } else if (isBucket(v)) {
+      kinds[i] = BUCKET
+      counts.push(v.r.length)
+      for (let j = 0; j < v.r.length; j++) {
+        rows.push(v.r[j]!)
+        weights.push(v.w[j]!)
+      }
+    } else {
+      kinds[i] = OTHER
+      others.push(v)
+    }
+  }
+  let movedBytes: Uint8Array | null = null
+  if (moved !== null) {
+    movedBytes = new Uint8Array(n)
+    for (let i = 0; i < n; i++) movedBytes[i] = moved[i] ? 1 : 0
+  }
+  const envelope: Envelope = {
+    [COLUMNAR]: 1,
+    n,
+    whole: encodeState(part.whole),
+    moved: movedBytes,
+    keys,
+    kinds,
+    counts: new Int32Array(counts),
+    weights: new Float64Array(weights),
+    rows: encodeBatch(rows),
+    others: encodeState(others),
+  }
+  return serialize(envelope)
+}
+
+export function decodeKeyedPart(bytes: Buffer): KeyedPart {
+  const raw = deserialize(bytes) as Partial<Envelope>
+  if (raw === null || typeof raw !== 'object' || raw[COLUMNAR] !== 1) return fromSerialized(raw) as KeyedPart
+  const e = raw as Envelope
+  const n = e.n
+  const rows = decodeBatch(e.rows)
+  const others = decodeState(bytesOf(e.others)) as unknown[]
+  const values = new Array<unknown>(n)
+  let r = 0
+  let b = 0
+  let w = 0
+  let o = 0
+  for (let i = 0; i < n; i++) {
+    switch (e.kinds[i]) {
+      case GONE:
+        values[i] = undefined
+        break
+      case ROW:
+        values[i] = rows[r++]
+        break
+      case BUCKET: {
+        const c = e.counts[b++]!
+        const bucketRows = new Array<readonly unknown[]>(c)
+        const bucketWeights = new Array<number>(c)
+        for (let j = 0; j < c; j++) {
+          bucketRows[j] = rows[r++]!
+          bucketWeights[j] = e.weights[w++]!
+        }
+        values[i] = { r: bucketRows, w: bucketWeights }
+        break
+      }
+      default:
+        values[i] = others[o++]
+    }
+  }
+  let moved: boolean[] | null = null
+  if (e.moved !== null) {
+    moved = new Array<boolean>(n)
+    for (let i = 0; i < n; i++) moved[i] = e.moved[i] === 1
+  }
+  return { whole: decodeState(bytesOf(e.whole)), keys: e.keys, values, moved }
+}
