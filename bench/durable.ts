@@ -8,6 +8,7 @@
 // which is also the pause ticks see while one is taken, and its size); reopening from it, and
 // reopening by replaying the whole log (the checkpoints deleted).
 
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -20,6 +21,8 @@ export interface DurableOptions {
   readonly rounds: number
   readonly modes: readonly Mode[]
   readonly repoRoot: string
+  /** This script (run again as a child that is killed: see crashChild). */
+  readonly script: string
 }
 
 export type Mode = 'memory' | 'process' | 'power'
@@ -82,13 +85,56 @@ function ingest(query: string, events: number, mode: Mode): { rate: number; dir:
   return { rate: (query === 'w2' ? events + W2_AUCTIONS : events) / seconds, dir }
 }
 
+function querySql(repoRoot: string, q: string): string {
+  return q === 'w2' ? 'w2' : readFileSync(path.join(repoRoot, 'bench', 'nexmark', 'queries', `${q}.sql`), 'utf8').replace(/;\s*$/, '')
+}
+
+/** In a child process: ingests into a data directory (durability power, the default checkpoint
+ *  interval and maxReplay) and kills itself with SIGKILL after `killAt` events, mid-run. */
+export function crashChild(o: { dir: string; query: string; events: number; killAt: number; repoRoot: string }): void {
+  const db = Engine.open({ dir: o.dir, sources: 'manual' })
+  if (o.query === 'w2') loadW2(db, o.killAt)
+  else {
+    db.execute(`CREATE SOURCE nx WITH (connector = 'nexmark', events = ${o.events}, batch = 1000)`)
+    db.execute(`CREATE MATERIALIZED VIEW v AS ${querySql(o.repoRoot, o.query)}`)
+    db.stepSource('nx', o.killAt)
+  }
+  process.kill(process.pid, 'SIGKILL')
+}
+
+interface CrashRecovery {
+  readonly seconds: number
+  readonly records: number
+  readonly checkpoints: number
+  readonly checkpointMs: number
+}
+
+/** Kills an ingest of `events` events at 95% of them and times the recovery. */
+function crashRecovery(o: DurableOptions, query: string): CrashRecovery {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rivulet-bench-crash-'))
+  try {
+    const killAt = Math.floor(o.events * 0.95 / 1000) * 1000
+    const r = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', o.script, '_durable-crash', '--dir', dir, '--query', query, '--events', String(o.events), '--kill-at', String(killAt)], { encoding: 'utf8' })
+    if (r.signal !== 'SIGKILL') throw new Error(`the crash child of ${query} was not killed: ${r.stderr}`)
+    const t0 = performance.now()
+    const db = Engine.open({ dir, sources: 'manual', checkpointInterval: 0 })
+    const seconds = (performance.now() - t0) / 1000
+    const rec = db.recovery!
+    const cps = db.query('SELECT count(*), avg(millis) FROM rivulet_checkpoints').rows[0]!
+    db.close()
+    return { seconds, records: rec.records, checkpoints: Number(cps[0]), checkpointMs: Number(cps[1]) }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 export function runDurable(o: DurableOptions): void {
   const rates = new Map<string, number[]>()
   const rest = new Map<string, { bytesPerEvent: number; checkpointMs: number; checkpointBytes: number; fromCheckpoint: number; fullReplay: number; records: number }>()
   // What the log costs at rest is measured on the strictest durable level run.
   const restMode: Mode | undefined = o.modes.includes('power') ? 'power' : o.modes.includes('process') ? 'process' : undefined
   for (const q of o.queries) {
-    const sql = q === 'w2' ? 'w2' : readFileSync(path.join(o.repoRoot, 'bench', 'nexmark', 'queries', `${q}.sql`), 'utf8').replace(/;\s*$/, '')
+    const sql = querySql(o.repoRoot, q)
     for (let r = 0; r < o.rounds; r++) {
       for (const mode of o.modes) {
         const { rate, dir } = ingest(sql, o.events, mode)
@@ -144,6 +190,11 @@ export function runDurable(o: DurableOptions): void {
       m !== 'memory' && o.modes.includes('memory') ? [f(rate(m)), `${((100 * rate(m)) / rate('memory')).toFixed(0)}%`] : [f(rate(m))],
     )
     process.stdout.write(`| ${q} | ${cells.join(' | ')} |\n`)
+  }
+  process.stdout.write(`\nrecovery after kill -9 at 95% of the events (durability power, default checkpointInterval and maxReplay), in a child process:\n\n| query | recovery | log records replayed | checkpoints kept | their mean duration |\n|---|---:|---:|---:|---:|\n`)
+  for (const q of o.queries) {
+    const c = crashRecovery(o, q)
+    process.stdout.write(`| ${q} | ${c.seconds.toFixed(2)} s | ${c.records.toLocaleString('en-US')} | ${c.checkpoints} | ${c.checkpointMs.toFixed(0)} ms |\n`)
   }
   if (restMode === undefined) return
   process.stdout.write(`\nat rest (durability ${restMode}):\n\n| query | bytes on disk per event | checkpoint at close (= tick pause) | checkpoint size | reopen from it | reopen replaying the whole log | log records |\n|---|---:|---:|---:|---:|---:|---:|\n`)

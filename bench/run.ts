@@ -9,7 +9,7 @@ import { machine } from './lib.js'
 import { runTime, timeChild, TIME_VIEWS, type TimeView } from './time.js'
 import { formatSummary, summarize } from './profile.js'
 import { joinsChild, runJoins } from './joins.js'
-import { MODES, type Mode, runDurable } from './durable.js'
+import { crashChild, MODES, type Mode, runDurable } from './durable.js'
 import { checkpointsChild, runCheckpoints } from './checkpoints.js'
 import { HISTORY_MODES, historyChild, runHistory, type HistoryMode } from './history.js'
 
@@ -158,6 +158,11 @@ async function main(): Promise<void> {
     runCheckpoints(sizes, { changes: num(args, 'changes', 1000), rounds: num(args, 'rounds', quick ? 5 : 20), seed }, script)
     return
   }
+  if (suite === '_durable-crash') {
+    // internal: an ingest killed with SIGKILL (spawned by durable)
+    crashChild({ dir: args.get('dir')!, query: args.get('query')!, events: num(args, 'events', 0), killAt: num(args, 'kill-at', 0), repoRoot: path.resolve(path.dirname(script), '..', '..') })
+    return
+  }
   if (suite === 'durable') {
     const rel = path.relative(process.cwd(), script) || script
     process.stdout.write(`## rivulet bench: durable\n\ncommand: \`node ${rel} ${process.argv.slice(2).join(' ')}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
@@ -166,7 +171,7 @@ async function main(): Promise<void> {
     const queries = args.get('queries')?.split(',').map((x) => x.trim()) ?? ['q0', 'q5', 'q7']
     const modes = (args.get('modes')?.split(',').map((x) => x.trim()) ?? MODES) as Mode[]
     for (const m of modes) if (!MODES.includes(m)) usage()
-    runDurable({ events: num(args, 'events', quick ? 20_000 : 500_000), queries, rounds: num(args, 'rounds', quick ? 1 : 3), modes, repoRoot: path.resolve(path.dirname(script), '..', '..') })
+    runDurable({ events: num(args, 'events', quick ? 20_000 : 500_000), queries, rounds: num(args, 'rounds', quick ? 1 : 3), modes, repoRoot: path.resolve(path.dirname(script), '..', '..'), script })
     process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
     return
   }

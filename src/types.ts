@@ -122,6 +122,12 @@ export interface EngineOptions {
   /** With `dir`: milliseconds between automatic checkpoints (default 10 000; 0: only on
    *  `CHECKPOINT` and on close). Recovery replays only the log after the newest checkpoint. */
   readonly checkpointInterval?: number
+  /** With `dir`: a checkpoint is also taken once the ticks since the last one have done about
+   *  this many milliseconds of work (default 1 000; 0: by the interval only), so recovery,
+   *  which replays them at about their live cost, stays about that short under a heavy load.
+   *  At most one checkpoint per ten times the last one's duration of work, so checkpoints
+   *  never take more than about a tenth of the engine's time. */
+  readonly maxReplay?: number
   /** With `dir`: milliseconds of processing time the log keeps behind the newest tick
    *  (default 3 600 000, an hour), so `SUBSCRIBE … WITH (SINCE = n)` resumes any tick within
    *  it; older records are truncated after a checkpoint unless a stream's retained history

@@ -134,6 +134,12 @@ export class Checkpoints {
   readonly sourceOffsets = new Map<string, unknown>()
   /** Milliseconds between checkpoints (`checkpointInterval`); 0: only CHECKPOINT and close. */
   intervalMs = 10_000
+  /** Milliseconds of tick work after which a checkpoint is due before the interval has passed
+   *  (`maxReplay`; 0: none): it bounds what recovery replays. */
+  maxReplayMs = 1_000
+  /** Tick work since the newest checkpoint (ms), and how long that checkpoint took. */
+  #workMs = 0
+  #lastMillis = 0
   /** Processing time the log keeps behind the newest tick (`logRetention`, ms; 0: only what
    *  recovery needs), with checkpoints spread over it for SUBSCRIBE … SINCE. */
   logRetentionMs = 3_600_000
@@ -223,6 +229,8 @@ export class Checkpoints {
     this.#startRebases(dir, { id, tick, seq, taken_at, offsets, bytes, millis, parts: null })
     this.lastSeq = seq
     this.#lastAt = performance.now()
+    this.#workMs = 0
+    this.#lastMillis = performance.now() - started
     return { tick, log_seq: seq, offsets, bytes, millis, taken_at }
   }
 
@@ -238,20 +246,52 @@ export class Checkpoints {
     return from
   }
 
-  /** After a committed tick: takes a checkpoint once the interval has passed (soon after, off
-   *  the tick's own stack; skipped quietly while one would be refused). */
+  /** Whether a checkpoint is due: the interval has passed, or the ticks since the last one did
+   *  `maxReplay` of work (and ten times the last checkpoint's duration, so checkpoints stay a
+   *  small share of the engine's time). */
+  #due(): boolean {
+    if (this.intervalMs <= 0) return false
+    if (performance.now() - this.#lastAt >= this.intervalMs) return true
+    return this.maxReplayMs > 0 && this.#workMs >= Math.max(this.maxReplayMs, 10 * this.#lastMillis)
+  }
+
+  /** After a committed tick: takes a checkpoint once one is due (soon after, off the tick's own
+   *  stack; skipped quietly while one would be refused). */
   afterTick(): void {
-    if (this.intervalMs <= 0 || this.#scheduled || performance.now() - this.#lastAt < this.intervalMs) return
+    if (this.#scheduled || !this.#due()) return
     this.#scheduled = true
     setImmediate(() => {
       this.#scheduled = false
-      if (this.engine.closed || this.engine.log.dir === undefined || this.engine.log.dir.nextSeq - 1 === this.lastSeq) return
-      if (this.refusal() !== undefined || this.engine.log.failed || this.engine.log.dir.broken) {
-        this.#lastAt = performance.now()
-        return
-      }
-      this.take()
+      this.#takeIfDue()
     }).unref()
+  }
+
+  /** After a statement's or a source batch's tick, outside every other tick (`ms`: the work it
+   *  did): a due checkpoint is taken now, so a program that runs ticks back to back without
+   *  yielding to the event loop gets its checkpoints too. */
+  afterRun(ms: number): void {
+    const log = this.engine.log
+    if (log.dir === undefined || log.replaying) return
+    this.#workMs += ms
+    // inside a DDL statement its record is not in the log yet: a checkpoint would be ahead of it
+    if (log.ddlDepth === 0 && this.#due()) this.#takeIfDue()
+  }
+
+  #takeIfDue(): void {
+    if (this.engine.closed || this.engine.log.dir === undefined || this.engine.log.dir.nextSeq - 1 === this.lastSeq || !this.#due()) return
+    if (this.refusal() !== undefined || this.engine.log.failed || this.engine.log.dir.broken) {
+      this.#lastAt = performance.now()
+      this.#workMs = 0
+      return
+    }
+    try {
+      this.take()
+    } catch {
+      // the log holds everything the checkpoint would have; the next one is due after as much
+      // time and work again
+      this.#lastAt = performance.now()
+      this.#workMs = 0
+    }
   }
 
   /** On clean close: a checkpoint if anything happened since the last. */

@@ -131,6 +131,7 @@ export class EngineInternals {
     if (options.dir !== undefined) {
       const listener = options.onProgress
       if (options.checkpointInterval !== undefined) this.checkpoints.intervalMs = options.checkpointInterval
+      if (options.maxReplay !== undefined) this.checkpoints.maxReplayMs = Math.max(0, options.maxReplay)
       if (options.logRetention !== undefined) this.checkpoints.logRetentionMs = Math.max(0, options.logRetention)
       this.log.open(options.dir, options.durability, listener && ((done, total) => listener({ task: 'recovery', relation: '', done, total })), retry)
     }

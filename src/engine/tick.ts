@@ -110,16 +110,27 @@ export class TickPipeline {
   run<T>(f: () => T, dml = true): T {
     const me = this.engine.sessions.current
     if (me.block === 'open' && dml) return this.blockWrite(me, f)
+    const outermost = this.#runDepth === 0
+    const started = outermost ? performance.now() : 0
+    this.#runDepth++
+    let r: T
     try {
-      const r = f()
+      r = f()
       if (dml) this.commit()
       else this.commitSilently()
-      return r
     } catch (e) {
       this.rollback()
       throw e
+    } finally {
+      this.#runDepth--
     }
+    // between ticks: a checkpoint that is due is taken here (see Checkpoints.afterRun)
+    if (outermost) this.engine.checkpoints.afterRun(performance.now() - started)
+    return r
   }
+
+  /** Ticks running (a subscriber's statement runs inside the tick that notified it). */
+  #runDepth = 0
 
   blockWrite<T>(me: EngineSession, f: () => T): T {
     this.engine.sessions.open = me

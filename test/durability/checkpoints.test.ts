@@ -3,12 +3,13 @@
 // event and sink — and goes on identically; a damaged newest checkpoint falls back, loudly, to
 // the one before it, and a checkpoint that does not fit the rebuilt plans to an older one or
 // the start of the log; a view in error stays in error across one; a clean close checkpoints; CHECKPOINT, SHOW CHECKPOINTS and
-// rivulet_checkpoints; automatic checkpoints by interval.
+// rivulet_checkpoints; automatic checkpoints by interval and by work (maxReplay).
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
+import { internalsOf } from '../../src/engine/engine.js'
 import { decodeState, encodeState } from '../../src/storage/state-codec.js'
 import { decodeKeyedPart, encodeKeyedPart } from '../../src/storage/part-codec.js'
 import { checksum } from '../../src/storage/codec.js'
@@ -246,5 +247,34 @@ describe('checkpoints', () => {
     await new Promise((r) => setImmediate(r))
     expect(db.query('SELECT count(*) FROM rivulet_checkpoints').rows[0]![0]).toBeGreaterThan(0)
     db.close()
+  })
+
+  it('checkpoints are taken after maxReplay of work, also by a program that never yields, and bound what recovery replays', () => {
+    const data = path.join(tempDir(), 'data')
+    const load = (db: Engine, from: number) => {
+      for (let i = from; i < from + 4000; i += 20) db.insert('t', Array.from({ length: 20 }, (_, j) => [i + j, (i + j) % 7]))
+    }
+    // an hour's interval: only the work can make them due; the loop never returns to the event loop
+    const db = Engine.open({ dir: data, checkpointInterval: 3_600_000, maxReplay: 1e-6, sources: 'manual' })
+    db.execute('CREATE TABLE t (k INT PRIMARY KEY, g INT)')
+    db.execute('CREATE MATERIALIZED VIEW v AS SELECT g, count(*) AS n FROM t GROUP BY g')
+    load(db, 0)
+    // at most one per ten times the last one's duration of work, so fewer than one per tick
+    const taken = Number(db.query('SELECT count(*) FROM rivulet_checkpoints').rows[0]![0])
+    expect(taken).toBeGreaterThan(0)
+    const want = db.query('SELECT * FROM v ORDER BY g').rows
+    internalsOf(db).checkpoints.onCloseEnabled = false
+    db.close()
+    const again = Engine.open({ dir: data, checkpointInterval: 0, sources: 'manual' })
+    expect(again.recovery!.checkpoint).not.toBeNull()
+    expect(again.recovery!.ticks).toBeLessThan(200)
+    expect(again.query('SELECT * FROM v ORDER BY g').rows).toEqual(want)
+    again.close()
+    // maxReplay 0: by the interval only
+    const idle = Engine.open({ dir: path.join(tempDir(), 'data'), checkpointInterval: 3_600_000, maxReplay: 0, sources: 'manual' })
+    idle.execute('CREATE TABLE t (k INT PRIMARY KEY, g INT)')
+    load(idle, 0)
+    expect(idle.query('SELECT count(*) FROM rivulet_checkpoints').rows[0]![0]).toBe(0)
+    idle.close()
   })
 })
