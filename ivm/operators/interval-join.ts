@@ -34,6 +34,9 @@
 //             Checkpoint (saveState): per side, the key sides in map order with their times and
 //             per time the entries (row, weight, m, pad) in bucket order; loadState rebuilds the
 //             sides, buckets (and their indexes) and one exact free hint per key side.
+//             Incremental (saveKeyed): each key side is an entry, keyed by its side and key
+//             (partKey); once a checkpoint has asked, every change to a side's entries, and its
+//             joining or leaving its map, is noted, so the next part holds only those sides.
 //
 // Freeing:    with both watermarks (every later left change, insert or delete, has time ≥ wl;
 //             right: ≥ wr; watermarks never decrease, except when a rollback restores them with
@@ -96,6 +99,7 @@
 
 import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
+import { KeyChanges, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { concatRows, ZSet, type Row } from '../zset.js'
 import { lowerBound, sortByTime, TimeHeap } from '../sorted.js'
@@ -199,6 +203,8 @@ class Bucket {
 class KeySide {
   readonly key: RowKey
   readonly left: boolean
+  /** Its key in incremental checkpoints (see partKey), made when first needed. */
+  pk: string | undefined = undefined
   /** Distinct times held, ascending. */
   times: number[] = []
   /** buckets[i] = the entries at times[i] (never empty). */
@@ -279,10 +285,40 @@ interface SideState {
   readonly pads: number[]
 }
 
+/** A key side in an incremental checkpoint: its key, times, entries per time and the entries. */
+interface KeySideEntry {
+  readonly k: RowKey
+  readonly t: number[]
+  readonly s: number[]
+  readonly r: Row[]
+  readonly w: number[]
+  readonly m: number[]
+  readonly p: number[]
+}
+
+/** A key side's key in incremental checkpoints: one string per side and key (the key's type,
+ *  then its text, which gives a number back exactly), so both sides' maps share one part. */
+function partKey(ks: KeySide): string {
+  if (ks.pk !== undefined) return ks.pk
+  const k = ks.key
+  const tag = k === null ? 'z' : typeof k === 'number' ? 'n' : typeof k === 'string' ? 's' : typeof k === 'bigint' ? 'i' : 'b'
+  return (ks.pk = (ks.left ? 'L' : 'R') + tag + String(k))
+}
+
+function keyOfPartKey(pk: string): { left: boolean; key: RowKey } {
+  const text = pk.slice(2)
+  const key = pk[1] === 'z' ? null : pk[1] === 'n' ? Number(text) : pk[1] === 's' ? text : pk[1] === 'i' ? BigInt(text) : text === 'true'
+  return { left: pk[0] === 'L', key }
+}
+
 /** What IntervalJoinOperator.saveState returns. */
 interface IntervalJoinState {
   readonly left: SideState
   readonly right: SideState
+}
+
+function emptySide(): SideState {
+  return { keys: [], nTimes: [], times: [], sizes: [], rows: [], weights: [], matches: [], pads: [] }
 }
 
 /** First index i in ascending `a` with a[i] > x (strict) or a[i] ≥ x (a.length if none). */
@@ -359,6 +395,8 @@ export class IntervalJoinOperator extends BaseOperator {
   readonly #left = new Map<RowKey, KeySide>()
   readonly #right = new Map<RowKey, KeySide>()
   readonly #journal = new Journal<StepUndo | AdvanceUndo>()
+  /** Key sides changed since the last saveKeyed (null until one asked). */
+  #changes: KeyChanges | null = null
   #leftRows = 0
   #rightRows = 0
   #stamp = 0
@@ -600,7 +638,8 @@ export class IntervalJoinOperator extends BaseOperator {
     if (ks === undefined) {
       ks = new KeySide(key, isLeft)
       map.set(key, ks)
-    }
+      this.#changes?.inserted(partKey(ks))
+    } else this.#changes?.changed(partKey(ks))
     const rows = d.rows
     const ts = d.times
     const ws = d.weights
@@ -661,6 +700,7 @@ export class IntervalJoinOperator extends BaseOperator {
         touched.push(e)
       }
       e.matches += ds[i]!
+      this.#changes?.changed(partKey(e.side))
     }
   }
 
@@ -676,6 +716,7 @@ export class IntervalJoinOperator extends BaseOperator {
     const bucket = ks.buckets[at]!
     bucket.remove(e)
     e.live = false
+    this.#changes?.changed(partKey(ks))
     if (ks.left) this.#leftRows--
     else this.#rightRows--
     if (bucket.entries.length === 0) {
@@ -683,7 +724,10 @@ export class IntervalJoinOperator extends BaseOperator {
       ks.buckets.splice(at, 1)
       if (times.length === 0) {
         const map = ks.left ? this.#left : this.#right
-        if (map.get(ks.key) === ks) map.delete(ks.key)
+        if (map.get(ks.key) === ks) {
+          map.delete(ks.key)
+          this.#changes?.deleted(partKey(ks))
+        }
       }
     }
   }
@@ -734,7 +778,10 @@ export class IntervalJoinOperator extends BaseOperator {
    *  right after the undone change, where the side was either present or emptied and dropped). */
   #attach(ks: KeySide): KeySide {
     const map = ks.left ? this.#left : this.#right
-    if (!map.has(ks.key)) map.set(ks.key, ks)
+    if (!map.has(ks.key)) {
+      map.set(ks.key, ks)
+      this.#changes?.inserted(partKey(ks))
+    } else this.#changes?.changed(partKey(ks))
     return ks
   }
 
@@ -831,6 +878,7 @@ export class IntervalJoinOperator extends BaseOperator {
           undo.oldPads.push(e.pad)
           emitted.push(this.#pad(e), target - e.pad)
           e.pad = target
+          this.#changes?.changed(partKey(ks))
         }
       }
     }
@@ -844,7 +892,10 @@ export class IntervalJoinOperator extends BaseOperator {
     if (isLeft) this.#leftRows -= entries
     else this.#rightRows -= entries
     undo.freed.push({ side: ks, times: freedTimes, buckets: freedBuckets, entries })
-    if (times.length === 0) (isLeft ? this.#left : this.#right).delete(ks.key)
+    if (times.length === 0) {
+      ;(isLeft ? this.#left : this.#right).delete(ks.key)
+      this.#changes?.deleted(partKey(ks))
+    } else this.#changes?.changed(partKey(ks))
   }
 
   /** How many key sides advance() has examined so far. */
@@ -875,6 +926,7 @@ export class IntervalJoinOperator extends BaseOperator {
           e.weight = w0
           e.matches = old[3 * i + 1]!
           e.pad = old[3 * i + 2]!
+          this.#changes?.changed(partKey(e.side))
         }
       } else {
         for (let i = u.freed.length - 1; i >= 0; i--) {
@@ -887,7 +939,11 @@ export class IntervalJoinOperator extends BaseOperator {
           else this.#rightRows += f.entries
           this.#rehint(ks)
         }
-        for (let i = u.pads.length - 1; i >= 0; i--) u.pads[i]!.pad = u.oldPads[i]!
+        for (let i = u.pads.length - 1; i >= 0; i--) {
+          const e = u.pads[i]!
+          e.pad = u.oldPads[i]!
+          this.#changes?.changed(partKey(e.side))
+        }
       }
     })
   }
@@ -899,7 +955,7 @@ export class IntervalJoinOperator extends BaseOperator {
   }
 
   #saveSide(map: Map<RowKey, KeySide>): SideState {
-    const s: SideState = { keys: [], nTimes: [], times: [], sizes: [], rows: [], weights: [], matches: [], pads: [] }
+    const s = emptySide()
     for (const ks of map.values()) {
       s.keys.push(ks.key)
       s.nTimes.push(ks.times.length)
@@ -927,8 +983,77 @@ export class IntervalJoinOperator extends BaseOperator {
   loadState(state: unknown): void {
     const s = state as IntervalJoinState
     this.#journal.commit()
+    this.#changes = null
     this.#leftRows = this.#loadSide(s.left, true)
     this.#rightRows = this.#loadSide(s.right, false)
+  }
+
+  /** Incremental checkpoints: every key side of both sides (a base, which starts noting
+   *  changes), or the sides changed since the last call. */
+  saveKeyed(all: boolean): KeyedPart {
+    if (all || this.#changes === null) {
+      this.#changes = new KeyChanges()
+      const keys: string[] = []
+      const values: KeySideEntry[] = []
+      for (const map of [this.#left, this.#right]) {
+        for (const ks of map.values()) {
+          keys.push(partKey(ks))
+          values.push(this.#keySideEntry(ks))
+        }
+      }
+      return { whole: null, keys, values, moved: null }
+    }
+    const changes = this.#changes.take()
+    const keys: string[] = []
+    const values: (KeySideEntry | undefined)[] = []
+    const moved: boolean[] = []
+    changes.forEach((m, pk) => {
+      const { left, key } = keyOfPartKey(pk as string)
+      const ks = (left ? this.#left : this.#right).get(key)
+      keys.push(pk as string)
+      values.push(ks === undefined ? undefined : this.#keySideEntry(ks))
+      moved.push(m)
+    })
+    return { whole: null, keys, values, moved }
+  }
+
+  #keySideEntry(ks: KeySide): KeySideEntry {
+    const e: KeySideEntry = { k: ks.key, t: ks.times.slice(), s: [], r: [], w: [], m: [], p: [] }
+    for (let b = 0; b < ks.buckets.length; b++) {
+      const es = ks.buckets[b]!.entries
+      e.s.push(es.length)
+      for (let x = 0; x < es.length; x++) {
+        const en = es[x]!
+        e.r.push(en.row)
+        e.w.push(en.weight)
+        e.m.push(en.matches)
+        e.p.push(en.pad)
+      }
+    }
+    return e
+  }
+
+  /** Puts back merged keyed parts (both sides' key sides in their maps' orders). */
+  loadKeyed(_whole: unknown, entries: KeyedEntries): void {
+    const sides = { left: emptySide(), right: emptySide() }
+    for (let i = 0; i < entries.keys.length; i++) {
+      const e = entries.values[i] as KeySideEntry
+      const s = (entries.keys[i] as string)[0] === 'L' ? sides.left : sides.right
+      s.keys.push(e.k)
+      s.nTimes.push(e.t.length)
+      for (let j = 0; j < e.t.length; j++) {
+        s.times.push(e.t[j]!)
+        s.sizes.push(e.s[j]!)
+      }
+      for (let j = 0; j < e.r.length; j++) {
+        s.rows.push(e.r[j]!)
+        s.weights.push(e.w[j]!)
+        s.matches.push(e.m[j]!)
+        s.pads.push(e.p[j]!)
+      }
+    }
+    this.loadState(sides)
+    this.#changes = new KeyChanges()
   }
 
   /** Rebuilds one side's map and hint heap; returns the entries loaded. */

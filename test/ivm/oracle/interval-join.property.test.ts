@@ -4,11 +4,14 @@
 // rollbacks interleaved. Watermark variant: changes respect the watermark contract and the
 // watermarks advance; freeing must never change the output, and the state held must be exactly
 // the rows the freeing rule keeps. finalOuter variant: pairs at once, null-extended rows once
-// dead; the integral equals the batch result once the watermarks pass everything.
+// dead; the integral equals the batch result once the watermarks pass everything. In both, the
+// incremental checkpoints taken between some transactions (a base, then deltas), merged and
+// loaded into a fresh operator, give exactly the state saved whole.
 
+import { deserialize, serialize } from 'node:v8'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Circuit, InputOperator, rowKey, ZSet, type Row } from '../../../ivm/index.js'
+import { Circuit, InputOperator, mergeKeyedParts, rowKey, ZSet, type KeyedPart, type Row } from '../../../ivm/index.js'
 import { intervalJoin, type IntervalJoinKind, type IntervalJoinOperator, type IntervalJoinOptions } from '../../../ivm/operators/interval-join.js'
 import { Accumulator, norm } from '../helpers.js'
 import { checkAll, checkRestore, type OracleCase, type Table } from './harness.js'
@@ -380,6 +383,17 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
     }
   }
 
+  /** The keyed parts so far, merged into a fresh operator, hold exactly what `run`'s holds. */
+  function expectKeyedRestore(c: Cfg, finalOuter: boolean, run: Run, parts: KeyedPart[]): void {
+    const fresh = wmRun(c, finalOuter)
+    const { whole, entries } = mergeKeyedParts(parts)
+    fresh.op.loadKeyed(whole, entries)
+    expect(deserialize(serialize(fresh.op.saveState()))).toEqual(deserialize(serialize(run.op.saveState())))
+    expect(fresh.op.stateSize()).toBe(run.op.stateSize())
+  }
+
+  const keyedPart = (run: Run, all: boolean): KeyedPart => deserialize(serialize(run.op.saveKeyed(all))) as KeyedPart
+
   function wmRun(c: Cfg, finalOuter: boolean): Run {
     const run: Run = new Run(c, { leftWatermark: () => run.wl, rightWatermark: () => run.wr, finalOuter })
     run.wl = 0
@@ -388,11 +402,12 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
   }
 
   it('watermarks: freeing never changes the output; exactly the dead rows are freed; rollback restores', () => {
-    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean() })
+    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean(), checkpoint: fc.boolean() })
     fc.assert(
       fc.property(cfgArb(bandArb), fc.array(txArb, { minLength: 1, maxLength: 8 }), (c, txs) => {
         const run = wmRun(c, false)
         const wm = () => ({ wl: run.wl, wr: run.wr })
+        const parts = [keyedPart(run, true)]
         for (const tx of txs) {
           const saved = run.save()
           for (const b of tx.batches) {
@@ -404,6 +419,10 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
           else run.circuit.commit()
           expect(run.outputs.entries()).toEqual(want(c, run.tables[0]!, run.tables[1]!))
           expect(run.op.stateSize()).toBe(held(c, run.tables[0]!, true, wm()) + held(c, run.tables[1]!, false, wm()))
+          if (tx.checkpoint) {
+            parts.push(keyedPart(run, false))
+            expectKeyedRestore(c, false, run, parts)
+          }
         }
       }),
       runs(300),
@@ -411,11 +430,12 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
   })
 
   it('finalOuter: pairs at once, null-extended rows exactly when final; batch result once the watermarks pass everything', () => {
-    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean() })
+    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean(), checkpoint: fc.boolean() })
     fc.assert(
       fc.property(cfgArb(finiteBandArb), fc.array(txArb, { minLength: 1, maxLength: 8 }), fc.boolean(), (c, txs, deletes) => {
         const run = wmRun(c, true)
         const wm = () => ({ wl: run.wl, wr: run.wr })
+        const parts = [keyedPart(run, true)]
         for (const tx of txs) {
           const saved = run.save()
           for (const b of tx.batches) {
@@ -432,6 +452,10 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
           if (tx.rollback) run.rollback(saved)
           else run.circuit.commit()
           expect(run.outputs.entries()).toEqual(want(c, run.tables[0]!, run.tables[1]!, wm()))
+          if (tx.checkpoint) {
+            parts.push(keyedPart(run, false))
+            expectKeyedRestore(c, true, run, parts)
+          }
         }
         // the watermarks pass everything: the batch result, and nothing is held any more
         run.wl += 100
