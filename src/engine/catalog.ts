@@ -113,6 +113,19 @@ export class TableStore {
     this.commit()
   }
 
+  /** Per key the open tick changed (keyed stores): its row when the tick began and now
+   *  (undefined: absent). */
+  *netChanges(): Generator<[ivm.RowKey, Row | undefined, Row | undefined]> {
+    const keys = this.#journalKeys
+    const seen = new Set<ivm.RowKey>()
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!
+      if (seen.has(k)) continue
+      seen.add(k)
+      yield [k, this.#journalRows[i], this.rows.get(k)]
+    }
+  }
+
   /** The contents as of the last commit: the open tick's changes undone on a copy (for a
    *  sink going into error: what it had written). */
   committedSnapshot(): ivm.ZSet {
@@ -454,7 +467,8 @@ export interface StreamWatermark {
 }
 
 export interface TableEntry {
-  /** 'system': rivulet_late_events (read-only to users, written by the engine). */
+  /** 'system': rivulet_late_events, rivulet_rejected, rivulet_tombstones (read-only to users,
+   *  written by the engine). */
   readonly kind: 'table' | 'stream' | 'system'
   readonly name: string
   readonly columns: readonly Column[]
@@ -470,6 +484,9 @@ export interface TableEntry {
    *  and the input that carries its changes (read by temporal joins). */
   readonly versions?: VersionStore
   readonly versionInput?: ivm.InputOperator
+  /** `WITH (tombstone_retention = '1 hour')` in µs: deleted keys are kept that long in
+   *  rivulet_tombstones (tombstones.ts). */
+  readonly tombstoneRetention?: number
   /** Column defaults and the watermark expression as written in CREATE (for \d). */
   readonly source?: { readonly defaults: readonly (string | undefined)[]; readonly watermark: string | undefined }
 }
@@ -528,6 +545,8 @@ export class EngineCatalog implements Catalog {
   readonly #readers = new Map<string, Set<ViewEntry>>()
   /** Views with subscribers: the only ones whose changes are collected during a tick. */
   readonly subscribed = new Set<ViewEntry>()
+  /** Tables with a tombstone_retention (the only ones a tick's commit looks at for them). */
+  readonly withTombstones = new Set<TableEntry>()
 
   /** OIDs (pg_class.oid, …) by relation name, or by a key of another object: given the
    *  first time asked (at CREATE for relations) and kept, so they are stable. */
@@ -551,7 +570,10 @@ export class EngineCatalog implements Catalog {
   add(e: Entry): void {
     ;(this.entries as Map<string, Entry>).set(e.name, e)
     this.oidOf(e.name)
-    if (!isView(e)) return
+    if (!isView(e)) {
+      if (e.tombstoneRetention !== undefined) this.withTombstones.add(e)
+      return
+    }
     if (e.subscribers.size > 0) this.subscribed.add(e)
     for (const d of e.dependsOn) {
       let s = this.#readers.get(d)
@@ -562,7 +584,10 @@ export class EngineCatalog implements Catalog {
 
   remove(e: Entry): void {
     ;(this.entries as Map<string, Entry>).delete(e.name)
-    if (!isView(e)) return
+    if (!isView(e)) {
+      this.withTombstones.delete(e)
+      return
+    }
     this.subscribed.delete(e)
     for (const d of e.dependsOn) {
       const s = this.#readers.get(d)

@@ -129,7 +129,8 @@ export class Ddl {
     const scope = new Scope([])
     const defaults = s.columns.map((c, i) => (c.default ? withTypeModifier(coerce(bindExpr(c.default, this.engine.reads.constantExprCtx(scope, ctx, 'DEFAULT')), columns[i]!.type, { err: ctx }, c.default.span), modifiers[i], false) : undefined))
     const history = this.historyOption(s, stream && primaryKey.length === 0, ctx)
-    const watermark = this.streamOptions(history.rest, stream, primaryKey.length > 0, columns, notNull, ctx)
+    const tombstones = this.tombstoneOption(history.rest, stream, primaryKey.length > 0, ctx)
+    const watermark = this.streamOptions(tombstones.rest, stream, primaryKey.length > 0, columns, notNull, ctx)
     const store = stream && primaryKey.length === 0 ? (history.keep ? new AppendLog(name, watermark?.column, this.engine.log, history.maxBytes) : new NoHistory()) : new TableStore(primaryKey)
     const input = this.engine.circuit.add(new ivm.InputOperator(() => store.snapshot()))
     this.engine.circuit.retain(input)
@@ -139,7 +140,7 @@ export class Ddl {
     if (versionInput) this.engine.circuit.retain(versionInput)
     const text = (span: { start: number; end: number } | undefined): string | undefined => (span && ctx.text ? ctx.text.slice(span.start, span.end) : undefined)
     const source = { defaults: s.columns.map((c) => text(c.default?.span)), watermark: text(s.watermark?.expr.span) }
-    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, source, ...(modifiers.some((m) => m !== undefined) ? { modifiers } : {}), ...(watermark ? { watermark } : {}), ...(versions ? { versions, versionInput } : {}) }
+    const entry: TableEntry = { kind: stream ? 'stream' : 'table', name, columns, primaryKey, notNull, defaults, store, input, source, ...(modifiers.some((m) => m !== undefined) ? { modifiers } : {}), ...(watermark ? { watermark } : {}), ...(versions ? { versions, versionInput } : {}), ...(tombstones.retention !== undefined ? { tombstoneRetention: tombstones.retention } : {}) }
     this.engine.catalog.add(entry)
     return { command: s.stream && !s.appendOnly ? 'CREATE STREAM' : 'CREATE TABLE', rowCount: 0 }
   }
@@ -172,6 +173,19 @@ export class Ddl {
     return { keep, maxBytes, rest }
   }
 
+  /** `WITH (tombstone_retention = '1 hour')` on a table with a primary key: how long its deleted
+   *  keys stay in rivulet_tombstones (µs; 0 or absent: none kept). */
+  tombstoneOption(s: ast.CreateTableStmt, stream: boolean, keyed: boolean, ctx: StatementContext): { retention: number | undefined; rest: ast.CreateTableStmt } {
+    const o = s.with.find((x) => x.name === 'tombstone_retention')
+    if (o === undefined) return { retention: undefined, rest: s }
+    const at = positionAt(ctx.text, o.span.start)
+    if (stream || !keyed) throw new RivuletError(SqlState.invalidParameterValue, `tombstone_retention is for tables with a primary key (${stream ? 'a stream deletes nothing' : 'a table without one has no key to keep a tombstone of'})`, at)
+    const bound = o.value && bindExpr(o.value, this.engine.reads.constantExprCtx(new Scope([]), ctx, 'WITH'))
+    const us = bound && this.engine.catalog.intervalMicros(bound.type === 'unknown' ? coerce(bound, 'interval', { err: ctx }, o.value!.span) : bound)
+    if (us === undefined || us < 0) throw new RivuletError(SqlState.invalidParameterValue, "tombstone_retention must be a fixed-length interval such as '1 hour' (days, hours, minutes, seconds)", at)
+    return { retention: us > 0 ? us : undefined, rest: { ...s, with: s.with.filter((x) => x !== o) } }
+  }
+
   streamOptions(s: ast.CreateTableStmt, stream: boolean, keyed: boolean, columns: readonly Column[], notNull: boolean[], ctx: StatementContext): StreamWatermark | undefined {
     let keep: number | undefined
     let retention: number | undefined
@@ -185,7 +199,7 @@ export class Ddl {
         const us = this.engine.catalog.intervalMicros(bound.type === 'unknown' ? coerce(bound, 'interval', { err: ctx }, o.value.span) : bound)
         if (us === undefined || us < 0) throw new RivuletError(SqlState.invalidParameterValue, "retention must be a fixed-length interval such as '1 hour' (days, hours, minutes, seconds)", positionAt(ctx.text, o.span.start))
         retention = us
-      } else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream || keyed ? ' (known: late_events_kept, retention, retention_bytes, history)' : ''}`, positionAt(ctx.text, o.span.start))
+      } else throw new RivuletError(SqlState.invalidParameterValue, `unrecognized ${stream ? 'stream' : 'table'} option "${o.name}"${stream ? ' (known: late_events_kept, retention, retention_bytes, history)' : keyed ? ' (known: tombstone_retention; with WATERMARK FOR: late_events_kept, retention)' : ' (known: tombstone_retention, for a table with a primary key)'}`, positionAt(ctx.text, o.span.start))
     }
     const def = s.watermark
     if (!def) {

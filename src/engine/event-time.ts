@@ -15,7 +15,7 @@ import type { EngineInternals } from './internals.js'
 const EMPTY_ROW: Row = []
 /** A row as Postgres prints a record: `(1,abc,"2024-01-01 00:00:00",)` (NULL is empty; a
  *  value with a comma, quote, parenthesis, backslash or space is double-quoted). */
-function recordText(row: Row, columns: readonly Column[]): string {
+export function recordText(row: Row, columns: readonly Column[]): string {
   const parts = row.map((v, i) => {
     if (v === null) return ''
     const text = String(toResultValue(v, columns[i]!.type))

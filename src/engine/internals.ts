@@ -26,6 +26,7 @@ import { SourcesAndSinks } from './sources-and-sinks.js'
 import { Subscriptions } from './subscriptions.js'
 import { DurableLog } from './durable-log.js'
 import { Checkpoints } from './checkpoints.js'
+import { Tombstones, tombstonesEntry } from './tombstones.js'
 
 export interface StatementContext {
   readonly text: string
@@ -51,6 +52,7 @@ export class EngineInternals {
   readonly subscriptions = new Subscriptions(this)
   readonly log = new DurableLog(this)
   readonly checkpoints = new Checkpoints(this)
+  readonly tombstones = new Tombstones(this)
 
   readonly catalog = new EngineCatalog()
   readonly circuit = new ivm.Circuit()
@@ -64,6 +66,8 @@ export class EngineInternals {
   readonly rejected: TableEntry
   /** rivulet_view_errors: the views in error (view-errors.ts). */
   readonly viewErrors: TableEntry
+  /** rivulet_tombstones: deleted keys of tables with a tombstone_retention (tombstones.ts). */
+  readonly tombstonesTable: TableEntry
   readonly errors: ViewErrors<ViewEntry | SinkEntry>
   /** What a view in error holds as its sink: empty, outside the circuit. */
   readonly detachedSink = new ivm.IntegrateOperator(new ivm.InputOperator(() => new ivm.ZSet()))
@@ -108,6 +112,8 @@ export class EngineInternals {
     this.circuit.retain(errorsInput)
     this.viewErrors = { kind: 'system', name: VIEW_ERRORS, columns: VIEW_ERRORS_COLUMNS, primaryKey: [0], notNull: VIEW_ERRORS_COLUMNS.map(() => false), defaults: VIEW_ERRORS_COLUMNS.map(() => undefined), store: errorsStore, input: errorsInput }
     this.catalog.add(this.viewErrors)
+    this.tombstonesTable = tombstonesEntry(this.circuit)
+    this.catalog.add(this.tombstonesTable)
     // errors raised by the data (RivuletErrors) put views in error; anything else is a bug
     // and fails the tick
     this.circuit.isolate = (e) => e instanceof RivuletError

@@ -159,6 +159,7 @@ export class TickPipeline {
       this.tickNow = undefined
       this.now()
     }
+    this.engine.tombstones.atCommit(this.now())
     const clockBefore = this.advancedTo
     const advanced = this.advanceWatermarks()
     this.seal(advanced)
@@ -322,6 +323,7 @@ export class TickPipeline {
 
   rollback(): void {
     this.tickNow = undefined
+    this.engine.tombstones.rollback()
     this.ops = []
     this.sealed = false
     this.engine.errors.rollback()
@@ -356,6 +358,16 @@ export class TickPipeline {
     this.changed.add(t.name)
     t.store.apply(delta)
     t.input.push(delta)
+  }
+
+  /** Stages and applies a delta of a relation the engine derives from the tick (rivulet_tombstones):
+   *  not recorded for the log or a block, since replaying the tick derives it again. */
+  stageDerived(t: TableEntry, delta: ivm.ZSet): void {
+    this.touched.add(t.store)
+    this.changed.add(t.name)
+    t.store.apply(delta)
+    t.input.push(delta)
+    this.apply()
   }
 
   /** A versioned table's change: its visible rows and the new versions of its history, staged

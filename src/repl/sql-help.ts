@@ -142,7 +142,10 @@ Options: retention = 'interval', retention_bytes = bytes, history = boolean, lat
 where column_constraint is:
 
 [ CONSTRAINT constraint_name ]
-{ NOT NULL | NULL | PRIMARY KEY | UNIQUE | DEFAULT expression }`,
+{ NOT NULL | NULL | PRIMARY KEY | UNIQUE | DEFAULT expression }
+
+Options: tombstone_retention = 'interval' (with a primary key: deleted keys kept that long in
+rivulet_tombstones); with WATERMARK FOR: retention = 'interval', late_events_kept = count`,
   },
   {
     cmd: 'CREATE TRIGGER',
