@@ -23,6 +23,8 @@ export interface DurableOptions {
   readonly repoRoot: string
   /** This script (run again as a child that is killed: see crashChild). */
   readonly script: string
+  /** Engine.open's maxReplay for the durable runs (undefined: its default). */
+  readonly maxReplay: number | undefined
 }
 
 export type Mode = 'memory' | 'process' | 'power'
@@ -69,9 +71,9 @@ function loadW2(db: Engine, events: number): void {
 }
 
 /** One ingest: `events` Nexmark events (or W2's bids) through the query's view; events/s and the directory. */
-function ingest(query: string, events: number, mode: Mode): { rate: number; dir: string | undefined } {
+function ingest(query: string, events: number, mode: Mode, maxReplay: number | undefined): { rate: number; dir: string | undefined } {
   const dir = mode === 'memory' ? undefined : mkdtempSync(path.join(tmpdir(), 'rivulet-bench-durable-'))
-  const db = Engine.open({ sources: 'manual', ...(dir !== undefined ? { dir, durability: mode as 'process' | 'power' } : {}) })
+  const db = Engine.open({ sources: 'manual', ...(dir !== undefined ? { dir, durability: mode as 'process' | 'power', ...(maxReplay !== undefined ? { maxReplay } : {}) } : {}) })
   const t0 = performance.now()
   if (query === 'w2') {
     loadW2(db, events)
@@ -137,7 +139,7 @@ export function runDurable(o: DurableOptions): void {
     const sql = querySql(o.repoRoot, q)
     for (let r = 0; r < o.rounds; r++) {
       for (const mode of o.modes) {
-        const { rate, dir } = ingest(sql, o.events, mode)
+        const { rate, dir } = ingest(sql, o.events, mode, o.maxReplay)
         const key = `${q} ${mode}`
         rates.set(key, [...(rates.get(key) ?? []), rate])
         if (dir === undefined) continue

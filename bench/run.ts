@@ -32,8 +32,8 @@ function usage(): never {
       '              --keys N, --batch N, --report N; --quick: 200k orders)',
       '  durable     the durable log: Nexmark ingest in memory vs a data directory (durability',
       "              process and power), bytes on disk per event, reopening time (--events N,",
-      '              --queries q0,q5,q7, --modes memory,process,power, --rounds N; --quick: 20k',
-      '              events, 1 round)',
+      '              --queries q0,q5,q7,w2, --modes memory,process,power, --rounds N,',
+      '              --max-replay MS; --quick: 20k events, 1 round)',
       '  checkpoints how long a checkpoint stops ticks as state grows: the first one (every',
       '              base) and, after ticks of --changes updates, incremental ones; reopening',
       '              (--sizes 100000,1000000 rows, --changes N, --rounds N; --quick: 50k rows)',
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
     const queries = args.get('queries')?.split(',').map((x) => x.trim()) ?? ['q0', 'q5', 'q7']
     const modes = (args.get('modes')?.split(',').map((x) => x.trim()) ?? MODES) as Mode[]
     for (const m of modes) if (!MODES.includes(m)) usage()
-    runDurable({ events: num(args, 'events', quick ? 20_000 : 500_000), queries, rounds: num(args, 'rounds', quick ? 1 : 3), modes, repoRoot: path.resolve(path.dirname(script), '..', '..'), script })
+    runDurable({ events: num(args, 'events', quick ? 20_000 : 500_000), queries, rounds: num(args, 'rounds', quick ? 1 : 3), modes, repoRoot: path.resolve(path.dirname(script), '..', '..'), script, maxReplay: args.has('max-replay') ? num(args, 'max-replay', 1000) : undefined })
     process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
     return
   }

@@ -6,46 +6,103 @@
 // since the previous checkpoint: their entries, or "gone"). Merging them in order must give
 // back the map exactly, in its iteration order too (operators read their maps in order, and
 // some outputs follow it). A JS Map keeps a key where it was when its value is replaced, and
-// puts it last when it is inserted (again). So KeyChanges notes, per changed key, whether it was
-// (re)inserted, and moves such a key to the end of its own order: merging sets replaced keys
-// in place and deletes-then-sets inserted ones, which puts them last in the order they were
-// last inserted — as in the live map.
+// puts it last when it is inserted (again). So a delta marks the (re)inserted keys as moved,
+// in the order they were inserted: merging sets replaced keys in place and deletes-then-sets
+// moved ones, which puts them last in the order they were last inserted — as in the live map.
 //
-// State kept: Map<key, inserted since the last take> in first-change order (inserted keys
-// moved to the end).
+// Recording a change must cost next to nothing: it runs for every row a tick changes. A key
+// changed in place or deleted goes into a Set (a hot key, changed by every tick, costs one
+// lookup); a key inserted is appended to a list — most changes of an ingest are inserts of new
+// keys, and an append costs a fraction of a Map insert and its rehashing. The part lists the
+// changed keys first (not moved: their place is the one they had), then the inserted ones in
+// order with `moved` set; the merge moves a moved key to the end each time it meets it, so a key
+// inserted twice ends where its last insertion put it, as in the live map. An inserted key
+// absent when the part is saved is left out (if it was in the base, its deletion is in the Set).
+//
+// State kept: the Set of keys changed or deleted, and the list of keys inserted, since the last
+// take; the list is compacted (keys no longer present dropped, repeats merged) once it outgrows
+// twice the owner's map, so churn on a few keys cannot grow it without bound.
 
 import type { RowKey } from './key.js'
 
-export class KeyChanges {
-  #keys = new Map<RowKey, boolean>()
+/** The changes a take() hands over. */
+export interface TakenChanges {
+  readonly changed: ReadonlySet<RowKey>
+  readonly inserted: readonly RowKey[]
+}
 
-  /** The key was added to the map (it is now last in the map's order). */
+const COMPACT_AT_LEAST = 65_536
+
+export class KeyChanges {
+  #changed = new Set<RowKey>()
+  #inserted: RowKey[] = []
+  #limit: number
+
+  /** `present` and `ownerSize` read the owner's map (for compacting the inserted keys, which
+   *  happens past `compactAtLeast` of them at the soonest: tests lower it). */
+  constructor(
+    private readonly present: (key: RowKey) => boolean,
+    private readonly ownerSize: () => number,
+    private readonly compactAtLeast = COMPACT_AT_LEAST,
+  ) {
+    this.#limit = compactAtLeast
+  }
+
+  /** The key was added to the map (it is now last in the map's order, or is about to be). */
   inserted(key: RowKey): void {
-    const m = this.#keys
-    m.delete(key)
-    m.set(key, true)
+    const list = this.#inserted
+    list.push(key)
+    if (list.length > this.#limit) this.#compact()
   }
 
   /** The key's entry changed in place (its place in the map's order is kept). */
   changed(key: RowKey): void {
-    if (!this.#keys.has(key)) this.#keys.set(key, false)
+    this.#changed.add(key)
   }
 
   /** The key left the map. */
   deleted(key: RowKey): void {
-    this.#keys.set(key, true)
+    this.#changed.add(key)
   }
 
+  /** At most this many keys changed (an inserted key may be counted more than once). */
   get size(): number {
-    return this.#keys.size
+    return this.#changed.size + this.#inserted.length
   }
 
-  /** The keys changed since the last take (key → whether it was inserted), and forgets them. */
-  take(): Map<RowKey, boolean> {
-    const m = this.#keys
-    this.#keys = new Map()
-    return m
+  /** The keys changed since the last take, and forgets them. */
+  take(): TakenChanges {
+    const taken = { changed: this.#changed, inserted: this.#inserted }
+    this.#changed = new Set()
+    this.#inserted = []
+    this.#limit = this.compactAtLeast
+    return taken
   }
+
+  /** Keeps each present key once, at its last insertion (the key just appended is kept as is:
+   *  an owner may note an insert just before making it). */
+  #compact(): void {
+    this.#limit = Math.max(this.compactAtLeast, 2 * this.ownerSize())
+    const list = this.#inserted
+    if (list.length <= this.#limit) return
+    const last = new Map<RowKey, number>()
+    for (let i = 0; i < list.length; i++) last.set(list[i]!, i)
+    const kept: RowKey[] = []
+    for (let i = 0; i < list.length; i++) {
+      const k = list[i]!
+      if (last.get(k) === i && (i === list.length - 1 || this.present(k))) kept.push(k)
+    }
+    this.#inserted = kept
+    this.#limit = Math.max(this.compactAtLeast, 2 * this.ownerSize(), 2 * kept.length)
+  }
+}
+
+/** Each change in the order a part lists it: the changed keys (not moved), then the inserted
+ *  ones (moved). */
+export function forEachChange(changes: TakenChanges, f: (key: RowKey, moved: boolean) => void): void {
+  changes.changed.forEach((k) => f(k, false))
+  const inserted = changes.inserted
+  for (let i = 0; i < inserted.length; i++) f(inserted[i]!, true)
 }
 
 /** A keyed state's checkpoint part: the small part saved whole, and entries by key. In a
@@ -59,7 +116,7 @@ export interface KeyedPart {
 }
 
 /** Saves a part: every key of `entries` (a base, when `changes` is null) or the keys changed. */
-export function saveKeyedPart<V>(whole: unknown, entries: ReadonlyMap<RowKey, V>, changes: Map<RowKey, boolean> | null, entryOf: (value: V, key: RowKey) => unknown): KeyedPart {
+export function saveKeyedPart<V>(whole: unknown, entries: ReadonlyMap<RowKey, V>, changes: TakenChanges | null, entryOf: (value: V, key: RowKey) => unknown): KeyedPart {
   if (changes === null) {
     const keys = new Array<RowKey>(entries.size)
     const values = new Array<unknown>(entries.size)
@@ -70,15 +127,16 @@ export function saveKeyedPart<V>(whole: unknown, entries: ReadonlyMap<RowKey, V>
     })
     return { whole, keys, values, moved: null }
   }
-  const keys = new Array<RowKey>(changes.size)
-  const values = new Array<unknown>(changes.size)
-  const moved = new Array<boolean>(changes.size)
-  let i = 0
-  changes.forEach((m, k) => {
+  const keys: RowKey[] = []
+  const values: unknown[] = []
+  const moved: boolean[] = []
+  forEachChange(changes, (k, m) => {
     const v = entries.get(k)
-    keys[i] = k
-    values[i] = v === undefined ? undefined : entryOf(v, k)
-    moved[i++] = m
+    // an inserted key gone since: its deletion, if it mattered, is among the changed keys
+    if (m && v === undefined) return
+    keys.push(k)
+    values.push(v === undefined ? undefined : entryOf(v, k))
+    moved.push(m)
   })
   return { whole, keys, values, moved }
 }

@@ -360,7 +360,7 @@ export class Arrangement {
    *  changed since the last call. An entry is the key's row, or {r, w} for a bucket. */
   saveKeyed(all: boolean, whole: unknown = null): KeyedPart {
     if (all || this.#changes === null) {
-      this.#changes = new KeyChanges()
+      this.#changes = new KeyChanges((k) => this.#map.has(k), () => this.#map.size)
       return saveKeyedPart(whole, this.#map, null, slotEntry)
     }
     return saveKeyedPart(whole, this.#map, this.#changes.take(), slotEntry)
@@ -383,7 +383,7 @@ export class Arrangement {
         for (let j = 0; j < b.r.length; j++) this.apply(b.r[j]!, b.w[j]!, keys[i]!)
       }
     }
-    this.#changes = new KeyChanges()
+    this.#changes = new KeyChanges((k) => this.#map.has(k), () => this.#map.size)
   }
 
   clear(): void {

@@ -99,7 +99,7 @@
 
 import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
-import { KeyChanges, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
+import { forEachChange, KeyChanges, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { concatRows, ZSet, type Row } from '../zset.js'
 import { lowerBound, sortByTime, TimeHeap } from '../sorted.js'
@@ -285,15 +285,15 @@ interface SideState {
   readonly pads: number[]
 }
 
-/** A key side in an incremental checkpoint: its key, times, entries per time and the entries. */
+/** A key side in an incremental checkpoint: its entries' rows and weights, in time and bucket
+ *  order (the times and buckets follow from the rows' time column), and their match counts and
+ *  pads when any is not 0 (outer joins) — without them it has the shape of an arrangement's
+ *  bucket, which the part codec stores in columns. Its key is in its part key. */
 interface KeySideEntry {
-  readonly k: RowKey
-  readonly t: number[]
-  readonly s: number[]
   readonly r: Row[]
   readonly w: number[]
-  readonly m: number[]
-  readonly p: number[]
+  readonly m?: number[]
+  readonly p?: number[]
 }
 
 /** A key side's key in incremental checkpoints: one string per side and key (the key's type,
@@ -992,7 +992,7 @@ export class IntervalJoinOperator extends BaseOperator {
    *  changes), or the sides changed since the last call. */
   saveKeyed(all: boolean): KeyedPart {
     if (all || this.#changes === null) {
-      this.#changes = new KeyChanges()
+      this.#changes = this.#newChanges()
       const keys: string[] = []
       const values: KeySideEntry[] = []
       for (const map of [this.#left, this.#right]) {
@@ -1003,13 +1003,13 @@ export class IntervalJoinOperator extends BaseOperator {
       }
       return { whole: null, keys, values, moved: null }
     }
-    const changes = this.#changes.take()
     const keys: string[] = []
     const values: (KeySideEntry | undefined)[] = []
     const moved: boolean[] = []
-    changes.forEach((m, pk) => {
-      const { left, key } = keyOfPartKey(pk as string)
-      const ks = (left ? this.#left : this.#right).get(key)
+    forEachChange(this.#changes.take(), (pk, m) => {
+      const ks = this.#keySideOf(pk as string)
+      // (an inserted key side gone since: its deletion, if it mattered, is a changed key)
+      if (m && ks === undefined) return
       keys.push(pk as string)
       values.push(ks === undefined ? undefined : this.#keySideEntry(ks))
       moved.push(m)
@@ -1017,20 +1017,36 @@ export class IntervalJoinOperator extends BaseOperator {
     return { whole: null, keys, values, moved }
   }
 
+  #keySideOf(pk: string): KeySide | undefined {
+    const { left, key } = keyOfPartKey(pk)
+    return (left ? this.#left : this.#right).get(key)
+  }
+
+  #newChanges(): KeyChanges {
+    return new KeyChanges(
+      (pk) => this.#keySideOf(pk as string) !== undefined,
+      () => this.#left.size + this.#right.size,
+    )
+  }
+
   #keySideEntry(ks: KeySide): KeySideEntry {
-    const e: KeySideEntry = { k: ks.key, t: ks.times.slice(), s: [], r: [], w: [], m: [], p: [] }
+    const r: Row[] = []
+    const w: number[] = []
+    const m: number[] = []
+    const p: number[] = []
+    let counted = false
     for (let b = 0; b < ks.buckets.length; b++) {
       const es = ks.buckets[b]!.entries
-      e.s.push(es.length)
       for (let x = 0; x < es.length; x++) {
         const en = es[x]!
-        e.r.push(en.row)
-        e.w.push(en.weight)
-        e.m.push(en.matches)
-        e.p.push(en.pad)
+        r.push(en.row)
+        w.push(en.weight)
+        m.push(en.matches)
+        p.push(en.pad)
+        if (en.matches !== 0 || en.pad !== 0) counted = true
       }
     }
-    return e
+    return counted ? { r, w, m, p } : { r, w }
   }
 
   /** Puts back merged keyed parts (both sides' key sides in their maps' orders). */
@@ -1038,22 +1054,29 @@ export class IntervalJoinOperator extends BaseOperator {
     const sides = { left: emptySide(), right: emptySide() }
     for (let i = 0; i < entries.keys.length; i++) {
       const e = entries.values[i] as KeySideEntry
-      const s = (entries.keys[i] as string)[0] === 'L' ? sides.left : sides.right
-      s.keys.push(e.k)
-      s.nTimes.push(e.t.length)
-      for (let j = 0; j < e.t.length; j++) {
-        s.times.push(e.t[j]!)
-        s.sizes.push(e.s[j]!)
-      }
+      const { left, key } = keyOfPartKey(entries.keys[i] as string)
+      const s = left ? sides.left : sides.right
+      const tc = left ? this.leftTime : this.rightTime
+      s.keys.push(key)
+      const before = s.times.length
       for (let j = 0; j < e.r.length; j++) {
-        s.rows.push(e.r[j]!)
+        const row = e.r[j]!
+        const t = row[tc] as number
+        // a bucket per distinct time: its rows are consecutive (times ascend)
+        if (s.times.length === before || s.times[s.times.length - 1] !== t) {
+          s.times.push(t)
+          s.sizes.push(0)
+        }
+        s.sizes[s.sizes.length - 1]!++
+        s.rows.push(row)
         s.weights.push(e.w[j]!)
-        s.matches.push(e.m[j]!)
-        s.pads.push(e.p[j]!)
+        s.matches.push(e.m?.[j] ?? 0)
+        s.pads.push(e.p?.[j] ?? 0)
       }
+      s.nTimes.push(s.times.length - before)
     }
     this.loadState(sides)
-    this.#changes = new KeyChanges()
+    this.#changes = this.#newChanges()
   }
 
   /** Rebuilds one side's map and hint heap; returns the entries loaded. */

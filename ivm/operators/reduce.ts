@@ -538,7 +538,7 @@ export class ReduceOperator extends BaseOperator {
   saveKeyed(all: boolean): KeyedPart {
     const whole: ReduceWhole = { initialized: this.#initialized, aggregators: this.aggregates.map((a) => a.aggregator.name) }
     const changes = all || this.#changes === null ? null : this.#changes.take()
-    if (changes === null) this.#changes = new KeyChanges()
+    if (changes === null) this.#changes = new KeyChanges((k) => this.#groups.has(k), () => this.#groups.size)
     const m = this.aggregates.length
     const ki = this.#expire?.keyIndex
     return saveKeyedPart(whole, this.#groups, changes, (g) => {
@@ -556,7 +556,7 @@ export class ReduceOperator extends BaseOperator {
       const [count, accs, out, ev] = values[i] as [number, unknown[], Row | null, unknown]
       this.#loadGroup(keys[i]!, count, accs, out, ev)
     }
-    this.#changes = new KeyChanges()
+    this.#changes = new KeyChanges((k) => this.#groups.has(k), () => this.#groups.size)
   }
 
   /** Empties the operator for a load, after checking the saved aggregators fit. */

@@ -417,7 +417,7 @@ export class TopKOperator extends BaseOperator {
   /** Incremental checkpoints: a partition's entry is [its sorted rows, their counts]. */
   saveKeyed(all: boolean): KeyedPart {
     const changes = all || this.#changes === null ? null : this.#changes.take()
-    if (changes === null) this.#changes = new KeyChanges()
+    if (changes === null) this.#changes = new KeyChanges((k) => this.#parts.has(k), () => this.#parts.size)
     return saveKeyedPart(null, this.#parts, changes, partitionEntry)
   }
 
@@ -428,7 +428,7 @@ export class TopKOperator extends BaseOperator {
       const [rows, counts] = values[i] as [Row[], number[]]
       this.#loadPartition(keys[i]!, rows, counts)
     }
-    this.#changes = new KeyChanges()
+    this.#changes = new KeyChanges((k) => this.#parts.has(k), () => this.#parts.size)
   }
 
   #startLoad(): void {

@@ -173,7 +173,7 @@ export class TableStore {
    *  [row, count]. */
   saveKeyed(all: boolean): ivm.KeyedPart {
     const changes = all || this.#changes === null ? null : this.#changes.take()
-    if (changes === null) this.#changes = new ivm.KeyChanges()
+    if (changes === null) this.#changes = new ivm.KeyChanges((k) => this.rows.has(k), () => this.rows.size)
     const counts = this.keyOf ? undefined : this.counts
     return ivm.saveKeyedPart(null, this.rows, changes, counts === undefined ? (r) => r : (r, k) => [r, counts.get(k)])
   }
@@ -191,7 +191,7 @@ export class TableStore {
       }
     }
     this.commit()
-    this.#changes = new ivm.KeyChanges()
+    this.#changes = new ivm.KeyChanges((k) => this.rows.has(k), () => this.rows.size)
   }
 
   snapshot(): ivm.ZSet {

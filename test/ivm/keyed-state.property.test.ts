@@ -1,6 +1,7 @@
 // mergeKeyedParts (which looks up only the keys deltas changed) against the plain reference:
 // applying a base and its deltas to a Map one entry at a time. Both must give the live map's
-// entries in its iteration order, over random inserts, updates, deletes and re-inserts.
+// entries in its iteration order, over random inserts, updates, deletes and re-inserts (and the
+// list of inserted keys compacted after any number of them).
 
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
@@ -23,23 +24,29 @@ function referenceMerge(parts: readonly KeyedPart[]): [RowKey, unknown][] {
   return [...m]
 }
 
-const step = fc.oneof(
-  fc.record({ op: fc.constant<'set'>('set'), key: fc.integer({ min: 0, max: 8 }), value: fc.integer() }),
-  fc.record({ op: fc.constant<'delete'>('delete'), key: fc.integer({ min: 0, max: 8 }) }),
-  fc.record({ op: fc.constant<'save'>('save'), base: fc.boolean() }),
-)
+/** Steps over keys 0..maxKey (few keys: churn, many re-inserts between two saves). */
+const steps = (maxKey: number) =>
+  fc.array(
+    fc.oneof(
+      fc.record({ op: fc.constant<'set'>('set'), key: fc.integer({ min: 0, max: maxKey }), value: fc.integer() }),
+      fc.record({ op: fc.constant<'delete'>('delete'), key: fc.integer({ min: 0, max: maxKey }) }),
+      fc.record({ op: fc.constant<'save'>('save'), base: fc.boolean() }),
+    ),
+    { maxLength: 120 },
+  )
 
 describe('mergeKeyedParts', () => {
   it('equals applying the parts to a Map in order, and the live map', () => {
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 120 }), (steps) => {
+      // compacting the inserted keys after as few as 1 to 4 of them, or never in a run this short
+      fc.property(fc.constantFrom(2, 8).chain(steps), fc.constantFrom(1, 2, 4, 65_536), (steps, compactAt) => {
         const live = new Map<RowKey, number>()
         let changes: KeyChanges | null = null
         let parts: KeyedPart[] = []
         const save = (base: boolean): void => {
           if (base || changes === null) {
             parts = [saveKeyedPart(parts.length, live, null, (v) => v)]
-            changes = new KeyChanges()
+            changes = new KeyChanges((k) => live.has(k), () => live.size, compactAt)
           } else parts.push(saveKeyedPart(parts.length, live, changes.take(), (v) => v))
         }
         for (const s of steps) {
