@@ -7,6 +7,7 @@
 //   ddl.ts         CREATE / DROP of tables, streams, views, indexes, triggers
 //   dml.ts         INSERT (upserts), UPDATE, DELETE, insert() / delete()
 //   event-time.ts  watermarks, late events, retention, versioned tables
+//   tombstones.ts  rivulet_tombstones: the keys deleted from tables with a tombstone_retention
 //   reads.ts       SELECT (ad hoc dataflows, point reads), binding, relations()
 //   explain.ts     EXPLAIN and SHOW
 //   sources-and-sinks.ts  the connectors the engine drives
