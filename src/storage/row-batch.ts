@@ -68,79 +68,114 @@ function mergeKinds(a: number, b: number): number {
 
 type Filling = Int32Array | Float64Array | BigInt64Array | Uint8Array | unknown[]
 
-/** Encodes the rows in two passes over them, each row once per pass (not once per column):
- *  a big batch's rows are scattered over the heap, and reading a row is most of the cost. */
+/** Encodes the rows reading each row once (not once per column: a big batch's rows are
+ *  scattered over the heap, and reading a row is most of the cost): the columns' kinds are
+ *  guessed from the first row and checked on every value (a 32-bit integer column that meets a
+ *  double becomes a double column); if a guess fails (or the first row has a NULL), a first pass
+ *  finds the kinds and a second fills the columns. */
 export function encodeBatch(rows: readonly Row[]): RowBatch {
   const n = rows.length
   if (n === 0) return { n, columns: [] }
-  const width = rows[0]!.length
+  const first = rows[0]!
+  const width = first.length
+  const guess = new Array<number>(width)
+  let guessed = true
+  for (let j = 0; j < width && guessed; j++) guessed = (guess[j] = kindOfValue(first[j])) !== NULL
+  if (guessed) {
+    const batch = fill(rows, guess)
+    if (batch !== null) return batch
+  }
   const kinds = new Array<number>(width).fill(NULL)
-  const hasNull = new Uint8Array(width)
   for (let i = 0; i < n; i++) {
     const row = rows[i]!
     if (row.length !== width) return { n, columns: null, rows: rows.map((r) => r.map((v) => encodeValue(v))) }
     for (let j = 0; j < width; j++) {
       const k = kindOfValue(row[j])
-      if (k === NULL) hasNull[j] = 1
-      else if (k !== kinds[j]) kinds[j] = mergeKinds(kinds[j]!, k)
+      if (k !== NULL && k !== kinds[j]) kinds[j] = mergeKinds(kinds[j]!, k)
     }
   }
-  const fill: Filling[] = []
-  const nulls: (Uint8Array | undefined)[] = []
-  const texts: string[] = []
+  return fill(rows, kinds)!
+}
+
+/** Fills columns of the given kinds (changed in place when a 32-bit column widens); null when a
+ *  row's width or a value does not fit them. */
+function fill(rows: readonly Row[], kinds: number[]): RowBatch | null {
+  const n = rows.length
+  const width = kinds.length
+  const cols: Filling[] = []
+  const nulls: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(width).fill(undefined)
+  const texts: string[] = new Array<string>(width).fill('')
   for (let j = 0; j < width; j++) {
     const k = kinds[j]!
-    const any = k === ANY || k === NULL
-    fill.push(any ? new Array<unknown>(n) : k === I32 || k === TEXT ? new Int32Array(n) : k === F64 ? new Float64Array(n) : k === I64 ? new BigInt64Array(n) : new Uint8Array(n))
-    nulls.push(hasNull[j] === 1 && !any ? new Uint8Array(n) : undefined)
-    texts.push('')
+    cols.push(k === ANY || k === NULL ? new Array<unknown>(n) : k === I32 || k === TEXT ? new Int32Array(n) : k === F64 ? new Float64Array(n) : k === I64 ? new BigInt64Array(n) : new Uint8Array(n))
   }
   for (let i = 0; i < n; i++) {
     const row = rows[i]!
+    if (row.length !== width) return null
     for (let j = 0; j < width; j++) {
       const v = row[j]
       const k = kinds[j]
       if (k === ANY || k === NULL) {
-        ;(fill[j] as unknown[])[i] = encodeValue(v ?? null)
-      } else if (v === null || v === undefined) {
-        nulls[j]![i] = 1
-      } else if (k === TEXT) {
-        ;(fill[j] as Int32Array)[i] = (v as string).length
-        texts[j] += v as string
-      } else if (k === BOOL) {
-        ;(fill[j] as Uint8Array)[i] = v === true ? 1 : 0
-      } else if (k === I64) {
-        ;(fill[j] as BigInt64Array)[i] = v as bigint
-      } else {
-        ;(fill[j] as Int32Array | Float64Array)[i] = v as number
+        ;(cols[j] as unknown[])[i] = encodeValue(v ?? null)
+        continue
+      }
+      if (v === null || v === undefined) {
+        ;(nulls[j] ??= new Uint8Array(n))[i] = 1
+        continue
+      }
+      switch (k) {
+        case I32:
+          if (typeof v !== 'number') return null
+          if ((v | 0) !== v || (v === 0 && 1 / v < 0)) {
+            // a double among 32-bit integers: the column is doubles
+            cols[j] = Float64Array.from(cols[j] as Int32Array)
+            kinds[j] = F64
+          }
+          ;(cols[j] as Int32Array | Float64Array)[i] = v
+          break
+        case F64:
+          if (typeof v !== 'number') return null
+          ;(cols[j] as Float64Array)[i] = v
+          break
+        case I64:
+          if (typeof v !== 'bigint' || v < MIN_I64 || v > MAX_I64) return null
+          ;(cols[j] as BigInt64Array)[i] = v
+          break
+        case BOOL:
+          if (typeof v !== 'boolean') return null
+          ;(cols[j] as Uint8Array)[i] = v ? 1 : 0
+          break
+        default:
+          if (typeof v !== 'string') return null
+          ;(cols[j] as Int32Array)[i] = v.length
+          texts[j] += v
       }
     }
   }
   const columns: Column[] = []
   for (let j = 0; j < width; j++) {
-    const k = kinds[j]!
     const base = nulls[j] === undefined ? {} : { nulls: nulls[j]! }
-    switch (k) {
+    switch (kinds[j]) {
       case I32:
-        columns.push({ k: 'i32', v: fill[j] as Int32Array, ...base })
+        columns.push({ k: 'i32', v: cols[j] as Int32Array, ...base })
         break
       case F64:
-        columns.push({ k: 'f64', v: fill[j] as Float64Array, ...base })
+        columns.push({ k: 'f64', v: cols[j] as Float64Array, ...base })
         break
       case I64:
-        columns.push({ k: 'i64', v: fill[j] as BigInt64Array, ...base })
+        columns.push({ k: 'i64', v: cols[j] as BigInt64Array, ...base })
         break
       case BOOL:
-        columns.push({ k: 'bool', v: fill[j] as Uint8Array, ...base })
+        columns.push({ k: 'bool', v: cols[j] as Uint8Array, ...base })
         break
       case TEXT: {
         const all = texts[j]!
         const latin1 = !NOT_LATIN1.test(all)
-        columns.push({ k: 'text', lengths: fill[j] as Int32Array, chars: Buffer.from(all, latin1 ? 'latin1' : 'utf16le'), latin1, ...base })
+        columns.push({ k: 'text', lengths: cols[j] as Int32Array, chars: Buffer.from(all, latin1 ? 'latin1' : 'utf16le'), latin1, ...base })
         break
       }
       default:
-        columns.push({ k: 'any', v: fill[j] as unknown[] })
+        columns.push({ k: 'any', v: cols[j] as unknown[] })
     }
   }
   return { n, columns }
