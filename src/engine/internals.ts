@@ -26,7 +26,7 @@ import { SourcesAndSinks } from './sources-and-sinks.js'
 import { Subscriptions } from './subscriptions.js'
 import { DurableLog } from './durable-log.js'
 import { Checkpoints } from './checkpoints.js'
-import { Tombstones, tombstonesEntry } from './tombstones.js'
+import { TOMBSTONE_COLUMNS, TOMBSTONES, Tombstones } from './tombstones.js'
 
 export interface StatementContext {
   readonly text: string
@@ -97,23 +97,10 @@ export class EngineInternals {
       { name: 'tick', type: 'bigint' },
       { name: 'row', type: 'text' },
     ]
-    const store = new TableStore([])
-    const input = this.circuit.add(new ivm.InputOperator(() => store.snapshot()))
-    this.circuit.retain(input)
-    this.lateEventsTable = { kind: 'system', name: LATE_EVENTS, columns, primaryKey: [], notNull: columns.map(() => false), defaults: columns.map(() => undefined), store, input }
-    this.catalog.add(this.lateEventsTable)
-    const rejectedStore = new TableStore([])
-    const rejectedInput = this.circuit.add(new ivm.InputOperator(() => rejectedStore.snapshot()))
-    this.circuit.retain(rejectedInput)
-    this.rejected = { kind: 'system', name: REJECTED, columns: REJECTED_COLUMNS, primaryKey: [], notNull: REJECTED_COLUMNS.map(() => false), defaults: REJECTED_COLUMNS.map(() => undefined), store: rejectedStore, input: rejectedInput }
-    this.catalog.add(this.rejected)
-    const errorsStore = new TableStore([0])
-    const errorsInput = this.circuit.add(new ivm.InputOperator(() => errorsStore.snapshot()))
-    this.circuit.retain(errorsInput)
-    this.viewErrors = { kind: 'system', name: VIEW_ERRORS, columns: VIEW_ERRORS_COLUMNS, primaryKey: [0], notNull: VIEW_ERRORS_COLUMNS.map(() => false), defaults: VIEW_ERRORS_COLUMNS.map(() => undefined), store: errorsStore, input: errorsInput }
-    this.catalog.add(this.viewErrors)
-    this.tombstonesTable = tombstonesEntry(this.circuit)
-    this.catalog.add(this.tombstonesTable)
+    this.lateEventsTable = this.#systemTable(LATE_EVENTS, columns, [])
+    this.rejected = this.#systemTable(REJECTED, REJECTED_COLUMNS, [])
+    this.viewErrors = this.#systemTable(VIEW_ERRORS, VIEW_ERRORS_COLUMNS, [0])
+    this.tombstonesTable = this.#systemTable(TOMBSTONES, TOMBSTONE_COLUMNS, [0, 1])
     // errors raised by the data (RivuletErrors) put views in error; anything else is a bug
     // and fails the tick
     this.circuit.isolate = (e) => e instanceof RivuletError
@@ -141,5 +128,15 @@ export class EngineInternals {
       if (options.logRetention !== undefined) this.checkpoints.logRetentionMs = Math.max(0, options.logRetention)
       this.log.open(options.dir, options.durability, listener && ((done, total) => listener({ task: 'recovery', relation: '', done, total })), retry)
     }
+  }
+
+  /** A relation the engine writes and users read (and views read): its store, in the catalog. */
+  #systemTable(name: string, columns: readonly Column[], primaryKey: number[]): TableEntry {
+    const store = new TableStore(primaryKey)
+    const input = this.circuit.add(new ivm.InputOperator(() => store.snapshot()))
+    this.circuit.retain(input)
+    const e: TableEntry = { kind: 'system', name, columns, primaryKey, notNull: columns.map(() => false), defaults: columns.map(() => undefined), store, input }
+    this.catalog.add(e)
+    return e
   }
 }

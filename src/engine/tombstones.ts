@@ -15,13 +15,13 @@
 // and the tick's time alone, so a recovered engine holds the same tombstones as one that never
 // stopped.
 //
-// State kept: rivulet_tombstones' store (keyed by relation and key; saved by checkpoints like
+// State kept: rivulet_tombstones' store (keyed by relation and key, the first two columns; saved by checkpoints like
 // any store), and per table the last expiry step taken (reset on rollback: the next commit
 // scans again).
 
 import * as ivm from '../../ivm/index.js'
 import type { Column } from '../../planner/index.js'
-import { TableStore, type TableEntry } from './catalog.js'
+import type { TableEntry } from './catalog.js'
 import type { EngineInternals } from './internals.js'
 import { recordText } from './event-time.js'
 
@@ -37,14 +37,6 @@ export const TOMBSTONE_COLUMNS: readonly Column[] = [
 
 const RELATION = 0
 const DELETED_AT = 4
-
-/** The system relation's entry (its store is keyed by relation and key). */
-export function tombstonesEntry(circuit: ivm.Circuit): TableEntry {
-  const store = new TableStore([0, 1])
-  const input = circuit.add(new ivm.InputOperator(() => store.snapshot()))
-  circuit.retain(input)
-  return { kind: 'system', name: TOMBSTONES, columns: TOMBSTONE_COLUMNS, primaryKey: [0, 1], notNull: TOMBSTONE_COLUMNS.map(() => false), defaults: TOMBSTONE_COLUMNS.map(() => undefined), store, input }
-}
 
 export class Tombstones {
   /** Per table, the cutoff (µs) its tombstones were last expired up to. */
