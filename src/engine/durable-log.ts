@@ -251,6 +251,7 @@ export class DurableLog implements HistoryPlace {
   replay(dir: DataDirectory, progress: ((done: number, total: number) => void) | undefined, retry: { readonly skip: number; readonly warnings: readonly string[] }): void {
     const started = performance.now()
     const warnings = [...retry.warnings]
+    if (dir.tornBytes > 0 && retry.skip === 0) warnings.push(`cut off a torn last record of the log (${dir.tornBytes} bytes: a write a crash interrupted, never acknowledged)`)
     const checkpoints = dir.checkpoints()
     let from: StoredCheckpoint | undefined
     let state: ReturnType<EngineInternals['checkpoints']['read']> | undefined

@@ -1,7 +1,9 @@
-// A data directory (`Engine.open({ dir })`, `--data DIR`): one SQLite database, `rivulet.db`,
-// in WAL mode, holding
+// A data directory (`Engine.open({ dir })`, `--data DIR`): the log's tick records in segment
+// files (DIR/log, log-segments.ts), and one SQLite database, `rivulet.db`, in WAL mode, holding
 //   meta           the format version and who wrote the directory
-//   log            every input record in order: seq, kind, the tick it committed as, its
+//   log            the DDL records (kept whole when the log is truncated: recovery replays them
+//                  to rebuild the circuit), and a directory of format 4 or older's tick records
+//                  until truncation drops them: seq, kind, the tick it committed as, its
 //                  processing time (µs), its body (codec.ts) and a CRC-32 of body and seq
 //   sink_progress  per sink, the last tick it wrote and the bytes of its target then (file sinks)
 //   checkpoint     the checkpoints kept: what they cover, the state saved whole, and which parts
@@ -14,13 +16,14 @@
 //                  A part's file is written and fsynced before the row naming it commits; files
 //                  no row names (a crash between the two, or parts no checkpoint reads any more)
 //                  are deleted.
-// Appends are synchronous: when `append` returns the record is written to the OS (SQLite
-// `synchronous = NORMAL`: it survives a killed process), and with durability 'power' the WAL
-// file is fsynced too (it survives power loss) — at once, or, for a deferred append, by the
-// next `sync()`, which one fsync serves for every append before it: the server's group commit
-// (concurrent sessions' commits wait for one fsync, not one each). SQLite's WAL makes each append
-// atomic; a torn write of the last one is rolled back by SQLite itself on the next open, and the
-// CRC catches damage SQLite cannot see (a flipped byte in a record).
+// Records are numbered in one sequence across both stores and read back merged in its order.
+// Appends are synchronous: when `append` returns the record is written to the OS (a segment's
+// write(2), or SQLite with `synchronous = NORMAL`: it survives a killed process), and with
+// durability 'power' its file is fsynced too (it survives power loss) — at once, or, for a
+// deferred append, by the next `sync()`, which one fsync serves for every append before it: the
+// server's group commit (concurrent sessions' commits wait for one fsync, not one each). A torn
+// last record is cut off on the next open (by log-segments.ts, or SQLite's own rollback of its
+// WAL), and the CRC catches damage (a flipped byte in a record).
 // The directory is locked while open (exclusive locking mode): a second process fails clearly.
 
 import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs'
@@ -28,15 +31,20 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import { checksum } from './codec.js'
+import { LogSegments } from './log-segments.js'
 
 /** The layout this release writes. A later release opens every earlier version.
  *  1: the log, sink progress, checkpoints. 2: tick records may hold rows as column batches,
  *  checkpoints name the oldest record they need (`keep_from`), and the log is truncated
  *  behind the checkpoints kept (`log_start`) — so a release of format 1 must not open it. A
  *  directory of format 1 becomes format 2 when opened. 3: checkpoints may be incremental
- *  (`state_part`, `checkpoint.parts`). 4: a keyed part may be columnar (part-codec.ts). An older
- *  directory becomes the current format when opened. */
-export const FORMAT_VERSION = 4
+ *  (`state_part`, `checkpoint.parts`). 4: a keyed part may be columnar (part-codec.ts). 5: tick
+ *  records are in segment files (log-segments.ts), the `log` table keeps DDL (and an older
+ *  directory's ticks until they are truncated). An older directory becomes the current format
+ *  when opened: nothing is moved. */
+export const FORMAT_VERSION = 5
+/** DIR/log: the segment files of the log's tick records. */
+export const LOG_DIR = 'log'
 export const DATABASE_FILE = 'rivulet.db'
 
 export type Durability = 'power' | 'process'
@@ -144,9 +152,10 @@ export class DataDirectory {
   readonly #append: Database.Statement<[number, string, number, number, Buffer, number]>
   readonly #setProgress: Database.Statement<[string, number, number | null]>
   readonly #getProgress: Database.Statement<[string], { tick: number; bytes: number | null }>
+  readonly #segments: LogSegments
   #nextSeq: number
   #durability: Durability = 'power'
-  /** Bytes of record bodies in the log. */
+  /** Bytes of the log (SQLite's record bodies, the segment files). */
   bytes = 0
   /** Fault injection for tests: called before each write; a throw is that write failing. */
   beforeWrite: ((what: 'append' | 'sink progress' | 'checkpoint') => void) | undefined
@@ -161,10 +170,11 @@ export class DataDirectory {
     const start = db.prepare("SELECT value FROM meta WHERE key = 'log_start'").get() as { value: string } | undefined
     this.#logStart = start === undefined ? 1 : Number(start.value)
     const covered = db.prepare('SELECT max(seq) AS seq FROM checkpoint').get() as { seq: number | null }
+    this.#segments = new LogSegments(path.join(dir, LOG_DIR))
     // a truncated log may end below what was truncated or checkpointed (its last records were
     // DDL): a sequence number is never given twice
-    this.#nextSeq = Math.max(last.seq ?? 0, covered.seq ?? 0, this.#logStart - 1) + 1
-    this.bytes = last.bytes
+    this.#nextSeq = Math.max(last.seq ?? 0, this.#segments.lastSeq, covered.seq ?? 0, this.#logStart - 1) + 1
+    this.bytes = last.bytes + this.#segments.bytes
     this.partsDir = path.join(dir, PARTS_DIR)
     mkdirSync(this.partsDir, { recursive: true })
     // parts of a base rewrite no checkpoint came to read, and files of a crash before their rows
@@ -291,9 +301,14 @@ export class DataDirectory {
     throw this.broken
   }
 
-  /** fsyncs done (the WAL's), for tests of group commit. */
+  /** Bytes of a torn last record cut off the log on open (0: none). */
+  get tornBytes(): number {
+    return this.#segments.tornBytes
+  }
+
+  /** fsyncs done (of the log's files), for tests of group commit. */
   syncs = 0
-  /** True when a deferred append waits for `sync()`. */
+  /** True when a deferred append to SQLite waits for `sync()` (a segment's: `#segments.unsynced`). */
   #unsynced = false
   #syncing = false
   readonly #syncWaiters: { resolve: () => void; reject: (e: unknown) => void }[] = []
@@ -303,7 +318,9 @@ export class DataDirectory {
     return (this.#walFd ??= openSync(path.join(this.dir, `${DATABASE_FILE}-wal`), 'r'))
   }
 
+  /** fsyncs SQLite's WAL and the segment appended to since the last fsync. */
   #fsync(): void {
+    this.#segments.syncNow()
     fsyncSync(this.#wal())
     // it covers the deferred appends before it too
     this.#unsynced = false
@@ -313,7 +330,7 @@ export class DataDirectory {
   /** Resolves when every append before it is fsynced (durability 'power'): one fsync, run off
    *  the main thread, serves all the appends before it began; those after wait for the next. */
   sync(): Promise<void> {
-    if (!this.#unsynced && this.#syncWaiters.length === 0 && !this.#syncing) return Promise.resolve()
+    if (!this.#unsynced && !this.#segments.unsynced && this.#syncWaiters.length === 0 && !this.#syncing) return Promise.resolve()
     return new Promise((resolve, reject) => {
       this.#syncWaiters.push({ resolve, reject })
       this.#startSync()
@@ -323,13 +340,15 @@ export class DataDirectory {
   #startSync(): void {
     if (this.#syncing || this.#syncWaiters.length === 0) return
     const batch = this.#syncWaiters.splice(0)
-    if (!this.#unsynced) {
+    if (!this.#unsynced && !this.#segments.unsynced) {
       for (const w of batch) w.resolve()
       return
     }
+    const wal = this.#unsynced
     this.#unsynced = false
     this.#syncing = true
-    fsync(this.#wal(), (err) => {
+    // the segment first, then SQLite's WAL (a DDL record there may follow deferred ticks)
+    const done = (err: Error | null): void => {
       this.#syncing = false
       this.syncs++
       if (err) {
@@ -340,6 +359,10 @@ export class DataDirectory {
         }
       } else for (const w of batch) w.resolve()
       this.#startSync()
+    }
+    this.#segments.sync((err) => {
+      if (err !== null || !wal) done(err)
+      else fsync(this.#wal(), done)
     })
   }
 
@@ -352,14 +375,17 @@ export class DataDirectory {
   append(kind: string, tick: number, now: number, body: Buffer, deferred = false): number {
     const seq = this.#nextSeq
     if (this.broken) throw this.broken
+    // DDL in SQLite (kept whole by truncation), the rest in the segments
+    const ddl = kind === 'ddl'
     try {
       this.beforeWrite?.('append')
-      this.#append.run(seq, kind, tick, now, body, checksum(seq, body))
+      if (ddl) this.#append.run(seq, kind, tick, now, body, checksum(seq, body))
+      else this.#segments.append(seq, kind, tick, now, body)
     } catch (e) {
       throw new RivuletError(SqlState.ioError, `could not write to the log in "${this.dir}": ${(e as Error).message}`)
     }
     if (this.#durability === 'power') {
-      if (deferred) this.#unsynced = true
+      if (deferred) this.#unsynced ||= ddl
       else {
         try {
           this.#fsync()
@@ -373,9 +399,28 @@ export class DataDirectory {
     return seq
   }
 
-  /** The records after `afterSeq` (through `uptoSeq`), in order; a record whose checksum fails is an error (XX001).
-   *  Read in pages, so the connection is free between them (replay writes sink progress). */
+  /** The records after `afterSeq` (through `uptoSeq`), in order: SQLite's and the segments'
+   *  merged (a segment's records before `logStart`, which truncation drops only with their whole
+   *  file, left out); a record whose checksum fails is an error (XX001). */
   *records(afterSeq = 0, uptoSeq = Number.MAX_SAFE_INTEGER): Generator<StoredRecord> {
+    const stored = this.#stored(afterSeq, uptoSeq)
+    const segments = this.#segments.records(Math.max(afterSeq, this.#logStart - 1), uptoSeq)
+    let a = stored.next()
+    let b = segments.next()
+    while (!a.done || !b.done) {
+      if (b.done || (!a.done && a.value.seq < b.value.seq)) {
+        yield a.value as StoredRecord
+        a = stored.next()
+      } else {
+        yield b.value
+        b = segments.next()
+      }
+    }
+  }
+
+  /** SQLite's records after `afterSeq` through `uptoSeq`, read in pages, so the connection is
+   *  free between them (replay writes sink progress). */
+  *#stored(afterSeq: number, uptoSeq: number): Generator<StoredRecord> {
     const page = this.#db.prepare('SELECT seq, kind, tick, now, body, crc FROM log WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 512')
     let after = afterSeq
     for (;;) {
@@ -402,6 +447,10 @@ export class DataDirectory {
     try {
       this.beforeWrite?.('checkpoint')
       const db = this.#db
+      // the records it covers durable before it (durability 'power'), and the next ones in a
+      // segment of their own: truncation deletes whole segments
+      if (this.#durability === 'power') this.#segments.syncNow()
+      this.#segments.roll(this.#nextSeq)
       const id = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM checkpoint').get() as { id: number }).id
       // the parts' bytes first, on disk before the rows naming them
       const file = `c${id}.bin`
@@ -442,7 +491,7 @@ export class DataDirectory {
       })()
       if (truncated !== undefined) {
         this.#logStart = truncated.start
-        this.bytes -= truncated.bytes
+        this.bytes -= truncated.bytes + this.#segments.dropBefore(truncated.start)
       }
       this.#fsync()
       this.#unlink(forgotten)
@@ -506,8 +555,13 @@ export class DataDirectory {
   }
 
   /** The first record whose processing time is at or after `micros` (records are in time
-   *  order: a binary search over seq, a point query per step). */
+   *  order): the first of SQLite's (a binary search over seq, a point query per step) and the
+   *  segments' (their index). */
   #firstRecordAt(micros: number): number {
+    return Math.min(this.#firstStoredAt(micros), this.#segments.firstAt(micros, this.#logStart) ?? this.#nextSeq)
+  }
+
+  #firstStoredAt(micros: number): number {
     const at = this.#db.prepare('SELECT seq, now FROM log WHERE seq >= ? ORDER BY seq LIMIT 1')
     let lo = this.#logStart
     let hi = this.#nextSeq
@@ -551,6 +605,7 @@ export class DataDirectory {
   }
 
   close(): void {
+    this.#segments.close()
     if (this.#walFd !== undefined) closeSync(this.#walFd)
     this.#walFd = undefined
     if (this.#db.open) this.#db.close()

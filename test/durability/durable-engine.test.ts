@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
 import { rivuletError } from '../helpers/errors.js'
 import { internalsOf } from '../../src/engine/engine.js'
+import { LOG_DIR } from '../../src/storage/data-dir.js'
+import { HEADER_BYTES } from '../../src/storage/log-segments.js'
 import { tempDirs } from '../helpers/temp-dirs.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -250,38 +252,71 @@ describe('Engine.open({ dir })', () => {
     }
   })
 
-  it('a flipped byte in the log is detected and reported: never a silent fresh start', () => {
+  /** The log's one segment file and where its records are (offset, seq, body length). */
+  const segment = (dir: string): { file: string; records: { offset: number; seq: number; length: number }[] } => {
+    const files = readdirSync(path.join(dir, LOG_DIR)).filter((f) => f.endsWith('.seg'))
+    expect(files).toHaveLength(1)
+    const file = path.join(dir, LOG_DIR, files[0]!)
+    const bytes = readFileSync(file)
+    const records: { offset: number; seq: number; length: number }[] = []
+    for (let at = 0; at < bytes.length; at += HEADER_BYTES + bytes.readUInt32LE(at + 4)) records.push({ offset: at, seq: bytes.readDoubleLE(at + 16), length: bytes.readUInt32LE(at + 4) })
+    return { file, records }
+  }
+
+  it.each(['first', 'last'] as const)('a flipped byte in the %s record of the log is detected and reported: never a silent fresh start', (which) => {
     const dir = tempDir()
     const db = Engine.open({ dir })
     db.execute('CREATE TABLE t (k INT PRIMARY KEY, v TEXT)')
     db.execute("INSERT INTO t VALUES (1, 'one'), (2, 'two')")
+    db.execute("INSERT INTO t VALUES (3, 'three')")
     crashClose(db)
-    const raw = new Database(path.join(dir, 'rivulet.db'))
-    const rec = raw.prepare("SELECT seq, body FROM log WHERE kind = 'tick'").get() as { seq: number; body: Buffer }
-    rec.body[rec.body.length - 2] ^= 0x10
-    raw.prepare('UPDATE log SET body = ? WHERE seq = ?').run(rec.body, rec.seq)
-    raw.close()
+    const { file, records } = segment(dir)
+    expect(records).toHaveLength(2)
+    const rec = which === 'first' ? records[0]! : records[1]!
+    const bytes = readFileSync(file)
+    bytes[rec.offset + HEADER_BYTES + rec.length - 2] ^= 0x10
+    writeFileSync(file, bytes)
     const e = error(() => Engine.open({ dir }))
     expect(e.code).toBe('XX001')
     expect(e.message).toMatch(new RegExp(`log record ${rec.seq} .* is damaged`))
   })
 
-  it('a torn last record (the WAL cut mid-write) is dropped: every earlier tick is there', () => {
+  it.each([
+    ['cut inside its body', (file: string, last: { offset: number }) => truncateSync(file, last.offset + HEADER_BYTES + 3)],
+    ['cut inside its header', (file: string, last: { offset: number }) => truncateSync(file, last.offset + 10)],
+    ['zeros after the last record (a power loss)', (file: string) => appendFileSync(file, Buffer.alloc(4096))],
+  ])('a torn last record (%s) is cut off, reported, and every earlier tick is there', (_, tear) => {
     const dir = tempDir()
     const db = Engine.open({ dir })
     db.execute('CREATE TABLE t (k INT PRIMARY KEY)')
     for (let k = 1; k <= 20; k++) db.execute(`INSERT INTO t VALUES (${k})`)
-    // the files as a kill -9 leaves them: WAL not checkpointed, then its last frame torn
-    const copy = tempDir()
-    for (const f of readdirSync(dir)) cpSync(path.join(dir, f), path.join(copy, f), { recursive: true })
-    db.close()
-    const wal = path.join(copy, 'rivulet.db-wal')
-    expect(existsSync(wal)).toBe(true)
-    truncateSync(wal, statSync(wal).size - 100)
-    const again = Engine.open({ dir: copy })
+    crashClose(db)
+    const { file, records } = segment(dir)
+    tear(file, records.at(-1)!)
+    const again = Engine.open({ dir })
+    expect(again.recovery!.warnings.join('\n')).toMatch(/cut off a torn last record of the log/)
     const keys = again.query('SELECT k FROM t ORDER BY k').rows.map((r) => r[0] as number)
-    expect(keys.length).toBeGreaterThanOrEqual(18)
+    expect(keys.length).toBeGreaterThanOrEqual(19)
     expect(keys).toEqual(keys.map((_, i) => i + 1))
+    // and it goes on from there
+    again.execute('INSERT INTO t VALUES (100)')
+    crashClose(again)
+    const third = Engine.open({ dir })
+    expect(third.recovery!.warnings).toEqual([])
+    expect(third.query('SELECT count(*) FROM t').rows).toEqual([[keys.length + 1]])
+    third.close()
+  })
+
+  it('a directory of format 4 keeps its tick records in SQLite: replayed merged with the new ones in segments', () => {
+    const dir = path.join(tempDir(), 'v4')
+    cpSync(path.join(here, '..', 'fixtures', 'data-dir-v4'), dir, { recursive: true })
+    const db = Engine.open({ dir, sources: 'manual', checkpointInterval: 0 })
+    expect(db.recovery!.records).toBeGreaterThan(0) // ticks after its checkpoint, in SQLite
+    db.execute("INSERT INTO acct VALUES (9, 'zoe', 1.00, NULL, NULL)")
+    const expected = db.query('SELECT id, owner FROM acct ORDER BY id').rows
+    crashClose(db)
+    const again = Engine.open({ dir, sources: 'manual' })
+    expect(again.query('SELECT id, owner FROM acct ORDER BY id').rows).toEqual(expected)
     again.close()
   })
 
