@@ -36,7 +36,9 @@
 //             sides, buckets (and their indexes) and one exact free hint per key side.
 //             Incremental (saveKeyed): each key side is an entry, keyed by its side and key
 //             (partKey); once a checkpoint has asked, every change to a side's entries, and its
-//             joining or leaving its map, is noted, so the next part holds only those sides.
+//             joining or leaving its map, is noted on the side itself (object-changes.ts: a
+//             side that came and went between two checkpoints costs nothing), so the next part
+//             holds only those sides.
 //
 // Freeing:    with both watermarks (every later left change, insert or delete, has time ≥ wl;
 //             right: ≥ wr; watermarks never decrease, except when a rollback restores them with
@@ -99,7 +101,8 @@
 
 import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
-import { forEachChange, KeyChanges, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
+import type { KeyedEntries, KeyedPart } from '../keyed-state.js'
+import { ObjectChanges } from '../object-changes.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { concatRows, ZSet, type Row } from '../zset.js'
 import { lowerBound, sortByTime, TimeHeap } from '../sorted.js'
@@ -205,6 +208,9 @@ class KeySide {
   readonly left: boolean
   /** Its key in incremental checkpoints (see partKey), made when first needed. */
   pk: string | undefined = undefined
+  /** ObjectChanges' marks (incremental checkpoints). */
+  born = 0
+  mark = 0
   /** Distinct times held, ascending. */
   times: number[] = []
   /** buckets[i] = the entries at times[i] (never empty). */
@@ -396,7 +402,7 @@ export class IntervalJoinOperator extends BaseOperator {
   readonly #right = new Map<RowKey, KeySide>()
   readonly #journal = new Journal<StepUndo | AdvanceUndo>()
   /** Key sides changed since the last saveKeyed (null until one asked). */
-  #changes: KeyChanges | null = null
+  #changes: ObjectChanges<KeySide> | null = null
   #leftRows = 0
   #rightRows = 0
   #stamp = 0
@@ -638,8 +644,8 @@ export class IntervalJoinOperator extends BaseOperator {
     if (ks === undefined) {
       ks = new KeySide(key, isLeft)
       map.set(key, ks)
-      this.#changes?.inserted(partKey(ks))
-    } else this.#changes?.changed(partKey(ks))
+      this.#changes?.inserted(ks)
+    } else this.#changes?.changed(ks)
     const rows = d.rows
     const ts = d.times
     const ws = d.weights
@@ -700,7 +706,7 @@ export class IntervalJoinOperator extends BaseOperator {
         touched.push(e)
       }
       e.matches += ds[i]!
-      this.#changes?.changed(partKey(e.side))
+      this.#changes?.changed(e.side)
     }
   }
 
@@ -716,7 +722,7 @@ export class IntervalJoinOperator extends BaseOperator {
     const bucket = ks.buckets[at]!
     bucket.remove(e)
     e.live = false
-    this.#changes?.changed(partKey(ks))
+    this.#changes?.changed(ks)
     if (ks.left) this.#leftRows--
     else this.#rightRows--
     if (bucket.entries.length === 0) {
@@ -726,7 +732,7 @@ export class IntervalJoinOperator extends BaseOperator {
         const map = ks.left ? this.#left : this.#right
         if (map.get(ks.key) === ks) {
           map.delete(ks.key)
-          this.#changes?.deleted(partKey(ks))
+          this.#changes?.deleted(ks)
         }
       }
     }
@@ -780,8 +786,8 @@ export class IntervalJoinOperator extends BaseOperator {
     const map = ks.left ? this.#left : this.#right
     if (!map.has(ks.key)) {
       map.set(ks.key, ks)
-      this.#changes?.inserted(partKey(ks))
-    } else this.#changes?.changed(partKey(ks))
+      this.#changes?.inserted(ks)
+    } else this.#changes?.changed(ks)
     return ks
   }
 
@@ -878,7 +884,7 @@ export class IntervalJoinOperator extends BaseOperator {
           undo.oldPads.push(e.pad)
           emitted.push(this.#pad(e), target - e.pad)
           e.pad = target
-          this.#changes?.changed(partKey(ks))
+          this.#changes?.changed(ks)
         }
       }
     }
@@ -894,8 +900,8 @@ export class IntervalJoinOperator extends BaseOperator {
     undo.freed.push({ side: ks, times: freedTimes, buckets: freedBuckets, entries })
     if (times.length === 0) {
       ;(isLeft ? this.#left : this.#right).delete(ks.key)
-      this.#changes?.deleted(partKey(ks))
-    } else this.#changes?.changed(partKey(ks))
+      this.#changes?.deleted(ks)
+    } else this.#changes?.changed(ks)
   }
 
   /** How many key sides advance() has examined so far. */
@@ -926,7 +932,7 @@ export class IntervalJoinOperator extends BaseOperator {
           e.weight = w0
           e.matches = old[3 * i + 1]!
           e.pad = old[3 * i + 2]!
-          this.#changes?.changed(partKey(e.side))
+          this.#changes?.changed(e.side)
         }
       } else {
         for (let i = u.freed.length - 1; i >= 0; i--) {
@@ -942,7 +948,7 @@ export class IntervalJoinOperator extends BaseOperator {
         for (let i = u.pads.length - 1; i >= 0; i--) {
           const e = u.pads[i]!
           e.pad = u.oldPads[i]!
-          this.#changes?.changed(partKey(e.side))
+          this.#changes?.changed(e.side)
         }
       }
     })
@@ -1006,25 +1012,34 @@ export class IntervalJoinOperator extends BaseOperator {
     const keys: string[] = []
     const values: (KeySideEntry | undefined)[] = []
     const moved: boolean[] = []
-    forEachChange(this.#changes.take(), (pk, m) => {
-      const ks = this.#keySideOf(pk as string)
-      // (an inserted key side gone since: its deletion, if it mattered, is a changed key)
-      if (m && ks === undefined) return
-      keys.push(pk as string)
-      values.push(ks === undefined ? undefined : this.#keySideEntry(ks))
-      moved.push(m)
-    })
+    const { changed, inserted } = this.#changes.take()
+    // a changed side's key as its map has it now (nothing: gone), then the sides inserted
+    // that are still their map's (an inserted side gone since: its removal, if it mattered, is
+    // among the changed ones)
+    for (let i = 0; i < changed.length; i++) {
+      const ks = changed[i]!
+      const now = (ks.left ? this.#left : this.#right).get(ks.key)
+      keys.push(partKey(ks))
+      values.push(now === undefined ? undefined : this.#keySideEntry(now))
+      moved.push(false)
+    }
+    for (let i = 0; i < inserted.length; i++) {
+      const ks = inserted[i]!
+      if (!this.#isLive(ks)) continue
+      keys.push(partKey(ks))
+      values.push(this.#keySideEntry(ks))
+      moved.push(true)
+    }
     return { whole: null, keys, values, moved }
   }
 
-  #keySideOf(pk: string): KeySide | undefined {
-    const { left, key } = keyOfPartKey(pk)
-    return (left ? this.#left : this.#right).get(key)
+  #isLive(ks: KeySide): boolean {
+    return (ks.left ? this.#left : this.#right).get(ks.key) === ks
   }
 
-  #newChanges(): KeyChanges {
-    return new KeyChanges(
-      (pk) => this.#keySideOf(pk as string) !== undefined,
+  #newChanges(): ObjectChanges<KeySide> {
+    return new ObjectChanges<KeySide>(
+      (ks) => this.#isLive(ks),
       () => this.#left.size + this.#right.size,
     )
   }

@@ -71,20 +71,17 @@ type Filling = Int32Array | Float64Array | BigInt64Array | Uint8Array | unknown[
 /** Encodes the rows reading each row once (not once per column: a big batch's rows are
  *  scattered over the heap, and reading a row is most of the cost): the columns' kinds are
  *  guessed from the first row and checked on every value (a 32-bit integer column that meets a
- *  double becomes a double column); if a guess fails (or the first row has a NULL), a first pass
- *  finds the kinds and a second fills the columns. */
+ *  double becomes a double column, a column NULL in the first row must stay all NULL); if a
+ *  guess fails, a first pass finds the kinds and a second fills the columns. */
 export function encodeBatch(rows: readonly Row[]): RowBatch {
   const n = rows.length
   if (n === 0) return { n, columns: [] }
   const first = rows[0]!
   const width = first.length
   const guess = new Array<number>(width)
-  let guessed = true
-  for (let j = 0; j < width && guessed; j++) guessed = (guess[j] = kindOfValue(first[j])) !== NULL
-  if (guessed) {
-    const batch = fill(rows, guess)
-    if (batch !== null) return batch
-  }
+  for (let j = 0; j < width; j++) guess[j] = kindOfValue(first[j])
+  const batch = fill(rows, guess)
+  if (batch !== null) return batch
   const kinds = new Array<number>(width).fill(NULL)
   for (let i = 0; i < n; i++) {
     const row = rows[i]!
@@ -115,8 +112,14 @@ function fill(rows: readonly Row[], kinds: number[]): RowBatch | null {
     for (let j = 0; j < width; j++) {
       const v = row[j]
       const k = kinds[j]
-      if (k === ANY || k === NULL) {
+      if (k === ANY) {
         ;(cols[j] as unknown[])[i] = encodeValue(v ?? null)
+        continue
+      }
+      if (k === NULL) {
+        // a column guessed NULL from the first row holds only NULLs (else the kinds are found)
+        if (v !== null && v !== undefined) return null
+        ;(cols[j] as unknown[])[i] = null
         continue
       }
       if (v === null || v === undefined) {

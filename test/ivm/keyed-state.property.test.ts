@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { KeyChanges, mergeKeyedParts, saveKeyedPart, type KeyedPart, type RowKey } from '../../ivm/index.js'
+import { ObjectChanges } from '../../ivm/object-changes.js'
 
 function referenceMerge(parts: readonly KeyedPart[]): [RowKey, unknown][] {
   const m = new Map<RowKey, unknown>()
@@ -62,6 +63,98 @@ describe('mergeKeyedParts', () => {
         const merged = entries.keys.map((k, i) => [k, entries.values[i]] as [RowKey, unknown])
         expect(merged).toEqual(referenceMerge(parts))
         expect(merged).toEqual([...live])
+        expect(whole).toBe(parts.length - 1)
+      }),
+      { numRuns: 2000 },
+    )
+  })
+})
+
+// ObjectChanges (ivm/object-changes.ts): the same parts from marks on the map's values, over
+// maps whose values are objects — a new object per insertion, in-place changes to it, and an
+// object put back after its removal (as a rollback does) — against the same references.
+describe('ObjectChanges', () => {
+  interface Obj {
+    key: RowKey
+    value: number
+    born: number
+    mark: number
+  }
+  const objectSteps = (maxKey: number) =>
+    fc.array(
+      fc.oneof(
+        fc.record({ op: fc.constant<'set'>('set'), key: fc.integer({ min: 0, max: maxKey }), value: fc.integer() }),
+        fc.record({ op: fc.constant<'delete'>('delete'), key: fc.integer({ min: 0, max: maxKey }) }),
+        fc.record({ op: fc.constant<'putBack'>('putBack') }),
+        fc.record({ op: fc.constant<'save'>('save'), base: fc.boolean() }),
+      ),
+      { maxLength: 120 },
+    )
+
+  it('parts made from the marked objects merge to the live map, in its order', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(2, 8).chain(objectSteps), fc.constantFrom(1, 2, 4, 65_536), (steps, compactAt) => {
+        const live = new Map<RowKey, Obj>()
+        let changes: ObjectChanges<Obj> | null = null
+        let parts: KeyedPart[] = []
+        // the last object removed since the last save (a rollback puts back what this tick removed)
+        let removed: Obj | undefined
+        const save = (base: boolean): void => {
+          removed = undefined
+          if (base || changes === null) {
+            parts = [saveKeyedPart(parts.length, live, null, (o) => o.value)]
+            changes = new ObjectChanges<Obj>((o) => live.get(o.key) === o, () => live.size, compactAt)
+            return
+          }
+          const { changed, inserted } = changes.take()
+          const keys: RowKey[] = []
+          const values: unknown[] = []
+          const moved: boolean[] = []
+          for (const o of changed) {
+            keys.push(o.key)
+            values.push(live.get(o.key)?.value)
+            moved.push(false)
+          }
+          for (const o of inserted) {
+            if (live.get(o.key) !== o) continue
+            keys.push(o.key)
+            values.push(o.value)
+            moved.push(true)
+          }
+          expect(new Set(changed).size, 'each changed object once').toBe(changed.length)
+          expect(new Set(changed.map((o) => o.key)).size, 'each changed key once').toBe(changed.length)
+          parts.push({ whole: parts.length, keys, values, moved })
+        }
+        for (const s of steps) {
+          if (s.op === 'save') save(s.base)
+          else if (s.op === 'set') {
+            const o = live.get(s.key)
+            if (o !== undefined) {
+              o.value = s.value
+              changes?.changed(o)
+            } else {
+              const fresh: Obj = { key: s.key, value: s.value, born: 0, mark: 0 }
+              live.set(s.key, fresh)
+              changes?.inserted(fresh)
+            }
+          } else if (s.op === 'delete') {
+            const o = live.get(s.key)
+            if (o !== undefined) {
+              live.delete(s.key)
+              changes?.deleted(o)
+              removed = o
+            }
+          } else if (removed !== undefined && !live.has(removed.key)) {
+            live.set(removed.key, removed)
+            changes?.inserted(removed)
+            removed = undefined
+          }
+        }
+        save(false)
+        const { whole, entries } = mergeKeyedParts(parts)
+        const merged = entries.keys.map((k, i) => [k, entries.values[i]] as [RowKey, unknown])
+        expect(merged).toEqual(referenceMerge(parts))
+        expect(merged).toEqual([...live].map(([k, o]) => [k, o.value]))
         expect(whole).toBe(parts.length - 1)
       }),
       { numRuns: 2000 },
