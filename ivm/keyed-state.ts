@@ -115,15 +115,43 @@ export interface KeyedPart {
   readonly moved: readonly boolean[] | null
 }
 
-/** Saves a part: every key of `entries` (a base, when `changes` is null) or the keys changed. */
-export function saveKeyedPart<V>(whole: unknown, entries: ReadonlyMap<RowKey, V>, changes: TakenChanges | null, entryOf: (value: V, key: RowKey) => unknown): KeyedPart {
+/** A delta's entry that says "the rows before, then these": rows appended to the key's entry in
+ *  the part before (a row, or a bucket {r, w}) which held `after` rows — an arrangement's bucket
+ *  that only grew since, so a checkpoint writes what was added rather than the whole bucket. */
+export interface AppendedRows {
+  readonly after: number
+  readonly r: readonly (readonly unknown[])[]
+  readonly w: readonly number[]
+}
+
+/** Whether a part's entry is an AppendedRows (its exact shape: no other owner's entry has it). */
+export function isAppendedRows(v: unknown): v is AppendedRows {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false
+  const a = v as Partial<AppendedRows>
+  return typeof a.after === 'number' && Array.isArray(a.r) && Array.isArray(a.w) && Object.keys(v).length === 3
+}
+
+/** The entry `a` extends, with its rows appended (a new entry: the one before is not changed). */
+function appendRows(before: unknown, a: AppendedRows, key: RowKey): unknown {
+  const rows = Array.isArray(before) ? [before] : (before as { r?: unknown[] } | null)?.r
+  const weights = Array.isArray(before) ? [1] : (before as { w?: number[] } | null)?.w
+  if (!Array.isArray(rows) || !Array.isArray(weights) || rows.length !== a.after) {
+    throw new Error(`a checkpoint part appends rows to the ${a.after} rows of key ${String(key)}, which holds ${Array.isArray(rows) ? rows.length : 'no rows'}`)
+  }
+  return { r: rows.concat(a.r), w: weights.concat(a.w) }
+}
+
+/** Saves a part: every key of `entries` (a base, when `changes` is null) or the keys changed;
+ *  `entryOf`'s `inPlace` says the key had an entry in the part before and keeps its place (it
+ *  may then return AppendedRows). */
+export function saveKeyedPart<V>(whole: unknown, entries: ReadonlyMap<RowKey, V>, changes: TakenChanges | null, entryOf: (value: V, key: RowKey, inPlace: boolean) => unknown): KeyedPart {
   if (changes === null) {
     const keys = new Array<RowKey>(entries.size)
     const values = new Array<unknown>(entries.size)
     let i = 0
     entries.forEach((v, k) => {
       keys[i] = k
-      values[i++] = entryOf(v, k)
+      values[i++] = entryOf(v, k, false)
     })
     return { whole, keys, values, moved: null }
   }
@@ -135,7 +163,7 @@ export function saveKeyedPart<V>(whole: unknown, entries: ReadonlyMap<RowKey, V>
     // an inserted key gone since: its deletion, if it mattered, is among the changed keys
     if (m && v === undefined) return
     keys.push(k)
-    values.push(v === undefined ? undefined : entryOf(v, k))
+    values.push(v === undefined ? undefined : entryOf(v, k, !m))
     moved.push(m)
   })
   return { whole, keys, values, moved }
@@ -150,12 +178,17 @@ export interface KeyedEntries {
 const GONE: unique symbol = Symbol('gone')
 
 /** A key some delta changed: its newest entry (GONE once deleted), whether it was (re)inserted
- *  (then it follows the base's keys), and whether the pass over the base has placed it. */
+ *  (then it follows the base's keys), and whether the pass over the base has placed it.
+ *  `appends`: rows appended to the base's entry, which the pass over the base resolves (the
+ *  value is then BASE). */
 interface LateEntry {
   value: unknown
   moved: boolean
   placed: boolean
+  appends?: AppendedRows[]
 }
+
+const BASE: unique symbol = Symbol('base')
 
 /** Folds a base and its deltas, in order, into each key's entry in map order (and the newest
  *  whole part) — what applying them to a Map one by one gives, without building that Map: only
@@ -177,13 +210,22 @@ export function mergeKeyedParts(parts: readonly KeyedPart[]): { whole: unknown; 
       const v = values[i]
       const e = late.get(k)
       if (v === undefined) {
-        if (e !== undefined) e.value = GONE
-        else late.set(k, { value: GONE, moved: false, placed: false })
+        if (e !== undefined) {
+          e.value = GONE
+          e.appends = undefined
+        } else late.set(k, { value: GONE, moved: false, placed: false })
       } else if (moved[i]) {
         late.delete(k)
         late.set(k, { value: v, moved: true, placed: false })
-      } else if (e !== undefined) e.value = v
-      else late.set(k, { value: v, moved: false, placed: false })
+      } else if (isAppendedRows(v)) {
+        // on the key's newest entry: a delta's, or the base's (found by the pass over it)
+        if (e === undefined) late.set(k, { value: BASE, moved: false, placed: false, appends: [v] })
+        else if (e.value === BASE) e.appends!.push(v)
+        else e.value = appendRows(e.value === GONE ? undefined : e.value, v, k)
+      } else if (e !== undefined) {
+        e.value = v
+        e.appends = undefined
+      } else late.set(k, { value: v, moved: false, placed: false })
     }
   }
   if (late.size === 0) return { whole, entries: head === null ? { keys: [], values: [] } : { keys: head.keys, values: head.values } }
@@ -200,6 +242,11 @@ export function mergeKeyedParts(parts: readonly KeyedPart[]): { whole: unknown; 
         values.push(hv[i])
       } else if (!e.moved) {
         e.placed = true
+        if (e.value === BASE) {
+          let value: unknown = hv[i]
+          for (const a of e.appends!) value = appendRows(value, a, k)
+          e.value = value
+        }
         if (e.value !== GONE) {
           keys.push(k)
           values.push(e.value)
@@ -208,6 +255,7 @@ export function mergeKeyedParts(parts: readonly KeyedPart[]): { whole: unknown; 
     }
   }
   late.forEach((e, k) => {
+    if (e.value === BASE && !e.placed) throw new Error(`a checkpoint part appends rows to key ${String(k)}, which its base does not hold`)
     if (e.placed || e.value === GONE) return
     keys.push(k)
     values.push(e.value)

@@ -11,7 +11,8 @@
 //             INDEX_THRESHOLD rows by a lazily built Map<rowHash, position> (numeric row
 //             hashes: no key strings).
 //             Once a checkpoint has asked (saveKeyed), the keys changed since the last one
-//             (ivm/keyed-state.ts), so the next saves only those.
+//             (ivm/keyed-state.ts), so the next saves only those — and of a bucket that only
+//             grew since, only the rows appended (Bucket.saved: its length then).
 // Linear:     no (stateful), but its output is its input.
 // Retracts:   yes; zero-weight rows are dropped, empty keys deleted.
 //
@@ -46,6 +47,10 @@ export class Bucket {
   readonly weights: number[]
   /** Sum of the weights. */
   total: number
+  /** Incremental checkpoints: how many rows the bucket had when a checkpoint part last wrote
+   *  it, its first rows unchanged since (only rows appended after them, or removed from among
+   *  those), so the next part may write just the appended ones; −1: written whole next. */
+  saved = -1
   /** rowHash → position (an array of positions when rows of the bucket collide). */
   #index: Map<number, number | number[]> | null = null
 
@@ -91,6 +96,7 @@ export class Bucket {
 
   /** Removes position i (swap with last). */
   removeAt(i: number): void {
+    if (i < this.saved) this.saved = -1
     const rows = this.rows
     const ws = this.weights
     const last = rows.length - 1
@@ -159,8 +165,14 @@ interface BucketEntry {
   readonly w: number[]
 }
 
-function slotEntry(s: Slot): unknown {
-  return s instanceof Bucket ? { r: s.rows, w: s.weights } : s
+/** A slot's entry in a part; a bucket that only grew since the part before wrote it (and kept
+ *  its place: `inPlace`) as the rows appended (AppendedRows). Marks what the part holds. */
+function slotEntry(s: Slot, _key: RowKey, inPlace: boolean): unknown {
+  if (!(s instanceof Bucket)) return s
+  const saved = s.saved
+  s.saved = s.rows.length
+  if (inPlace && saved > 0 && saved < s.rows.length) return { after: saved, r: s.rows.slice(saved), w: s.weights.slice(saved) }
+  return { r: s.rows, w: s.weights }
 }
 
 /** A multiset of rows indexed by a key function: the state of arrangements and sinks. */
@@ -271,6 +283,7 @@ export class Arrangement {
     const nw = s.weights[i]! + weight
     s.total += weight
     if (nw !== 0) {
+      if (i < s.saved) s.saved = -1
       s.weights[i] = nw
       if (nw === 1 && s.rows.length === 1) map.set(key, s.rows[0]!)
       return nw
@@ -381,6 +394,8 @@ export class Arrangement {
       } else {
         const b = e as BucketEntry
         for (let j = 0; j < b.r.length; j++) this.apply(b.r[j]!, b.w[j]!, keys[i]!)
+        const s = map.get(keys[i]!)
+        if (s instanceof Bucket) s.saved = s.rows.length
       }
     }
     this.#changes = new KeyChanges((k) => this.#map.has(k), () => this.#map.size)

@@ -26,6 +26,9 @@ const GONE = 0
 const ROW = 1
 const BUCKET = 2
 const OTHER = 3
+/** Rows appended to the entry before (AppendedRows): its rows and weights as a bucket's, and
+ *  how many rows it appends to in `afters`. */
+const APPEND = 4
 
 interface Envelope {
   readonly [COLUMNAR]: 1
@@ -35,9 +38,11 @@ interface Envelope {
   /** As they are: an array of strings or numbers is quick to serialize, no objects in it. */
   readonly keys: readonly RowKey[]
   readonly kinds: Uint8Array
-  /** Per BUCKET entry, its number of rows. */
+  /** Per BUCKET and APPEND entry, its number of rows. */
   readonly counts: Int32Array
-  /** The BUCKET entries' weights, in order. */
+  /** Per APPEND entry, the rows of the entry before it (absent in parts without any). */
+  readonly afters?: Int32Array
+  /** The BUCKET and APPEND entries' weights, in order. */
   readonly weights: Float64Array
   /** The rows of the ROW and BUCKET entries, in order. */
   readonly rows: RowBatch
@@ -59,11 +64,13 @@ function isRow(v: unknown): v is unknown[] {
   return true
 }
 
-/** An arrangement's bucket as its part stores it: {r: rows, w: weights}, nothing else. */
-function isBucket(v: unknown): v is { r: unknown[][]; w: number[] } {
+/** An arrangement's bucket as its part stores it: {r: rows, w: weights}, nothing else — or,
+ *  `appended`, {after, r, w} (AppendedRows) with a whole number `after`. */
+function isBucket(v: unknown, appended = false): v is { r: unknown[][]; w: number[] } {
   if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return false
-  const b = v as { r?: unknown; w?: unknown }
-  if (!Array.isArray(b.r) || !Array.isArray(b.w) || b.r.length !== b.w.length || Object.keys(v).length !== 2) return false
+  const b = v as { r?: unknown; w?: unknown; after?: unknown }
+  if (!Array.isArray(b.r) || !Array.isArray(b.w) || b.r.length !== b.w.length || Object.keys(v).length !== (appended ? 3 : 2)) return false
+  if (appended && !(typeof b.after === 'number' && Number.isInteger(b.after) && b.after >= 0 && b.after <= 0x7fffffff)) return false
   for (let i = 0; i < b.r.length; i++) if (!isRow(b.r[i]) || typeof b.w[i] !== 'number') return false
   return true
 }
@@ -79,6 +86,7 @@ export function encodeKeyedPart(part: KeyedPart): Buffer {
   const rows: unknown[][] = []
   const counts: number[] = []
   const weights: number[] = []
+  const afters: number[] = []
   const others: unknown[] = []
   for (let i = 0; i < n; i++) {
     const v = values[i]
@@ -86,8 +94,10 @@ export function encodeKeyedPart(part: KeyedPart): Buffer {
     else if (isRow(v)) {
       kinds[i] = ROW
       rows.push(v)
-    } else if (isBucket(v)) {
-      kinds[i] = BUCKET
+    } else if (isBucket(v) || isBucket(v, true)) {
+      const after = (v as { after?: number }).after
+      kinds[i] = after === undefined ? BUCKET : APPEND
+      if (after !== undefined) afters.push(after)
       counts.push(v.r.length)
       for (let j = 0; j < v.r.length; j++) {
         rows.push(v.r[j]!)
@@ -111,6 +121,7 @@ export function encodeKeyedPart(part: KeyedPart): Buffer {
     keys,
     kinds,
     counts: new Int32Array(counts),
+    ...(afters.length > 0 ? { afters: new Int32Array(afters) } : {}),
     weights: new Float64Array(weights),
     rows: encodeBatch(rows),
     others: encodeState(others),
@@ -130,6 +141,7 @@ export function decodeKeyedPart(bytes: Buffer): KeyedPart {
   let b = 0
   let w = 0
   let o = 0
+  let a = 0
   for (let i = 0; i < n; i++) {
     switch (e.kinds[i]) {
       case GONE:
@@ -138,7 +150,8 @@ export function decodeKeyedPart(bytes: Buffer): KeyedPart {
       case ROW:
         values[i] = rows[r++]
         break
-      case BUCKET: {
+      case BUCKET:
+      case APPEND: {
         const c = e.counts[b++]!
         const bucketRows = new Array<readonly unknown[]>(c)
         const bucketWeights = new Array<number>(c)
@@ -146,7 +159,7 @@ export function decodeKeyedPart(bytes: Buffer): KeyedPart {
           bucketRows[j] = rows[r++]!
           bucketWeights[j] = e.weights[w++]!
         }
-        values[i] = { r: bucketRows, w: bucketWeights }
+        values[i] = e.kinds[i] === BUCKET ? { r: bucketRows, w: bucketWeights } : { after: e.afters![a++]!, r: bucketRows, w: bucketWeights }
         break
       }
       default:
