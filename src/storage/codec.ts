@@ -16,6 +16,14 @@ type Row = readonly unknown[]
 /** A value class as the serializer sees it. */
 type Tagged = { readonly $n: [number | bigint, number] } | { readonly $i: [number, number, number] } | { readonly $a: unknown[] }
 
+/** Whether a row may hold the value and come back with it exactly: NULL, a number, text, a
+ *  boolean, a bigint or one of the value classes (not undefined, which would come back NULL). */
+export function isStorableValue(v: unknown): boolean {
+  const t = typeof v
+  if (t === 'object') return v === null || v instanceof Numeric || v instanceof Interval || v instanceof ArrayValue
+  return t === 'number' || t === 'string' || t === 'boolean' || t === 'bigint'
+}
+
 export function encodeValue(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v
   if (v instanceof Numeric) return { $n: [v.coef, v.scale] }

@@ -15,7 +15,7 @@ import type { RowKey } from '../../ivm/key.js'
 import { Numeric } from '../../planner/numeric.js'
 import { ArrayValue } from '../../planner/array-value.js'
 import { Interval } from '../sql-runtime/interval.js'
-import { decodeBatch, encodeBatch, type RowBatch } from './row-batch.js'
+import { decodeBatch, encodeBatch, encodeBatchExactly, type RowBatch } from './row-batch.js'
 import { decodeState, encodeState, fromSerialized } from './state-codec.js'
 
 /** Marks the columnar envelope (a key no state of ours uses). */
@@ -64,14 +64,22 @@ function isRow(v: unknown): v is unknown[] {
   return true
 }
 
-/** An arrangement's bucket as its part stores it: {r: rows, w: weights}, nothing else — or,
- *  `appended`, {after, r, w} (AppendedRows) with a whole number `after`. */
-function isBucket(v: unknown, appended = false): v is { r: unknown[][]; w: number[] } {
+/** An arrangement's bucket as its part stores it: {r: rows, w: weights}, nothing else — or
+ *  {after, r, w} (AppendedRows) with a whole number `after`; `checkRows`: its rows are rows
+ *  (else the row batch checks them). */
+function isBucket(v: unknown, checkRows: boolean): v is { r: unknown[][]; w: number[]; after?: number } {
   if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return false
   const b = v as { r?: unknown; w?: unknown; after?: unknown }
-  if (!Array.isArray(b.r) || !Array.isArray(b.w) || b.r.length !== b.w.length || Object.keys(v).length !== (appended ? 3 : 2)) return false
-  if (appended && !(typeof b.after === 'number' && Number.isInteger(b.after) && b.after >= 0 && b.after <= 0x7fffffff)) return false
-  for (let i = 0; i < b.r.length; i++) if (!isRow(b.r[i]) || typeof b.w[i] !== 'number') return false
+  if (!Array.isArray(b.r) || !Array.isArray(b.w) || b.r.length !== b.w.length) return false
+  let fields = 2
+  if (b.after !== undefined) {
+    if (!(typeof b.after === 'number' && Number.isInteger(b.after) && b.after >= 0 && b.after <= 0x7fffffff)) return false
+    fields = 3
+  }
+  let n = 0
+  for (const _ in v) n++
+  if (n !== fields) return false
+  for (let i = 0; i < b.r.length; i++) if (typeof b.w[i] !== 'number' || (checkRows && !isRow(b.r[i]))) return false
   return true
 }
 
@@ -79,23 +87,30 @@ function bytesOf(u: Uint8Array): Buffer {
   return Buffer.from(u.buffer, u.byteOffset, u.byteLength)
 }
 
-export function encodeKeyedPart(part: KeyedPart): Buffer {
-  const { keys, values, moved } = part
-  const n = keys.length
-  const kinds = new Uint8Array(n)
-  const rows: unknown[][] = []
-  const counts: number[] = []
-  const weights: number[] = []
-  const afters: number[] = []
-  const others: unknown[] = []
+/** A part's entries sorted by how they are stored, their rows in one list. */
+interface Sorted {
+  readonly kinds: Uint8Array
+  readonly rows: unknown[][]
+  readonly counts: number[]
+  readonly weights: number[]
+  readonly afters: number[]
+  readonly others: unknown[]
+}
+
+/** Sorts the entries by shape; `checkRows`: a row must hold only values a row batch keeps
+ *  exactly (else it is another entry), where without it the row batch finds such a value. */
+function sortEntries(values: readonly unknown[], checkRows: boolean): Sorted {
+  const n = values.length
+  const sorted: Sorted = { kinds: new Uint8Array(n), rows: [], counts: [], weights: [], afters: [], others: [] }
+  const { kinds, rows, counts, weights, afters, others } = sorted
   for (let i = 0; i < n; i++) {
     const v = values[i]
     if (v === undefined) kinds[i] = GONE
-    else if (isRow(v)) {
+    else if (checkRows ? isRow(v) : Array.isArray(v) && Object.getPrototypeOf(v) === Array.prototype) {
       kinds[i] = ROW
-      rows.push(v)
-    } else if (isBucket(v) || isBucket(v, true)) {
-      const after = (v as { after?: number }).after
+      rows.push(v as unknown[])
+    } else if (isBucket(v, checkRows)) {
+      const after = v.after
       kinds[i] = after === undefined ? BUCKET : APPEND
       if (after !== undefined) afters.push(after)
       counts.push(v.r.length)
@@ -108,6 +123,22 @@ export function encodeKeyedPart(part: KeyedPart): Buffer {
       others.push(v)
     }
   }
+  return sorted
+}
+
+export function encodeKeyedPart(part: KeyedPart): Buffer {
+  const { keys, values, moved } = part
+  const n = keys.length
+  // Entries are taken for rows by their shape and the row batch checks their values in the
+  // pass that encodes them (one pass over the rows, not two: reading a row is most of the
+  // cost); if one is not a row after all (an owner whose entries are arrays of other things),
+  // they are sorted again, each row checked first.
+  let sorted = sortEntries(values, false)
+  let batch = encodeBatchExactly(sorted.rows)
+  if (batch === null) {
+    sorted = sortEntries(values, true)
+    batch = encodeBatch(sorted.rows)
+  }
   let movedBytes: Uint8Array | null = null
   if (moved !== null) {
     movedBytes = new Uint8Array(n)
@@ -119,12 +150,12 @@ export function encodeKeyedPart(part: KeyedPart): Buffer {
     whole: encodeState(part.whole),
     moved: movedBytes,
     keys,
-    kinds,
-    counts: new Int32Array(counts),
-    ...(afters.length > 0 ? { afters: new Int32Array(afters) } : {}),
-    weights: new Float64Array(weights),
-    rows: encodeBatch(rows),
-    others: encodeState(others),
+    kinds: sorted.kinds,
+    counts: new Int32Array(sorted.counts),
+    ...(sorted.afters.length > 0 ? { afters: new Int32Array(sorted.afters) } : {}),
+    weights: new Float64Array(sorted.weights),
+    rows: batch,
+    others: encodeState(sorted.others),
   }
   return serialize(envelope)
 }

@@ -9,7 +9,7 @@
 // general column, texts are stored in Latin-1 when every code unit fits, else as UTF-16 code
 // units (lone surrogates kept). NULLs are a byte per row beside the values.
 
-import { encodeValue, decodeValue } from './codec.js'
+import { encodeValue, decodeValue, isStorableValue } from './codec.js'
 
 type Row = readonly unknown[]
 
@@ -74,29 +74,45 @@ type Filling = Int32Array | Float64Array | BigInt64Array | Uint8Array | unknown[
  *  double becomes a double column, a column NULL in the first row must stay all NULL); if a
  *  guess fails, a first pass finds the kinds and a second fills the columns. */
 export function encodeBatch(rows: readonly Row[]): RowBatch {
+  return encode(rows, false)!
+}
+
+/** encodeBatch for rows not known to hold only SQL values: null when a value would not come
+ *  back exactly (undefined, a plain object, a function: isStorableValue), found in the same
+ *  pass that encodes — a checkpoint part's entries are taken for rows by their shape alone. */
+export function encodeBatchExactly(rows: readonly Row[]): RowBatch | null {
+  return encode(rows, true)
+}
+
+function encode(rows: readonly Row[], exact: boolean): RowBatch | null {
   const n = rows.length
   if (n === 0) return { n, columns: [] }
   const first = rows[0]!
+  if (exact && !Array.isArray(first)) return null
   const width = first.length
   const guess = new Array<number>(width)
   for (let j = 0; j < width; j++) guess[j] = kindOfValue(first[j])
-  const batch = fill(rows, guess)
+  const batch = fill(rows, guess, exact)
   if (batch !== null) return batch
   const kinds = new Array<number>(width).fill(NULL)
   for (let i = 0; i < n; i++) {
     const row = rows[i]!
-    if (row.length !== width) return { n, columns: null, rows: rows.map((r) => r.map((v) => encodeValue(v))) }
+    if (exact && !Array.isArray(row)) return null
+    if (row.length !== width) {
+      if (exact && !rows.every((r) => Array.isArray(r) && r.every(isStorableValue))) return null
+      return { n, columns: null, rows: rows.map((r) => r.map((v) => encodeValue(v))) }
+    }
     for (let j = 0; j < width; j++) {
       const k = kindOfValue(row[j])
       if (k !== NULL && k !== kinds[j]) kinds[j] = mergeKinds(kinds[j]!, k)
     }
   }
-  return fill(rows, kinds)!
+  return fill(rows, kinds, exact)
 }
 
 /** Fills columns of the given kinds (changed in place when a 32-bit column widens); null when a
- *  row's width or a value does not fit them. */
-function fill(rows: readonly Row[], kinds: number[]): RowBatch | null {
+ *  row's width or a value does not fit them (or, `exact`, is not isStorableValue). */
+function fill(rows: readonly Row[], kinds: number[], exact: boolean): RowBatch | null {
   const n = rows.length
   const width = kinds.length
   const cols: Filling[] = []
@@ -108,21 +124,23 @@ function fill(rows: readonly Row[], kinds: number[]): RowBatch | null {
   }
   for (let i = 0; i < n; i++) {
     const row = rows[i]!
-    if (row.length !== width) return null
+    if (row.length !== width || (exact && !Array.isArray(row))) return null
     for (let j = 0; j < width; j++) {
       const v = row[j]
       const k = kinds[j]
       if (k === ANY) {
+        if (exact && !isStorableValue(v)) return null
         ;(cols[j] as unknown[])[i] = encodeValue(v ?? null)
         continue
       }
       if (k === NULL) {
         // a column guessed NULL from the first row holds only NULLs (else the kinds are found)
-        if (v !== null && v !== undefined) return null
+        if (v !== null && (v !== undefined || exact)) return null
         ;(cols[j] as unknown[])[i] = null
         continue
       }
       if (v === null || v === undefined) {
+        if (v === undefined && exact) return null
         ;(nulls[j] ??= new Uint8Array(n))[i] = 1
         continue
       }

@@ -1,9 +1,9 @@
 // A keyed checkpoint part through the columnar part codec (src/storage/part-codec.ts) comes back
 // exactly: keys, each entry whatever its shape — a row of any SQL values, a bucket of rows and
-// weights, anything else (accumulators, nested arrays, arrays holding undefined, objects that
-// look almost like a bucket) — gone entries, the moved flags and the whole part (fast-check
-// against the part itself). A part in the previous format (the state codec's bytes of the
-// whole part) decodes too.
+// weights, rows appended to a bucket (AppendedRows), anything else (accumulators, nested arrays,
+// arrays holding undefined, objects that look almost like a bucket) — gone entries, the moved
+// flags and the whole part (fast-check against the part itself). A part in the previous format
+// (the state codec's bytes of the whole part) decodes too.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { KeyedPart } from '../../ivm/keyed-state.js'
@@ -23,6 +23,9 @@ const other: fc.Arbitrary<unknown> = fc.oneof(
   fc.array(fc.oneof(fc.integer(), fc.constant(undefined)), { minLength: 1, maxLength: 3 }),
   fc.tuple(fc.array(rowOf(2), { maxLength: 2 }), fc.array(fc.integer(), { maxLength: 2 })).map(([r, w]) => ({ r, w, extra: 1 })),
   fc.array(rowOf(2), { minLength: 1, maxLength: 2 }).map((r) => ({ r, w: r.map(() => 'one') })),
+  // a bucket but for one row value (undefined, a plain object) or its `after`
+  fc.tuple(rowOf(2), fc.constantFrom(undefined, {}, new Map([[1, 2]]))).map(([r, bad]) => ({ r: [r, [bad, 1]], w: [1, 2] })),
+  fc.tuple(rowOf(2), fc.constantFrom(-1, 1.5, '2')).map(([r, after]) => ({ after, r: [r], w: [1] })),
   sqlValue.filter((v) => v !== null),
   fc.constant(null),
 )
@@ -31,9 +34,15 @@ const partArb = fc.integer({ min: 1, max: 4 }).chain((width) => {
   const entry = fc.oneof(
     { arbitrary: rowOf(width), weight: 4 },
     { arbitrary: rowOf(width + 1), weight: 1 },
+    // a row of the width but for one undefined (not a row: it would come back NULL)
+    { arbitrary: fc.tuple(rowOf(width), fc.nat({ max: width - 1 })).map(([r, i]) => r.map((v, j) => (j === i ? undefined : v))), weight: 1 },
     {
       arbitrary: fc.array(fc.tuple(rowOf(width), fc.oneof(fc.integer({ min: -3, max: 5 }), fc.double({ noNaN: true }))), { minLength: 1, maxLength: 3 }).map((rw) => ({ r: rw.map(([r]) => r), w: rw.map(([, w]) => w) })),
       weight: 2,
+    },
+    {
+      arbitrary: fc.tuple(fc.nat({ max: 9 }), fc.array(rowOf(width), { minLength: 1, maxLength: 3 })).map(([after, r]) => ({ after, r, w: r.map((_, i) => i + 1) })),
+      weight: 1,
     },
     { arbitrary: other, weight: 2 },
     { arbitrary: fc.constant(undefined), weight: 1 },
