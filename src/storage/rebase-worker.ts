@@ -6,7 +6,7 @@
 // The parts are decoded and the new base encoded by the part codec, as the checkpoint does.
 
 import path from 'node:path'
-import { parentPort } from 'node:worker_threads'
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
 import { mergeKeyedParts, type KeyedPart } from '../../ivm/keyed-state.js'
 import { checksum } from './codec.js'
 import { decodeKeyedPart, encodeKeyedPart } from './part-codec.js'
@@ -37,6 +37,9 @@ function rebase(j: RebaseJob): PartPlace {
   return { ckpt: j.ckpt, file: j.file, offset: 0, length: body.length, crc: checksum(j.ckpt, body) }
 }
 
+// replies go on the port the main thread polls (rebaser.ts)
+const replies = (workerData as { replies: MessagePort } | null)?.replies
+
 parentPort?.on('message', (j: RebaseJob) => {
   let reply: RebaseReply
   try {
@@ -44,5 +47,5 @@ parentPort?.on('message', (j: RebaseJob) => {
   } catch (e) {
     reply = { job: j.job, error: e instanceof Error ? e.message : String(e) }
   }
-  parentPort!.postMessage(reply)
+  replies!.postMessage(reply)
 })
