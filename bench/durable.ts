@@ -3,8 +3,10 @@
 // harness's W2 load, 100,000 auctions and then N bids into a join + GROUP BY view), in ticks of
 // 1,000 events, in memory and with a data directory at both durability levels ('process':
 // written to the OS per tick; 'power': fsynced per tick), side by side in one run (modes alternate within each round, the
-// median of the rounds is reported, so the machine's noise hits all of them alike). Then what
-// the log costs at rest: bytes on disk per event; the checkpoint the close took (its duration,
+// median of the rounds is reported, so the machine's noise hits all of them alike), and each
+// tick's time: its p99 and the longest, where the checkpoints taken during the ingest show (one
+// runs right after the tick that made it due, inside the same call). Then what the log costs
+// at rest: bytes on disk per event; the checkpoint the close took (its duration,
 // which is also the pause ticks see while one is taken, and its size); reopening from it, and
 // reopening by replaying the whole log (the checkpoints deleted).
 
@@ -49,7 +51,7 @@ const W2_VIEW =
   'SELECT a.category AS category, COUNT(*) AS cnt, SUM(b.price) AS total FROM bids b JOIN auctions a ON b.auction = a.id GROUP BY a.category'
 const W2_AUCTIONS = 100_000
 
-function loadW2(db: Engine, events: number): void {
+function loadW2(db: Engine, events: number, ticks?: number[]): void {
   db.execute('CREATE TABLE auctions (id INT PRIMARY KEY, seller INT, category INT)')
   db.execute('CREATE TABLE bids (id INT PRIMARY KEY, auction INT, bidder INT, price INT, ts BIGINT)')
   db.execute(`CREATE MATERIALIZED VIEW v AS ${W2_VIEW}`)
@@ -66,25 +68,34 @@ function loadW2(db: Engine, events: number): void {
   for (let i = 0; i < events; i += 1000) {
     const rows: number[][] = []
     for (let id = i; id < Math.min(events, i + 1000); id++) rows.push([id, rand(W2_AUCTIONS), rand(100_000), 1 + rand(100_000), 1_700_000_000_000 + id * 10])
+    const t0 = performance.now()
     db.insert('bids', rows)
+    ticks?.push(performance.now() - t0)
   }
 }
 
-/** One ingest: `events` Nexmark events (or W2's bids) through the query's view; events/s and the directory. */
-function ingest(query: string, events: number, mode: Mode, maxReplay: number | undefined): { rate: number; dir: string | undefined } {
+/** One ingest: `events` Nexmark events (or W2's bids) through the query's view, a tick per
+ *  1,000; events/s, each tick's milliseconds (a checkpoint is taken between two ticks, inside
+ *  the call that ran the first: it counts as that tick's pause) and the directory. */
+function ingest(query: string, events: number, mode: Mode, maxReplay: number | undefined): { rate: number; ticks: number[]; dir: string | undefined } {
   const dir = mode === 'memory' ? undefined : mkdtempSync(path.join(tmpdir(), 'rivulet-bench-durable-'))
   const db = Engine.open({ sources: 'manual', ...(dir !== undefined ? { dir, durability: mode as 'process' | 'power', ...(maxReplay !== undefined ? { maxReplay } : {}) } : {}) })
+  const ticks: number[] = []
   const t0 = performance.now()
   if (query === 'w2') {
-    loadW2(db, events)
+    loadW2(db, events, ticks)
   } else {
     db.execute(`CREATE SOURCE nx WITH (connector = 'nexmark', events = ${events}, batch = 1000)`)
     db.execute(`CREATE MATERIALIZED VIEW v AS ${query}`)
-    db.stepSource('nx')
+    for (;;) {
+      const t = performance.now()
+      if (db.stepSource('nx', 1000) === 0) break
+      ticks.push(performance.now() - t)
+    }
   }
   const seconds = (performance.now() - t0) / 1000
   db.close()
-  return { rate: (query === 'w2' ? events + W2_AUCTIONS : events) / seconds, dir }
+  return { rate: (query === 'w2' ? events + W2_AUCTIONS : events) / seconds, ticks, dir }
 }
 
 function querySql(repoRoot: string, q: string): string {
@@ -132,6 +143,7 @@ function crashRecovery(o: DurableOptions, query: string): CrashRecovery {
 
 export function runDurable(o: DurableOptions): void {
   const rates = new Map<string, number[]>()
+  const pauses = new Map<string, { p99: number; max: number }[]>()
   const rest = new Map<string, { bytesPerEvent: number; checkpointMs: number; checkpointBytes: number; fromCheckpoint: number; fullReplay: number; records: number }>()
   // What the log costs at rest is measured on the strictest durable level run.
   const restMode: Mode | undefined = o.modes.includes('power') ? 'power' : o.modes.includes('process') ? 'process' : undefined
@@ -139,9 +151,11 @@ export function runDurable(o: DurableOptions): void {
     const sql = querySql(o.repoRoot, q)
     for (let r = 0; r < o.rounds; r++) {
       for (const mode of o.modes) {
-        const { rate, dir } = ingest(sql, o.events, mode, o.maxReplay)
+        const { rate, ticks, dir } = ingest(sql, o.events, mode, o.maxReplay)
         const key = `${q} ${mode}`
         rates.set(key, [...(rates.get(key) ?? []), rate])
+        const sorted = ticks.sort((a, b) => a - b)
+        pauses.set(key, [...(pauses.get(key) ?? []), { p99: sorted[Math.floor(sorted.length * 0.99)] ?? 0, max: sorted.at(-1) ?? 0 }])
         if (dir === undefined) continue
         if (mode === restMode && r === 0) {
           const file = path.join(dir, 'rivulet.db')
@@ -191,6 +205,14 @@ export function runDurable(o: DurableOptions): void {
     const cells = o.modes.flatMap((m) =>
       m !== 'memory' && o.modes.includes('memory') ? [f(rate(m)), `${((100 * rate(m)) / rate('memory')).toFixed(0)}%`] : [f(rate(m))],
     )
+    process.stdout.write(`| ${q} | ${cells.join(' | ')} |\n`)
+  }
+  process.stdout.write(`\nticks of 1,000 events, p99 / longest (ms, median of the rounds; a checkpoint counts in the tick it follows):\n\n| query | ${o.modes.map((m) => label[m]).join(' | ')} |\n|---|${o.modes.map(() => '---:').join('|')}|\n`)
+  for (const q of o.queries) {
+    const cells = o.modes.map((m) => {
+      const ps = pauses.get(`${q} ${m}`)!
+      return `${median(ps.map((p) => p.p99)).toFixed(1)} / ${median(ps.map((p) => p.max)).toFixed(0)}`
+    })
     process.stdout.write(`| ${q} | ${cells.join(' | ')} |\n`)
   }
   process.stdout.write(`\nrecovery after kill -9 at 95% of the events (durability power, default checkpointInterval and maxReplay), in a child process:\n\n| query | recovery | log records replayed | checkpoints kept | their mean duration |\n|---|---:|---:|---:|---:|\n`)

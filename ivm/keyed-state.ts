@@ -269,9 +269,6 @@ export interface KeyedCheckpoint {
    *  changed since the previous call. Between ticks only; may share objects with the live
    *  state (the caller serializes it before the next step). */
   saveKeyed(all: boolean): KeyedPart
-  /** At most how many entries the next saveKeyed writes: the keys changed since the last, or
-   *  before the first every key (for scheduling checkpoints by the pause they would make). */
-  changedKeys(): number
   /** Puts back a merged checkpoint (see mergeKeyedParts) into a freshly built one, which then
    *  records changes from here (as after `saveKeyed(true)`). */
   loadKeyed(whole: unknown, entries: KeyedEntries): void

@@ -379,11 +379,6 @@ export class Arrangement {
     return saveKeyedPart(whole, this.#map, this.#changes.take(), slotEntry)
   }
 
-  /** At most how many entries the next saveKeyed writes (see KeyedCheckpoint). */
-  changedKeys(): number {
-    return this.#changes?.size ?? this.#map.size
-  }
-
   /** Replaces the contents by merged keyed parts (see saveKeyed), recording changes from here. */
   loadKeyed(entries: KeyedEntries): void {
     this.clear()
@@ -593,10 +588,6 @@ export class ArrangeOperator extends BaseOperator {
 
   saveKeyed(all: boolean): KeyedPart {
     return this.arrangement.saveKeyed(all)
-  }
-
-  changedKeys(): number {
-    return this.arrangement.changedKeys()
   }
 
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {

@@ -91,10 +91,6 @@ export class IntegrateOperator extends BaseOperator {
     return this.#state.saveKeyed(all)
   }
 
-  changedKeys(): number {
-    return this.#state.changedKeys()
-  }
-
   /** As loadState: secondary indexes are refilled from the rows. */
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.#state.loadKeyed(entries)

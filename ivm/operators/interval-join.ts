@@ -994,10 +994,6 @@ export class IntervalJoinOperator extends BaseOperator {
     this.#rightRows = this.#loadSide(s.right, false)
   }
 
-  changedKeys(): number {
-    return this.#changes?.size ?? this.#left.size + this.#right.size
-  }
-
   /** Incremental checkpoints: every key side of both sides (a base, which starts noting
    *  changes), or the sides changed since the last call. */
   saveKeyed(all: boolean): KeyedPart {

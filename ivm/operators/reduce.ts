@@ -533,10 +533,6 @@ export class ReduceOperator extends BaseOperator {
     for (let i = 0; i < s.keys.length; i++) this.#loadGroup(s.keys[i]!, s.counts[i]!, s.accs[i]!, s.outs[i]!, s.expireValues?.[i])
   }
 
-  changedKeys(): number {
-    return this.#changes?.size ?? this.#groups.size
-  }
-
   /** Incremental checkpoints: each group's entry is [count, accumulators, output row, expire
    *  value]; the whole part says whether the operator stepped and names the aggregators. */
   saveKeyed(all: boolean): KeyedPart {

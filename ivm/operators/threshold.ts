@@ -68,10 +68,6 @@ export class ThresholdOperator extends BaseOperator {
     return this.#state.saveKeyed(all)
   }
 
-  changedKeys(): number {
-    return this.#state.changedKeys()
-  }
-
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.#state.loadKeyed(entries)
   }

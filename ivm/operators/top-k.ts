@@ -421,10 +421,6 @@ export class TopKOperator extends BaseOperator {
     return saveKeyedPart(null, this.#parts, changes, partitionEntry)
   }
 
-  changedKeys(): number {
-    return this.#changes?.size ?? this.#parts.size
-  }
-
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.#startLoad()
     const { keys, values } = entries

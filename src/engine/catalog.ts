@@ -178,10 +178,6 @@ export class TableStore {
     return ivm.saveKeyedPart(null, this.rows, changes, counts === undefined ? (r) => r : (r, k) => [r, counts.get(k)])
   }
 
-  changedKeys(): number {
-    return this.#changes?.size ?? this.rows.size
-  }
-
   loadKeyed(_whole: unknown, entries: ivm.KeyedEntries): void {
     this.rows.clear()
     this.counts.clear()

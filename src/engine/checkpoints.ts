@@ -56,13 +56,6 @@ const WORKER_REBASE_BYTES = 1 << 20
 /** Deltas this many times heavier than their base (the worker failing or behind) make the
  *  checkpoint itself save a base after all. */
 const DELTAS_PER_BASE_AT_MOST = 4
-/** A checkpoint is due sooner once the keyed owners' changes would take about this long to
- *  save (ms, estimated from the last checkpoint's cost per entry): under a heavy ingest the
- *  pause follows the change since the last one, so they are kept small by being frequent
- *  (what a checkpoint costs besides its entries stays under a tenth of the work). */
-const PAUSE_TARGET_MS = 25
-/** The estimate of saving one changed entry (ms) before a checkpoint has measured it. */
-const ENTRY_MS = 0.001
 
 /** What the checkpoints so far saved of a keyed owner (see the header). */
 interface KeyedTrack {
@@ -144,16 +137,9 @@ export class Checkpoints {
   /** Milliseconds of tick work after which a checkpoint is due before the interval has passed
    *  (`maxReplay`; 0: none): it bounds what recovery replays. */
   maxReplayMs = 1_000
-  /** Tick work since the newest checkpoint (ms), how long that checkpoint took besides saving
-   *  its keyed entries, and what saving one entry cost there (see PAUSE_TARGET_MS). */
+  /** Tick work since the newest checkpoint (ms), and how long that checkpoint took. */
   #workMs = 0
-  #fixedMs = 0
-  #entryMs = ENTRY_MS
-  /** Whether a checkpoint has measured #entryMs yet. */
-  #measured = false
-  /** The work at which #due last counted the changed keys (it does every few ms of work). */
-  #countedAt = 0
-  #countedDue = false
+  #lastMillis = 0
   /** Processing time the log keeps behind the newest tick (`logRetention`, ms; 0: only what
    *  recovery needs), with checkpoints spread over it for SUBSCRIBE … SINCE. */
   logRetentionMs = 3_600_000
@@ -211,7 +197,7 @@ export class Checkpoints {
     const started = performance.now()
     // a base the worker has rewritten since serves this checkpoint already
     this.#rebaser?.poll()
-    let saved: ReturnType<Checkpoints['save']>
+    let saved: { state: EngineState; parts: (CheckpointPart & { owner: string; target: object })[] }
     let body: Buffer
     try {
       saved = this.save()
@@ -248,24 +234,8 @@ export class Checkpoints {
     this.lastSeq = seq
     this.#lastAt = performance.now()
     this.#workMs = 0
-    this.#countedAt = 0
-    this.#countedDue = false
-    this.#learnCost(this.#lastAt - started, saved.entries, millis - saved.keyedMs)
+    this.#lastMillis = performance.now() - started
     return { tick, log_seq: seq, offsets, bytes, millis, taken_at }
-  }
-
-  /** Refines the model of what a checkpoint costs, `fixed + entries × perEntry` ms, from one
-   *  that took `ms` for `entries` keyed entries, `whole` ms of it saving the rest of the state
-   *  (certainly fixed). A big one measures the cost per entry (its fixed part is small beside
-   *  it), a small one the fixed part (what it took besides its entries); each estimate moves
-   *  halfway to the new measurement. */
-  #learnCost(ms: number, entries: number, whole: number): void {
-    if (entries >= 20_000) {
-      const perEntry = Math.min(0.05, Math.max(0.0001, (ms - whole) / entries))
-      this.#entryMs = this.#measured ? (this.#entryMs + perEntry) / 2 : perEntry
-      this.#measured = true
-      this.#fixedMs = whole
-    } else this.#fixedMs = Math.max(whole, (this.#fixedMs + ms - entries * this.#entryMs) / 2)
   }
 
   /** The oldest log record a checkpoint covering record `seq` needs: the one after it, or the
@@ -281,21 +251,12 @@ export class Checkpoints {
   }
 
   /** Whether a checkpoint is due: the interval has passed, or the ticks since the last one did
-   *  ten times what the last one cost besides its keyed entries (so that stays a small share
-   *  of the engine's time) and either `maxReplay` of work or changes that would take
-   *  PAUSE_TARGET_MS to save (so a heavy ingest's pauses stay short: saving an entry costs
-   *  the same whenever it is saved). */
+   *  `maxReplay` of work (and ten times the last checkpoint's duration, so checkpoints stay a
+   *  small share of the engine's time). */
   #due(): boolean {
     if (this.intervalMs <= 0) return false
     if (performance.now() - this.#lastAt >= this.intervalMs) return true
-    if (this.maxReplayMs <= 0 || this.#workMs < 10 * this.#fixedMs) return false
-    if (this.#workMs >= this.maxReplayMs) return true
-    if (this.#workMs - this.#countedAt < 5) return this.#countedDue
-    this.#countedAt = this.#workMs
-    let changed = 0
-    for (const o of this.#keyedOwners()) changed += o.target.changedKeys()
-    this.#countedDue = changed * this.#entryMs >= PAUSE_TARGET_MS
-    return this.#countedDue
+    return this.maxReplayMs > 0 && this.#workMs >= Math.max(this.maxReplayMs, 10 * this.#lastMillis)
   }
 
   /** After a committed tick: takes a checkpoint once one is due (soon after, off the tick's own
@@ -326,8 +287,6 @@ export class Checkpoints {
     if (this.refusal() !== undefined || this.engine.log.failed || this.engine.log.dir.broken) {
       this.#lastAt = performance.now()
       this.#workMs = 0
-      this.#countedAt = 0
-      this.#countedDue = false
       return
     }
     try {
@@ -337,8 +296,6 @@ export class Checkpoints {
       // time and work again
       this.#lastAt = performance.now()
       this.#workMs = 0
-      this.#countedAt = 0
-      this.#countedDue = false
     }
   }
 
@@ -413,24 +370,19 @@ export class Checkpoints {
 
   /** The state (keyed owners' parts aside) and the keyed owners' parts: a delta of each owner
    *  a base of which the checkpoints so far hold, else a base. */
-  save(): { state: EngineState; parts: (CheckpointPart & { owner: string; target: object })[]; keyedMs: number; entries: number } {
+  save(): { state: EngineState; parts: (CheckpointPart & { owner: string; target: object })[] } {
     const engine = this.engine
     const keyedOwners = this.#keyedOwners()
     const keyedTargets = new Set<object>(keyedOwners.map((o) => o.target))
     const parts: (CheckpointPart & { owner: string; target: object })[] = []
-    const keyedFrom = performance.now()
-    let entries = 0
     for (const o of keyedOwners) {
       const t = this.#keyed.get(o.name)
       // a big base is rewritten by the worker; the checkpoint saves one itself for a small
       // owner, or when the worker fails or falls far behind
       const limit = t === undefined ? 0 : t.baseBytes >= this.workerRebaseBytes ? DELTAS_PER_BASE_AT_MOST * t.baseBytes : t.baseBytes
       const delta = t !== undefined && t.target === o.target && t.sizes.length < MAX_DELTAS && t.deltaBytes <= limit
-      const part = o.target.saveKeyed(!delta)
-      entries += part.keys.length
-      parts.push({ owner: o.name, target: o.target, base: delta ? t.base : null, body: encodeKeyedPart(part) })
+      parts.push({ owner: o.name, target: o.target, base: delta ? t.base : null, body: encodeKeyedPart(o.target.saveKeyed(!delta)) })
     }
-    const keyedMs = performance.now() - keyedFrom
     const stores: [string, StoreState][] = []
     for (const e of engine.catalog.entries.values()) {
       if (isView(e)) continue
@@ -457,7 +409,7 @@ export class Checkpoints {
       }),
       keyed: keyedOwners.map((o) => [o.name, o.kind]),
     }
-    return { state, parts, keyedMs, entries }
+    return { state, parts }
   }
 
   /** Decodes a checkpoint's body and merges its keyed owners' parts (XX001 when damaged). */
