@@ -57,6 +57,31 @@ function durableAndInMemory(): { data: string; db: Engine; mem: Engine; both: (s
   return { data, db, mem, both }
 }
 
+/** A base file the rebase worker wrote (a checkpoint's own are c….bin). */
+const WORKER_FILE = /^r\d+-\d+\.bin$/
+
+/** The newest checkpoint of a closed directory: its id, and per owner its base (checkpoint, file). */
+function newestBases(data: string): { id: number; bases: Map<string, { ckpt: number; file: string }> } {
+  const file = new Database(path.join(data, 'rivulet.db'), { readonly: true })
+  try {
+    const newest = file.prepare('SELECT id, parts FROM checkpoint ORDER BY id DESC LIMIT 1').get() as { id: number; parts: string }
+    const fileOf = file.prepare("SELECT file FROM state_part WHERE owner = ? AND ckpt = ? AND kind = 'base'")
+    const bases = new Map((JSON.parse(newest.parts) as [string, number][]).map(([owner, ckpt]) => [owner, { ckpt, file: (fileOf.get(owner, ckpt) as { file: string }).file }]))
+    return { id: newest.id, bases }
+  } finally {
+    file.close()
+  }
+}
+
+/** Reopens the directory: no warnings, and every relation as in the in-memory twin (both closed). */
+function reopensAs(data: string, mem: Engine): void {
+  const back = open(data)
+  expect(back.recovery!.warnings).toEqual([])
+  expect(scans(back)).toEqual(scans(mem))
+  back.close()
+  mem.close()
+}
+
 describe('incremental checkpoints', () => {
   it('after a small change, a checkpoint writes the changed keys only, and reopens exactly', () => {
     const { data, db, mem, both } = durableAndInMemory()
@@ -168,22 +193,11 @@ describe('incremental checkpoints', () => {
     db.execute('CHECKPOINT')
     both('UPDATE acct SET owner = 3 WHERE id = 6')
     crash(db)
-    const file = new Database(path.join(data, 'rivulet.db'), { readonly: true })
-    try {
-      const newest = file.prepare('SELECT id, parts FROM checkpoint ORDER BY id DESC LIMIT 1').get() as { id: number; parts: string }
-      const base = new Map(JSON.parse(newest.parts) as [string, number][]).get('store acct')!
-      const row = file.prepare("SELECT file FROM state_part WHERE owner = 'store acct' AND ckpt = ? AND kind = 'base'").get(base) as { file: string }
-      // the base it reads was written by the worker (r…), not by a checkpoint (c…)
-      expect(row.file).toMatch(/^r\d+-\d+\.bin$/)
-      expect(base).toBeLessThan(newest.id)
-    } finally {
-      file.close()
-    }
-    const back = open(data)
-    expect(back.recovery!.warnings).toEqual([])
-    expect(scans(back)).toEqual(scans(mem))
-    back.close()
-    mem.close()
+    const { id, bases } = newestBases(data)
+    // the base it reads was written by the worker (r…), not by a checkpoint (c…)
+    expect(bases.get('store acct')!.file).toMatch(WORKER_FILE)
+    expect(bases.get('store acct')!.ckpt).toBeLessThan(id)
+    reopensAs(data, mem)
   })
 
   it('a program that never yields to the event loop still gets the worker’s rewritten bases', () => {
@@ -206,22 +220,9 @@ describe('incremental checkpoints', () => {
     both('UPDATE acct SET owner = 3 WHERE id = 6')
     db.execute('CHECKPOINT')
     crash(db)
-    const file = new Database(path.join(data, 'rivulet.db'), { readonly: true })
-    try {
-      // the newest checkpoint reads a base the worker wrote (r…) for one of its owners at least
-      const newest = file.prepare('SELECT id, parts FROM checkpoint ORDER BY id DESC LIMIT 1').get() as { id: number; parts: string }
-      const files = (JSON.parse(newest.parts) as [string, number][]).map(
-        ([owner, base]) => (file.prepare("SELECT file FROM state_part WHERE owner = ? AND ckpt = ? AND kind = 'base'").get(owner, base) as { file: string }).file,
-      )
-      expect(files.filter((f) => /^r\d+-\d+\.bin$/.test(f))).not.toEqual([])
-    } finally {
-      file.close()
-    }
-    const back = open(data)
-    expect(back.recovery!.warnings).toEqual([])
-    expect(scans(back)).toEqual(scans(mem))
-    back.close()
-    mem.close()
+    // the newest checkpoint reads a base the worker wrote (r…) for one of its owners at least
+    expect([...newestBases(data).bases.values()].filter((b) => WORKER_FILE.test(b.file))).not.toEqual([])
+    reopensAs(data, mem)
   })
 
   it('a damaged delta is detected: recovery falls back to the checkpoint before it, loudly', () => {
