@@ -22,6 +22,18 @@
 // State kept: the Set of keys changed or deleted, and the list of keys inserted, since the last
 // take; the list is compacted (keys no longer present dropped, repeats merged) once it outgrows
 // twice the owner's map, so churn on a few keys cannot grow it without bound.
+//
+// A checkpoint need not write its part between two ticks: a KeyedSnapshot fixes the part at a
+// point between ticks (the "snapshot point") and hands it out in chunks while ticks go on, so a
+// checkpoint's pause is a chunk, not the change since the last one. Copy on write makes that
+// exact: while a snapshot holds the tracker, the first change of a key after the point copies
+// the key's entry as it was (its "pre-image", `detach`) before the change is made, and the
+// chunks read a key's pre-image when it has one, else the live entry (unchanged since the
+// point). So every owner calls changed() and deleted() BEFORE it changes or removes the key's
+// value (inserted() may come before or after: the key was absent). A key absent at the point
+// needs a pre-image only if the part lists it (it was deleted since the part before): such a
+// key is among the taken changed keys, which inserted() checks. Without a snapshot the hooks
+// cost one more null test.
 
 import type { RowKey } from './key.js'
 
@@ -33,10 +45,25 @@ export interface TakenChanges {
 
 const COMPACT_AT_LEAST = 65_536
 
+/** What a snapshot in progress asks of its owner's tracker (see the header). */
+interface SnapshotHold {
+  /** Pre-images: per key changed since the snapshot point, its entry then (undefined: absent). */
+  readonly before: Map<RowKey, unknown>
+  /** Keys that may be absent at the point and still listed: the taken changed keys (a delta),
+   *  none for a base (it lists the keys present at the point only). */
+  readonly absentListed: ReadonlySet<RowKey> | null
+  /** The entry of the key's value now, sharing nothing a later change may alter. */
+  readonly detach: (key: RowKey) => unknown
+  /** Copies the pre-image of every key not handed out yet (KeyedSnapshot.settle). */
+  readonly settle: () => void
+}
+
 export class KeyChanges {
   #changed = new Set<RowKey>()
   #inserted: RowKey[] = []
   #limit: number
+  /** The snapshot reading the owner, if one is in progress. */
+  #hold: SnapshotHold | null = null
 
   /** `present` and `ownerSize` read the owner's map (for compacting the inserted keys, which
    *  happens past `compactAtLeast` of them at the soonest: tests lower it). */
@@ -50,24 +77,36 @@ export class KeyChanges {
 
   /** The key was added to the map (it is now last in the map's order, or is about to be). */
   inserted(key: RowKey): void {
+    const h = this.#hold
+    if (h !== null && h.absentListed !== null && h.absentListed.has(key) && !h.before.has(key)) h.before.set(key, undefined)
     const list = this.#inserted
     list.push(key)
     if (list.length > this.#limit) this.#compact()
   }
 
-  /** The key's entry changed in place (its place in the map's order is kept). */
+  /** The key's entry is about to change in place (its place in the map's order is kept). */
   changed(key: RowKey): void {
+    const h = this.#hold
+    if (h !== null && !h.before.has(key)) h.before.set(key, h.detach(key))
     this.#changed.add(key)
   }
 
-  /** The key left the map. */
+  /** The key is about to leave the map. */
   deleted(key: RowKey): void {
+    const h = this.#hold
+    if (h !== null && !h.before.has(key)) h.before.set(key, h.detach(key))
     this.#changed.add(key)
   }
 
   /** At most this many keys changed (an inserted key may be counted more than once). */
   get size(): number {
     return this.#changed.size + this.#inserted.length
+  }
+
+  /** About the share of the owner's keys changed since the last take (1 or more: about all
+   *  of them; repeats count). */
+  get share(): number {
+    return this.size / Math.max(1, this.ownerSize())
   }
 
   /** The keys changed since the last take, and forgets them. */
@@ -77,6 +116,23 @@ export class KeyChanges {
     this.#inserted = []
     this.#limit = this.compactAtLeast
     return taken
+  }
+
+  /** A snapshot starts reading the owner (one at a time). */
+  hold(h: SnapshotHold): void {
+    if (this.#hold !== null && this.#hold !== h) throw new Error('internal: a second snapshot of one owner while the first is in progress')
+    this.#hold = h
+  }
+
+  /** The snapshot is done with the owner. */
+  release(h: SnapshotHold): void {
+    if (this.#hold === h) this.#hold = null
+  }
+
+  /** The owner is about to be reset (cleared, loaded): a snapshot in progress copies what it
+   *  has yet to hand out first. */
+  settle(): void {
+    this.#hold?.settle()
   }
 
   /** Keeps each present key once, at its last insertion (the key just appended is kept as is:
@@ -167,6 +223,173 @@ export function saveKeyedPart<V>(whole: unknown, entries: ReadonlyMap<RowKey, V>
     moved.push(m)
   })
   return { whole, keys, values, moved }
+}
+
+/** A chunk of a part a snapshot hands out: its entries go on from the chunk before. */
+export interface KeyedChunk {
+  readonly keys: readonly RowKey[]
+  readonly values: readonly unknown[]
+  /** null in a base (see KeyedPart.moved). */
+  readonly moved: readonly boolean[] | null
+}
+
+/** A part fixed at a point between ticks and read in chunks while ticks go on (see the header):
+ *  the chunks, in order, concatenated, are the part saveKeyedPart would have made at that point. */
+export interface KeyedSnapshot {
+  /** The part's small part saved whole (taken at the point). */
+  readonly whole: unknown
+  /** Whether the part is a base. */
+  readonly base: boolean
+  /** The next chunk, of at most `max` keys considered, or null once every key was handed out
+   *  (the snapshot then releases its owner). A chunk may share objects with the live state:
+   *  encode it before the next tick. */
+  next(max: number): KeyedChunk | null
+  /** Copies the pre-image of every key not handed out yet (the owner is about to be reset, or
+   *  the caller wants the rest without a later tick's help). */
+  settle(): void
+  /** Gives up: the owner is released (what it noted for the next part stays). */
+  close(): void
+}
+
+/** A snapshot of a map of keys at this point: every key (`changes` null) or the changed ones.
+ *  `tracker` records the owner's changes from here (it is held until the snapshot is done);
+ *  `entryOf` as for saveKeyedPart; `detach` the entry of a key's value now, as entryOf(value,
+ *  key, false) would give it but sharing nothing a later change may alter. */
+export function snapshotKeyedPart<V>(
+  whole: unknown,
+  entries: ReadonlyMap<RowKey, V>,
+  changes: TakenChanges | null,
+  tracker: KeyChanges,
+  entryOf: (value: V, key: RowKey, inPlace: boolean) => unknown,
+  detach: (value: V, key: RowKey) => unknown,
+): KeyedSnapshot {
+  return new MapSnapshot(whole, entries, changes, tracker, entryOf, detach)
+}
+
+class MapSnapshot<V> implements KeyedSnapshot {
+  readonly base: boolean
+  /** The keys to hand out, in order: a base's keys in map order, or a delta's changed keys,
+   *  then (from #firstMoved on) its inserted ones. */
+  readonly #keys: readonly RowKey[]
+  readonly #firstMoved: number
+  #at = 0
+  readonly #hold: SnapshotHold
+  #released = false
+
+  constructor(
+    readonly whole: unknown,
+    private readonly entries: ReadonlyMap<RowKey, V>,
+    changes: TakenChanges | null,
+    private readonly tracker: KeyChanges,
+    private readonly entryOf: (value: V, key: RowKey, inPlace: boolean) => unknown,
+    detach: (value: V, key: RowKey) => unknown,
+  ) {
+    this.base = changes === null
+    if (changes === null) {
+      this.#keys = Array.from(entries.keys())
+      this.#firstMoved = this.#keys.length
+    } else {
+      const changed = Array.from(changes.changed)
+      this.#firstMoved = changed.length
+      this.#keys = changes.inserted.length === 0 ? changed : changed.concat(changes.inserted)
+    }
+    this.#hold = {
+      before: new Map(),
+      absentListed: changes === null ? null : changes.changed,
+      detach: (key) => {
+        const v = entries.get(key)
+        return v === undefined ? undefined : detach(v, key)
+      },
+      settle: () => this.settle(),
+    }
+    if (this.#keys.length > 0) tracker.hold(this.#hold)
+    else this.#released = true
+  }
+
+  next(max: number): KeyedChunk | null {
+    const keysAll = this.#keys
+    if (this.#at >= keysAll.length) {
+      this.close()
+      return null
+    }
+    const before = this.#hold.before
+    const entries = this.entries
+    const keys: RowKey[] = []
+    const values: unknown[] = []
+    const moved: boolean[] | null = this.base ? null : []
+    const end = Math.min(keysAll.length, this.#at + Math.max(1, max))
+    for (let i = this.#at; i < end; i++) {
+      const k = keysAll[i]!
+      const m = i >= this.#firstMoved
+      let entry: unknown
+      if (before.size !== 0 && before.has(k)) entry = before.get(k)
+      else {
+        const v = entries.get(k)
+        entry = v === undefined ? undefined : this.entryOf(v, k, !this.base && !m)
+      }
+      // an inserted key gone since: its deletion, if it mattered, is among the changed keys
+      if (m && entry === undefined) continue
+      keys.push(k)
+      values.push(entry)
+      moved?.push(m)
+    }
+    this.#at = end
+    if (end >= keysAll.length) this.close()
+    return { keys, values, moved }
+  }
+
+  settle(): void {
+    const before = this.#hold.before
+    const keysAll = this.#keys
+    for (let i = this.#at; i < keysAll.length; i++) {
+      const k = keysAll[i]!
+      if (!before.has(k)) before.set(k, this.#hold.detach(k))
+    }
+  }
+
+  close(): void {
+    if (this.#released) return
+    this.#released = true
+    this.tracker.release(this.#hold)
+  }
+}
+
+/** A copy of plain data (arrays, plain objects, Maps, Sets) down to what it holds of anything
+ *  else (numbers, strings, the engine's immutable value classes), which is shared: a pre-image
+ *  of an operator's entry whose parts change in place (an aggregate's accumulator). */
+export function copyPlainData(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length)
+    for (let i = 0; i < v.length; i++) out[i] = copyPlainData(v[i])
+    return out
+  }
+  if (v instanceof Map) {
+    const out = new Map<unknown, unknown>()
+    v.forEach((x, k) => out.set(k, copyPlainData(x)))
+    return out
+  }
+  if (v instanceof Set) return new Set(v)
+  const proto = Object.getPrototypeOf(v) as unknown
+  if (proto !== Object.prototype && proto !== null) return v
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(v)) out[k] = copyPlainData((v as Record<string, unknown>)[k])
+  return out
+}
+
+/** Every chunk of a snapshot at once, as one part (what saveKeyedPart gives at its point). */
+export function drainSnapshot(s: KeyedSnapshot): KeyedPart {
+  const keys: RowKey[] = []
+  const values: unknown[] = []
+  const moved: boolean[] | null = s.base ? null : []
+  for (let c = s.next(Infinity); c !== null; c = s.next(Infinity)) {
+    for (let i = 0; i < c.keys.length; i++) {
+      keys.push(c.keys[i]!)
+      values.push(c.values[i])
+      moved?.push(c.moved![i]!)
+    }
+  }
+  return { whole: s.whole, keys, values, moved }
 }
 
 /** Entries by key, in map order: `values[i]` is the entry of `keys[i]`. */
@@ -272,4 +495,10 @@ export interface KeyedCheckpoint {
   /** Puts back a merged checkpoint (see mergeKeyedParts) into a freshly built one, which then
    *  records changes from here (as after `saveKeyed(true)`). */
   loadKeyed(whole: unknown, entries: KeyedEntries): void
+  /** The part saveKeyed(all) would give now, fixed here and read in chunks while ticks go on
+   *  (see KeyedSnapshot); until it is done, no saveKeyed or second snapshot. */
+  snapshotKeyed?(all: boolean): KeyedSnapshot
+  /** About the share of its keys changed since the last part (KeyChanges.share): at 1 or more
+   *  a base costs no more than a delta, and spares recovery and the base rewrite the merge. */
+  changedShare?(): number
 }

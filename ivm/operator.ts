@@ -13,7 +13,7 @@
 //   as plain data (Maps, arrays, numbers, rows) and rebuilding its own structures on load.
 
 import type { RowKey } from './key.js'
-import type { KeyedEntries, KeyedPart } from './keyed-state.js'
+import type { KeyedEntries, KeyedPart, KeyedSnapshot } from './keyed-state.js'
 import { ZSet } from './zset.js'
 
 export interface Operator {
@@ -52,6 +52,11 @@ export interface Operator {
    *  of keys saves a base and then only the keys changed since; loadKeyed takes their merge. */
   saveKeyed?(all: boolean): KeyedPart
   loadKeyed?(whole: unknown, entries: KeyedEntries): void
+  /** The part saveKeyed(all) would give now, read in chunks while ticks go on (copy on write:
+   *  see KeyedSnapshot); operators without it are saved at the snapshot point. */
+  snapshotKeyed?(all: boolean): KeyedSnapshot
+  /** About the share of its keys changed since its last part (see KeyedCheckpoint). */
+  changedShare?(): number
 }
 
 let nextOperatorId = 1

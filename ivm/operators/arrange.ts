@@ -36,7 +36,7 @@ import { keyFunction, rowHash, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
-import { KeyChanges, saveKeyedPart, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
+import { KeyChanges, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
 /** Above this many rows a bucket keeps a rowKey → position index instead of scanning. */
 export const INDEX_THRESHOLD = 16
@@ -175,6 +175,14 @@ function slotEntry(s: Slot, _key: RowKey, inPlace: boolean): unknown {
   return { r: s.rows, w: s.weights }
 }
 
+/** A slot's entry as it is now, for a snapshot's copy on write: a bucket's arrays copied (its
+ *  rows are never changed in place), and marked written whole, as slotEntry(s, k, false) does. */
+function detachSlot(s: Slot): unknown {
+  if (!(s instanceof Bucket)) return s
+  s.saved = s.rows.length
+  return { r: s.rows.slice(), w: s.weights.slice() }
+}
+
 /** A multiset of rows indexed by a key function: the state of arrangements and sinks. */
 export class Arrangement {
   readonly keyColumns: readonly number[]
@@ -258,18 +266,19 @@ export class Arrangement {
     if (!(s instanceof Bucket)) {
       if (rowsEqual(s, row)) {
         const nw = 1 + weight
+        // the change noted before it is made (a checkpoint's snapshot may copy the slot first)
         if (nw === 0) {
-          map.delete(key)
           changes?.deleted(key)
+          map.delete(key)
           this.#rows--
         } else {
-          map.set(key, new Bucket([s], [nw], nw))
           changes?.changed(key)
+          map.set(key, new Bucket([s], [nw], nw))
         }
         return nw
       }
-      map.set(key, new Bucket([s, row], [1, weight], 1 + weight))
       changes?.changed(key)
+      map.set(key, new Bucket([s, row], [1, weight], 1 + weight))
       this.#rows++
       return weight
     }
@@ -291,8 +300,8 @@ export class Arrangement {
     s.removeAt(i)
     this.#rows--
     if (s.rows.length === 0) {
-      map.delete(key)
       changes?.deleted(key)
+      map.delete(key)
     } else if (s.rows.length === 1 && s.weights[0] === 1) map.set(key, s.rows[0]!)
     return 0
   }
@@ -379,6 +388,19 @@ export class Arrangement {
     return saveKeyedPart(whole, this.#map, this.#changes.take(), slotEntry)
   }
 
+  /** saveKeyed's part, fixed now and read in chunks while ticks go on (KeyedSnapshot). */
+  snapshotKeyed(all: boolean, whole: unknown = null): KeyedSnapshot {
+    if (all || this.#changes === null) {
+      this.#changes = new KeyChanges((k) => this.#map.has(k), () => this.#map.size)
+      return snapshotKeyedPart(whole, this.#map, null, this.#changes, slotEntry, detachSlot)
+    }
+    return snapshotKeyedPart(whole, this.#map, this.#changes.take(), this.#changes, slotEntry, detachSlot)
+  }
+
+  changedShare(): number {
+    return this.#changes?.share ?? Infinity
+  }
+
   /** Replaces the contents by merged keyed parts (see saveKeyed), recording changes from here. */
   loadKeyed(entries: KeyedEntries): void {
     this.clear()
@@ -402,6 +424,7 @@ export class Arrangement {
   }
 
   clear(): void {
+    this.#changes?.settle()
     this.#changes = null
     this.#map.clear()
     this.#rows = 0
@@ -588,6 +611,14 @@ export class ArrangeOperator extends BaseOperator {
 
   saveKeyed(all: boolean): KeyedPart {
     return this.arrangement.saveKeyed(all)
+  }
+
+  snapshotKeyed(all: boolean): KeyedSnapshot {
+    return this.arrangement.snapshotKeyed(all)
+  }
+
+  changedShare(): number {
+    return this.arrangement.changedShare()
   }
 
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {

@@ -11,7 +11,7 @@
 import type { Circuit } from '../circuit.js'
 import { keyFunction, rowHash, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
-import type { KeyedEntries, KeyedPart } from '../keyed-state.js'
+import type { KeyedEntries, KeyedPart, KeyedSnapshot } from '../keyed-state.js'
 import type { Row, ZSet } from '../zset.js'
 import { Arrangement, type ArrangementState, type Bucket } from './arrange.js'
 
@@ -89,6 +89,14 @@ export class IntegrateOperator extends BaseOperator {
 
   saveKeyed(all: boolean): KeyedPart {
     return this.#state.saveKeyed(all)
+  }
+
+  snapshotKeyed(all: boolean): KeyedSnapshot {
+    return this.#state.snapshotKeyed(all)
+  }
+
+  changedShare(): number {
+    return this.#state.changedShare()
   }
 
   /** As loadState: secondary indexes are refilled from the rows. */

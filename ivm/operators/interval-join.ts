@@ -101,8 +101,8 @@
 
 import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
-import type { KeyedEntries, KeyedPart } from '../keyed-state.js'
-import { ObjectChanges } from '../object-changes.js'
+import type { KeyedEntries, KeyedPart, KeyedSnapshot } from '../keyed-state.js'
+import { ObjectChanges, snapshotObjects } from '../object-changes.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { concatRows, ZSet, type Row } from '../zset.js'
 import { lowerBound, sortByTime, TimeHeap } from '../sorted.js'
@@ -211,6 +211,8 @@ class KeySide {
   /** ObjectChanges' marks (incremental checkpoints). */
   born = 0
   mark = 0
+  shot = 0
+  shotAt = 0
   /** Distinct times held, ascending. */
   times: number[] = []
   /** buckets[i] = the entries at times[i] (never empty). */
@@ -705,8 +707,9 @@ export class IntervalJoinOperator extends BaseOperator {
         e.p0 = e.pad
         touched.push(e)
       }
-      e.matches += ds[i]!
+      // noted before the change (a checkpoint's snapshot may copy the key side first)
       this.#changes?.changed(e.side)
+      e.matches += ds[i]!
     }
   }
 
@@ -717,12 +720,12 @@ export class IntervalJoinOperator extends BaseOperator {
   /** Takes a live entry out of its bucket (and its key side out of the map when empty). */
   #remove(e: Entry): void {
     const ks = e.side
+    this.#changes?.changed(ks)
     const times = ks.times
     const at = lowerBound(times, e.time)
     const bucket = ks.buckets[at]!
     bucket.remove(e)
     e.live = false
-    this.#changes?.changed(ks)
     if (ks.left) this.#leftRows--
     else this.#rightRows--
     if (bucket.entries.length === 0) {
@@ -731,8 +734,8 @@ export class IntervalJoinOperator extends BaseOperator {
       if (times.length === 0) {
         const map = ks.left ? this.#left : this.#right
         if (map.get(ks.key) === ks) {
-          map.delete(ks.key)
           this.#changes?.deleted(ks)
+          map.delete(ks.key)
         }
       }
     }
@@ -883,14 +886,15 @@ export class IntervalJoinOperator extends BaseOperator {
           undo.pads.push(e)
           undo.oldPads.push(e.pad)
           emitted.push(this.#pad(e), target - e.pad)
-          e.pad = target
           this.#changes?.changed(ks)
+          e.pad = target
         }
       }
     }
     let cut = 0
     while (cut < n && times[cut]! < own && (isLeft ? this.#deadLeft(times[cut]!, other) : this.#deadRight(times[cut]!, other))) cut++
     if (cut === 0) return
+    this.#changes?.changed(ks)
     const freedTimes = times.splice(0, cut)
     const freedBuckets = ks.buckets.splice(0, cut)
     let entries = 0
@@ -899,9 +903,9 @@ export class IntervalJoinOperator extends BaseOperator {
     else this.#rightRows -= entries
     undo.freed.push({ side: ks, times: freedTimes, buckets: freedBuckets, entries })
     if (times.length === 0) {
-      ;(isLeft ? this.#left : this.#right).delete(ks.key)
       this.#changes?.deleted(ks)
-    } else this.#changes?.changed(ks)
+      ;(isLeft ? this.#left : this.#right).delete(ks.key)
+    }
   }
 
   /** How many key sides advance() has examined so far. */
@@ -926,13 +930,13 @@ export class IntervalJoinOperator extends BaseOperator {
         for (let i = es.length - 1; i >= 0; i--) {
           const e = es[i]!
           const w0 = old[3 * i]!
+          this.#changes?.changed(e.side)
           if (w0 === 0) {
             if (e.live) this.#remove(e)
           } else if (!e.live) this.#reinsert(e)
           e.weight = w0
           e.matches = old[3 * i + 1]!
           e.pad = old[3 * i + 2]!
-          this.#changes?.changed(e.side)
         }
       } else {
         for (let i = u.freed.length - 1; i >= 0; i--) {
@@ -947,8 +951,8 @@ export class IntervalJoinOperator extends BaseOperator {
         }
         for (let i = u.pads.length - 1; i >= 0; i--) {
           const e = u.pads[i]!
-          e.pad = u.oldPads[i]!
           this.#changes?.changed(e.side)
+          e.pad = u.oldPads[i]!
         }
       }
     })
@@ -989,6 +993,7 @@ export class IntervalJoinOperator extends BaseOperator {
   loadState(state: unknown): void {
     const s = state as IntervalJoinState
     this.#journal.commit()
+    this.#changes?.settle()
     this.#changes = null
     this.#leftRows = this.#loadSide(s.left, true)
     this.#rightRows = this.#loadSide(s.right, false)
@@ -1031,6 +1036,23 @@ export class IntervalJoinOperator extends BaseOperator {
       moved.push(true)
     }
     return { whole: null, keys, values, moved }
+  }
+
+  /** saveKeyed's part, fixed now and read in chunks while ticks go on (KeyedSnapshot): a key
+   *  side's entry is a copy of its entries' fields already. */
+  snapshotKeyed(all: boolean): KeyedSnapshot {
+    const valueOf = (ks: KeySide): KeySide | undefined => (ks.left ? this.#left : this.#right).get(ks.key)
+    const entryOf = (ks: KeySide): KeySideEntry => this.#keySideEntry(ks)
+    if (all || this.#changes === null) {
+      this.#changes = this.#newChanges()
+      const sides = [...this.#left.values(), ...this.#right.values()]
+      return snapshotObjects(this.#changes, sides, null, partKey, valueOf, entryOf)
+    }
+    return snapshotObjects(this.#changes, null, this.#changes.take(), partKey, valueOf, entryOf)
+  }
+
+  changedShare(): number {
+    return this.#changes?.share ?? Infinity
   }
 
   #isLive(ks: KeySide): boolean {

@@ -52,7 +52,7 @@ import { keyFunction, valuesEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
-import { KeyChanges, saveKeyedPart, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
+import { KeyChanges, copyPlainData, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
 export interface AggregateSpec {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -251,9 +251,10 @@ export class ReduceOperator extends BaseOperator {
         groups[w++] = g
         continue
       }
+      // noted before the change (a checkpoint's snapshot may copy the group first)
+      this.#changes?.deleted(key)
       g.ex = null
       this.#groups.delete(key)
-      this.#changes?.deleted(key)
       this.#expired.push([key, g])
     }
     keys.length = w
@@ -434,8 +435,8 @@ export class ReduceOperator extends BaseOperator {
         }
         if (g.count === 0 && !this.emitEmptyGroup) {
           const key = this.#keyOf(row)
-          this.#groups.delete(key)
           this.#changes?.deleted(key)
+          this.#groups.delete(key)
           if (g.ex !== null) this.#unindex(g)
         }
         continue
@@ -471,10 +472,10 @@ export class ReduceOperator extends BaseOperator {
     const col = this.#expire !== undefined ? this.#expire.keyIndex : -1
     for (const [key, g] of this.#expired) {
       const cur = this.#groups.get(key)
-      if (cur !== undefined && cur !== g) this.#unindex(cur)
-      this.#groups.set(key, g)
       if (cur === undefined) this.#changes?.inserted(key)
       else this.#changes?.changed(key)
+      if (cur !== undefined && cur !== g) this.#unindex(cur)
+      this.#groups.set(key, g)
       this.#index(key, g, g.out![col])
     }
     this.#expired = []
@@ -539,13 +540,30 @@ export class ReduceOperator extends BaseOperator {
     const whole: ReduceWhole = { initialized: this.#initialized, aggregators: this.aggregates.map((a) => a.aggregator.name) }
     const changes = all || this.#changes === null ? null : this.#changes.take()
     if (changes === null) this.#changes = new KeyChanges((k) => this.#groups.has(k), () => this.#groups.size)
+    return saveKeyedPart(whole, this.#groups, changes, (g) => this.#groupEntry(g, false))
+  }
+
+  /** saveKeyed's part, fixed now and read in chunks while ticks go on (KeyedSnapshot): a
+   *  group's pre-image copies its accumulators, which folding changes in place. */
+  snapshotKeyed(all: boolean): KeyedSnapshot {
+    const whole: ReduceWhole = { initialized: this.#initialized, aggregators: this.aggregates.map((a) => a.aggregator.name) }
+    const changes = all || this.#changes === null ? null : this.#changes.take()
+    if (changes === null) this.#changes = new KeyChanges((k) => this.#groups.has(k), () => this.#groups.size)
+    return snapshotKeyedPart(whole, this.#groups, changes, this.#changes!, (g) => this.#groupEntry(g, false), (g) => this.#groupEntry(g, true))
+  }
+
+  changedShare(): number {
+    return this.#changes?.share ?? Infinity
+  }
+
+  /** A group's entry in a part: [count, accumulators, output row, expire value]; `copy`: the
+   *  accumulators copied (output rows are replaced, never changed in place). */
+  #groupEntry(g: Group, copy: boolean): unknown {
     const m = this.aggregates.length
     const ki = this.#expire?.keyIndex
-    return saveKeyedPart(whole, this.#groups, changes, (g) => {
-      const a = new Array<unknown>(m)
-      for (let j = 0; j < m; j++) a[j] = getAcc(g, j)
-      return [g.count, a, g.out, ki !== undefined ? (g.ex !== null ? g.ex.value : (g.out?.[ki] ?? null)) : null]
-    })
+    const a = new Array<unknown>(m)
+    for (let j = 0; j < m; j++) a[j] = copy ? copyPlainData(getAcc(g, j)) : getAcc(g, j)
+    return [g.count, a, g.out, ki !== undefined ? (g.ex !== null ? g.ex.value : (g.out?.[ki] ?? null)) : null]
   }
 
   loadKeyed(whole: unknown, entries: KeyedEntries): void {
@@ -565,6 +583,7 @@ export class ReduceOperator extends BaseOperator {
     // a state saved before names were kept holds no insert-only aggregator's accumulators
     const fits = aggregators !== undefined ? aggregators.length === names.length && aggregators.every((n, j) => n === names[j]) : this.#insertOnly.length === 0
     if (!fits) throw new StateMismatchError(`${this.name}#${this.id}: the saved state is of aggregators (${aggregators?.join(', ') ?? 'unnamed, none insert-only'}), not (${names.join(', ')})`)
+    this.#changes?.settle()
     this.#groups.clear()
     this.#changes = null
     this.#byValue = new ValueBuckets((value, vk) => new ExpireBucket(value, vk))

@@ -8,7 +8,7 @@
 
 import type { Circuit } from '../circuit.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
-import type { KeyedEntries, KeyedPart } from '../keyed-state.js'
+import type { KeyedEntries, KeyedPart, KeyedSnapshot } from '../keyed-state.js'
 import type { RowKey } from '../key.js'
 import { ZSet } from '../zset.js'
 import { Arrangement, type ArrangementState } from './arrange.js'
@@ -66,6 +66,14 @@ export class ThresholdOperator extends BaseOperator {
 
   saveKeyed(all: boolean): KeyedPart {
     return this.#state.saveKeyed(all)
+  }
+
+  snapshotKeyed(all: boolean): KeyedSnapshot {
+    return this.#state.snapshotKeyed(all)
+  }
+
+  changedShare(): number {
+    return this.#state.changedShare()
   }
 
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {

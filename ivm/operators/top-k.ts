@@ -34,7 +34,7 @@ import type { Circuit } from '../circuit.js'
 import { compareRows, keyFunction, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { KeyChanges, saveKeyedPart, type KeyedEntries, type KeyedPart } from '../keyed-state.js'
+import { KeyChanges, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
 /** Chunks are split above this many distinct rows. */
 export const CHUNK_MAX = 512
@@ -290,8 +290,8 @@ export class TopKOperator extends BaseOperator {
       if (this.rowNumber) this.#diffNumbered(old, now, out)
       else this.#diff(old, now, prefixMode ? -1 : 1, out)
       if (p.size === 0) {
-        parts.delete(p.key)
         this.#changes?.deleted(p.key)
+        parts.delete(p.key)
       }
     }
   }
@@ -384,8 +384,8 @@ export class TopKOperator extends BaseOperator {
         } else changes?.changed(k)
         p.apply(r, -d.weights[i]!, cmp)
         if (p.size === 0) {
-          parts.delete(k)
           changes?.deleted(k)
+          parts.delete(k)
         }
       }
     })
@@ -421,6 +421,18 @@ export class TopKOperator extends BaseOperator {
     return saveKeyedPart(null, this.#parts, changes, partitionEntry)
   }
 
+  /** saveKeyed's part, fixed now and read in chunks while ticks go on (KeyedSnapshot): a
+   *  partition's entry is a copy of its rows already. */
+  snapshotKeyed(all: boolean): KeyedSnapshot {
+    const changes = all || this.#changes === null ? null : this.#changes.take()
+    if (changes === null) this.#changes = new KeyChanges((k) => this.#parts.has(k), () => this.#parts.size)
+    return snapshotKeyedPart(null, this.#parts, changes, this.#changes!, partitionEntry, partitionEntry)
+  }
+
+  changedShare(): number {
+    return this.#changes?.share ?? Infinity
+  }
+
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.#startLoad()
     const { keys, values } = entries
@@ -432,6 +444,7 @@ export class TopKOperator extends BaseOperator {
   }
 
   #startLoad(): void {
+    this.#changes?.settle()
     this.#parts.clear()
     this.#changes = null
     this.#journal.commit()

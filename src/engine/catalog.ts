@@ -49,13 +49,14 @@ export class TableStore {
           const before = this.rows.get(k)
           this.#journalKeys.push(k)
           this.#journalRows.push(before)
+          // changes are noted before they are made (a checkpoint's snapshot may copy the row)
           if (w < 0) {
-            this.rows.delete(k)
             this.#changes?.deleted(k)
+            this.rows.delete(k)
           } else {
-            this.rows.set(k, row)
             if (before === undefined) this.#changes?.inserted(k)
             else this.#changes?.changed(k)
+            this.rows.set(k, row)
           }
         }
       }
@@ -70,14 +71,14 @@ export class TableStore {
       this.#journalCounts.push(before)
       const after = before + weights[i]!
       if (after <= 0) {
+        this.#changes?.deleted(k)
         this.counts.delete(k)
         this.rows.delete(k)
-        this.#changes?.deleted(k)
       } else {
-        this.counts.set(k, after)
-        this.rows.set(k, row)
         if (before === 0) this.#changes?.inserted(k)
         else this.#changes?.changed(k)
+        this.counts.set(k, after)
+        this.rows.set(k, row)
       }
     }
   }
@@ -95,8 +96,8 @@ export class TableStore {
       const row = this.#journalRows[i]
       const changes = this.#changes
       if (row === undefined) {
-        this.rows.delete(k)
         changes?.deleted(k)
+        this.rows.delete(k)
       } else {
         if (changes !== null) {
           if (this.rows.has(k)) changes.changed(k)
@@ -156,6 +157,7 @@ export class TableStore {
 
   loadState(state: unknown): void {
     const s = state as { rows: Map<ivm.RowKey, Row>; counts: Map<ivm.RowKey, number> }
+    this.#changes?.settle()
     this.rows.clear()
     this.counts.clear()
     this.#changes = null
@@ -178,7 +180,22 @@ export class TableStore {
     return ivm.saveKeyedPart(null, this.rows, changes, counts === undefined ? (r) => r : (r, k) => [r, counts.get(k)])
   }
 
+  /** saveKeyed's part, fixed now and read in chunks while ticks go on (a row is never changed
+   *  in place, so a key's pre-image is its row; a bag's count is copied). */
+  snapshotKeyed(all: boolean): ivm.KeyedSnapshot {
+    const changes = all || this.#changes === null ? null : this.#changes.take()
+    if (changes === null) this.#changes = new ivm.KeyChanges((k) => this.rows.has(k), () => this.rows.size)
+    const counts = this.keyOf ? undefined : this.counts
+    const entryOf = counts === undefined ? (r: Row) => r : (r: Row, k: ivm.RowKey) => [r, counts.get(k)]
+    return ivm.snapshotKeyedPart(null, this.rows, changes, this.#changes!, entryOf, entryOf)
+  }
+
+  changedShare(): number {
+    return this.#changes?.share ?? Infinity
+  }
+
   loadKeyed(_whole: unknown, entries: ivm.KeyedEntries): void {
+    this.#changes?.settle()
     this.rows.clear()
     this.counts.clear()
     const { keys, values } = entries

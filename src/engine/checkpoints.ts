@@ -18,23 +18,33 @@
 // once, then in each later checkpoint only the keys changed since the one before (a delta),
 // so a checkpoint's pause follows the change, not the state. A checkpoint reads per owner its
 // base and the deltas after it; once an owner's deltas outweigh its base (or are many), it
-// saves a new base. Other operators (windows, interval and as-of joins, top-k) and streams'
-// histories are saved whole each time. A checkpoint is taken between ticks, stopping them
-// while it runs (docs/durability.md says what that costs). A view or sink in error
+// saves a new base. Other operators (windows, as-of joins) and streams' histories are saved
+// whole each time.
+//
+// A checkpoint does not stop the ticks for the time it takes. It is fixed at a point between
+// two ticks — the log position it covers, every relation's offset, the state saved whole, and
+// a snapshot of each keyed owner (copy on write: ivm/keyed-state.ts) — and its parts are then
+// encoded and written a slice at a time (`sliceMs`) between the ticks that follow: after each
+// statement's or source batch's tick, and on turns of the event loop while nothing runs. Once
+// every part is written (and synced as it went), one SQLite transaction names it. CHECKPOINT
+// and a clean close finish the one in flight and take theirs at once. A crash before the
+// commit leaves a file nothing names (deleted at the next open) and the previous checkpoints.
+// A view or sink in error
 // holds no operators: the checkpoint records its error, and loading puts it back in error. It
 // is refused while a sink has stopped on a failed write — what the sink still has to write is
 // only in the log before the checkpoint — and while an operator holds state it has no
 // saveState for (no operator of this release).
 //
-// State it keeps: the last offset each source logged, when the last checkpoint was taken, and
-// per keyed owner which checkpoint holds its base and how much its deltas since weigh.
+// State it keeps: the last offset each source logged, when the last checkpoint was taken, per
+// keyed owner which checkpoint holds its base and how much its deltas since weigh, and the
+// checkpoint in flight, if one is.
 
 import * as ivm from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import type { DataDirectory, StoredCheckpoint } from '../storage/data-dir.js'
 import { decodeState, encodeState } from '../storage/state-codec.js'
-import { decodeKeyedPart, encodeKeyedPart } from '../storage/part-codec.js'
-import type { CheckpointPart } from '../storage/data-dir.js'
+import { CHUNKED, decodeKeyedPart, encodeKeyedPart, framedChunk } from '../storage/part-codec.js'
+import type { PartsWriter } from '../storage/data-dir.js'
 import { Rebaser } from '../storage/rebaser.js'
 import { isView, type StreamWatermark } from './catalog.js'
 import { HIDDEN_PREFIX } from './names.js'
@@ -56,6 +66,48 @@ const WORKER_REBASE_BYTES = 1 << 20
 /** Deltas this many times heavier than their base (the worker failing or behind) make the
  *  checkpoint itself save a base after all. */
 const DELTAS_PER_BASE_AT_MOST = 4
+/** An owner whose noted changes are this share of its keys or more saves a base (see churned). */
+const CHURNED_SHARE = 1.5
+/** Keys a chunk of a part holds at most; a slice sizes its chunks to what is left of it, by
+ *  the time a key took in the chunks before (a chunk is encoded in one go). */
+const CHUNK_KEYS = 4096
+/** A slice's first chunk of an owner, before it knows the time a key takes. */
+const FIRST_CHUNK_KEYS = 32
+/** Bytes of parts written and not yet synced past which a slice syncs them (so committing
+ *  has little left to sync, and a slice never syncs much). */
+const SYNC_BYTES = 4 << 20
+/** Milliseconds of a checkpoint's writing between two ticks (see the header). */
+const SLICE_MS = 15
+
+/** A keyed owner's part in a checkpoint in flight. */
+interface OwnerPart {
+  readonly owner: string
+  readonly target: object
+  /** The checkpoint whose base it extends; null: it is a base. */
+  readonly base: number | null
+  readonly snap: ivm.KeyedSnapshot
+}
+
+/** A checkpoint fixed at its point and being written (see the header). */
+interface InFlight {
+  readonly dir: DataDirectory
+  readonly writer: PartsWriter
+  readonly tick: number
+  readonly seq: number
+  readonly offsets: string
+  readonly keepFrom: number
+  readonly body: Buffer
+  readonly owners: readonly OwnerPart[]
+  /** The owner being written, whether its part has begun, and the milliseconds a key of it
+   *  took so far (0: not known yet). */
+  next: number
+  begun: boolean
+  msPerKey: number
+  /** Each part's bytes, by owner, as written. */
+  readonly sizes: Map<string, number>
+  /** Milliseconds spent on it so far (its point and its slices). */
+  workMs: number
+}
 
 /** What the checkpoints so far saved of a keyed owner (see the header). */
 interface KeyedTrack {
@@ -186,56 +238,215 @@ export class Checkpoints {
     return undefined
   }
 
-  /** Takes a checkpoint now (between ticks); returns its row. */
+  /** Takes a checkpoint now (between ticks), finishing the one in flight first; returns its
+   *  row. */
   take(): CheckpointRow {
-    const engine = this.engine
-    const dir = engine.log.dir
+    const dir = this.engine.log.dir
     if (dir === undefined) throw new RivuletError(SqlState.objectNotInPrerequisiteState, 'CHECKPOINT needs a data directory (Engine.open({ dir }) or --data DIR)')
+    this.#finishInFlight()
+    const f = this.#begin()
+    this.#write(f, Infinity)
+    return this.#commit(f)
+  }
+
+  /** Milliseconds of a checkpoint's writing between two ticks (tests lower it). */
+  sliceMs = SLICE_MS
+  /** Keys per chunk (tests lower it so parts come in many chunks). */
+  chunkKeys = CHUNK_KEYS
+  /** The longest pause each step of the checkpoints taken automatically made so far, in
+   *  milliseconds: fixing one at its point, a slice of its writing, its commit (benchmarks). */
+  readonly longest = { begin: 0, slice: 0, commit: 0 }
+  /** The checkpoint in flight, if any. */
+  #inFlight: InFlight | undefined
+  #pumping = false
+
+  /** Whether a checkpoint is in flight (tests, benchmarks). */
+  get inFlight(): boolean {
+    return this.#inFlight !== undefined
+  }
+
+  /** Fixes a checkpoint here: its point, the state saved whole, the keyed owners' snapshots. */
+  #begin(): InFlight {
+    const engine = this.engine
+    const dir = engine.log.dir!
     engine.log.checkWritable()
     const why = this.refusal()
     if (why !== undefined) throw new RivuletError(SqlState.objectNotInPrerequisiteState, `cannot take a checkpoint while ${why}`)
     const started = performance.now()
     // a base the worker has rewritten since serves this checkpoint already
     this.#rebaser?.poll()
-    let saved: { state: EngineState; parts: (CheckpointPart & { owner: string; target: object })[] }
+    const writer = dir.beginCheckpoint()
+    const owners: OwnerPart[] = []
     let body: Buffer
     try {
-      saved = this.save()
-      body = encodeState(saved.state)
+      const keyedOwners = this.#keyedOwners()
+      for (const o of keyedOwners) {
+        const t = this.#keyed.get(o.name)
+        // a big base is rewritten by the worker; the checkpoint saves one itself for a small
+        // owner, or when the worker fails or falls far behind
+        const limit = t === undefined ? 0 : t.baseBytes >= this.workerRebaseBytes ? DELTAS_PER_BASE_AT_MOST * t.baseBytes : t.baseBytes
+        // an owner that changed about every key since saves a base: no bigger than the delta,
+        // and nothing for recovery or the worker to merge
+        const delta = t !== undefined && t.target === o.target && t.sizes.length < MAX_DELTAS && t.deltaBytes <= limit && !churned(o.target, t)
+        const snap = o.target.snapshotKeyed !== undefined ? o.target.snapshotKeyed(!delta) : wholeSnapshot(o.target.saveKeyed(!delta))
+        owners.push({ owner: o.name, target: o.target, base: delta ? t.base : null, snap })
+      }
+      body = encodeState(this.#wholeState(keyedOwners))
     } catch (e) {
+      for (const o of owners) o.snap.close()
+      dir.abortCheckpoint(writer)
       // the owners' changes were taken: the next checkpoint saves bases
       this.#keyed.clear()
       throw e
     }
-    const tick = engine.ticks.committed
     const seq = dir.nextSeq - 1
-    const offsets = JSON.stringify(Object.fromEntries([...engine.log.relations].map(([name, r]) => [name, r.next])))
-    const taken_at = new Date().toISOString()
-    const millis = performance.now() - started
-    const clock = engine.clock()
+    const f: InFlight = {
+      dir,
+      writer,
+      tick: engine.ticks.committed,
+      seq,
+      offsets: JSON.stringify(Object.fromEntries([...engine.log.relations].map(([name, r]) => [name, r.next]))),
+      keepFrom: this.keepFrom(seq),
+      body,
+      owners,
+      next: 0,
+      begun: false,
+      msPerKey: 0,
+      sizes: new Map(),
+      workMs: performance.now() - started,
+    }
+    // what recovery replays after a crash is the work since this point
+    this.#lastAt = performance.now()
+    this.#workMs = 0
+    return f
+  }
+
+  /** Writes chunks of the parts for up to `ms` milliseconds; returns whether every part is
+   *  written. */
+  #write(f: InFlight, ms: number): boolean {
+    const started = performance.now()
+    const deadline = started + ms
+    try {
+      while (f.next < f.owners.length) {
+        const o = f.owners[f.next]!
+        const t = performance.now()
+        const keys = ms === Infinity ? this.chunkKeys : Math.min(this.chunkKeys, f.msPerKey === 0 ? FIRST_CHUNK_KEYS : Math.max(16, Math.floor((deadline - t) / f.msPerKey)))
+        const chunk = o.snap.next(keys)
+        if (chunk === null && f.begun) {
+          f.writer.end()
+          f.sizes.set(o.owner, f.writer.bytes - (f.sizes.get(o.owner) ?? 0))
+          f.next++
+          f.begun = false
+          f.msPerKey = 0
+          continue
+        }
+        const first = !f.begun
+        if (first) {
+          f.writer.begin(o.owner, o.base)
+          f.sizes.set(o.owner, f.writer.bytes)
+          f.writer.append(CHUNKED)
+          f.begun = true
+        }
+        // (an owner with nothing to write still writes one empty chunk: every checkpoint has a
+        // part of every owner; its whole part goes in its first chunk)
+        const c = chunk ?? { keys: [], values: [], moved: o.snap.base ? null : [] }
+        for (const b of framedChunk({ whole: first ? o.snap.whole : null, keys: c.keys, values: c.values, moved: c.moved })) f.writer.append(b)
+        const now = performance.now()
+        const perKey = (now - t) / keys
+        f.msPerKey = f.msPerKey === 0 ? perKey : 0.5 * f.msPerKey + 0.5 * perKey
+        if (now >= deadline) break
+      }
+      f.writer.syncPast(SYNC_BYTES)
+    } catch (e) {
+      this.#abort(f)
+      throw e
+    } finally {
+      f.workMs += performance.now() - started
+    }
+    return f.next >= f.owners.length
+  }
+
+  /** Names the written checkpoint: its row, the log truncated behind what is kept. */
+  #commit(f: InFlight): CheckpointRow {
+    const started = performance.now()
+    this.#inFlight = undefined
+    const clock = this.engine.clock()
     const now = Math.round((clock instanceof Date ? clock.getTime() : clock) * 1000)
+    const taken_at = new Date().toISOString()
     let id: number
     try {
-      id = dir.writeCheckpoint({ tick, seq, taken_at, offsets, millis }, body, saved.parts, this.keepFrom(seq), now, this.logRetentionMs * 1000)
+      id = f.dir.commitCheckpoint(f.writer, { tick: f.tick, seq: f.seq, taken_at, offsets: f.offsets, millis: f.workMs }, f.body, f.keepFrom, now, this.logRetentionMs * 1000)
     } catch (e) {
+      for (const o of f.owners) o.snap.close()
       this.#keyed.clear()
       throw e
     }
     const keyed = new Map<string, KeyedTrack>()
-    let bytes = body.length
-    for (const p of saved.parts) {
-      bytes += p.body.length
-      const t = this.#keyed.get(p.owner)
-      keyed.set(p.owner, p.base === null || t === undefined ? { target: p.target, base: id, baseBytes: p.body.length, deltaBytes: 0, sizes: [] } : { ...t, deltaBytes: t.deltaBytes + p.body.length, sizes: [...t.sizes, [id, p.body.length]] })
+    let bytes = f.body.length
+    for (const o of f.owners) {
+      const size = f.sizes.get(o.owner) ?? 0
+      bytes += size
+      const t = this.#keyed.get(o.owner)
+      keyed.set(o.owner, o.base === null || t === undefined ? { target: o.target, base: id, baseBytes: size, deltaBytes: 0, sizes: [] } : { ...t, deltaBytes: t.deltaBytes + size, sizes: [...t.sizes, [id, size]] })
     }
     this.#keyed.clear()
     for (const [k, t] of keyed) this.#keyed.set(k, t)
-    this.#startRebases(dir, { id, tick, seq, taken_at, offsets, bytes, millis, parts: null })
-    this.lastSeq = seq
-    this.#lastAt = performance.now()
-    this.#workMs = 0
-    this.#lastMillis = performance.now() - started
-    return { tick, log_seq: seq, offsets, bytes, millis, taken_at }
+    const millis = f.workMs + performance.now() - started
+    this.#startRebases(f.dir, { id, tick: f.tick, seq: f.seq, taken_at, offsets: f.offsets, bytes, millis, parts: null })
+    this.#lastMillis = millis
+    this.lastSeq = f.seq
+    return { tick: f.tick, log_seq: f.seq, offsets: f.offsets, bytes, millis, taken_at }
+  }
+
+  /** Gives up the checkpoint in flight: its file goes, and the next checkpoint saves bases
+   *  (the owners' changes since the last one were taken). */
+  #abort(f: InFlight): void {
+    if (this.#inFlight === f) this.#inFlight = undefined
+    for (const o of f.owners) o.snap.close()
+    f.dir.abortCheckpoint(f.writer)
+    this.#keyed.clear()
+  }
+
+  /** Writes what is left of the checkpoint in flight and commits it (CHECKPOINT, close). */
+  #finishInFlight(): void {
+    const f = this.#inFlight
+    if (f === undefined) return
+    this.#write(f, Infinity)
+    this.#commit(f)
+  }
+
+  /** Writes a slice of the checkpoint in flight, and commits it once it is written; a failure
+   *  gives it up quietly (the log holds everything it would have). */
+  #slice(): void {
+    const f = this.#inFlight
+    if (f === undefined) return
+    if (this.engine.closed || this.engine.log.dir !== f.dir || this.engine.log.failed || f.dir.broken) {
+      this.#abort(f)
+      return
+    }
+    try {
+      const started = performance.now()
+      const written = this.#write(f, this.sliceMs)
+      const wrote = performance.now()
+      this.longest.slice = Math.max(this.longest.slice, wrote - started)
+      if (written) {
+        this.#commit(f)
+        this.longest.commit = Math.max(this.longest.commit, performance.now() - wrote)
+      }
+    } catch {
+      if (this.#inFlight === f) this.#abort(f)
+    }
+  }
+
+  /** Slices of the checkpoint in flight on turns of the event loop (while nothing runs). */
+  #pump(): void {
+    if (this.#pumping || this.#inFlight === undefined) return
+    this.#pumping = true
+    setImmediate(() => {
+      this.#pumping = false
+      this.#slice()
+      this.#pump()
+    }).unref()
   }
 
   /** The oldest log record a checkpoint covering record `seq` needs: the one after it, or the
@@ -259,51 +470,71 @@ export class Checkpoints {
     return this.maxReplayMs > 0 && this.#workMs >= Math.max(this.maxReplayMs, 10 * this.#lastMillis)
   }
 
-  /** After a committed tick: takes a checkpoint once one is due (soon after, off the tick's own
-   *  stack; skipped quietly while one would be refused). */
+  /** After a committed tick: begins a checkpoint once one is due (soon after, off the tick's
+   *  own stack; skipped quietly while one would be refused). */
   afterTick(): void {
-    if (this.#scheduled || !this.#due()) return
+    if (this.#scheduled || this.#inFlight !== undefined || !this.#due()) return
     this.#scheduled = true
     setImmediate(() => {
       this.#scheduled = false
-      this.#takeIfDue()
+      this.#beginIfDue()
     }).unref()
   }
 
   /** After a statement's or a source batch's tick, outside every other tick (`ms`: the work it
-   *  did): a due checkpoint is taken now, so a program that runs ticks back to back without
-   *  yielding to the event loop gets its checkpoints too. */
+   *  did): the checkpoint in flight gets a slice, or a due one begins now, so a program that
+   *  runs ticks back to back without yielding to the event loop gets its checkpoints too. */
   afterRun(ms: number): void {
     const log = this.engine.log
     if (log.dir === undefined || log.replaying) return
     this.#workMs += ms
     if (this.#rebasing.size > 0) this.#rebaser?.poll()
+    if (this.#inFlight !== undefined) {
+      this.#slice()
+      return
+    }
     // inside a DDL statement its record is not in the log yet: a checkpoint would be ahead of it
-    if (log.ddlDepth === 0 && this.#due()) this.#takeIfDue()
+    if (log.ddlDepth === 0 && this.#due()) this.#beginIfDue()
   }
 
-  #takeIfDue(): void {
-    if (this.engine.closed || this.engine.log.dir === undefined || this.engine.log.dir.nextSeq - 1 === this.lastSeq || !this.#due()) return
+  /** Begins a checkpoint in flight now, unless one is (tests: the campaigns interleave them
+   *  with their steps); whether it did. */
+  beginNow(): boolean {
+    if (this.#inFlight !== undefined || this.engine.log.dir === undefined || this.engine.log.ddlDepth > 0) return false
+    this.#inFlight = this.#begin()
+    this.#pump()
+    return true
+  }
+
+  #beginIfDue(): void {
+    if (this.#inFlight !== undefined || this.engine.closed || this.engine.log.dir === undefined || this.engine.log.dir.nextSeq - 1 === this.lastSeq || !this.#due()) return
     if (this.refusal() !== undefined || this.engine.log.failed || this.engine.log.dir.broken) {
       this.#lastAt = performance.now()
       this.#workMs = 0
       return
     }
     try {
-      this.take()
+      this.#inFlight = this.#begin()
+      this.longest.begin = Math.max(this.longest.begin, this.#inFlight.workMs)
     } catch {
       // the log holds everything the checkpoint would have; the next one is due after as much
       // time and work again
       this.#lastAt = performance.now()
       this.#workMs = 0
+      return
     }
+    this.#slice()
+    this.#pump()
   }
 
-  /** On clean close: a checkpoint if anything happened since the last. */
+  /** On clean close: the checkpoint in flight finished, then one more if anything happened
+   *  since. */
   onClose(): void {
     const dir = this.engine.log.dir
-    if (dir === undefined || !this.onCloseEnabled || dir.nextSeq - 1 === this.lastSeq || this.refusal() !== undefined || this.engine.log.failed || dir.broken) return
+    if (dir === undefined || !this.onCloseEnabled || this.refusal() !== undefined || this.engine.log.failed || dir.broken) return
     try {
+      this.#finishInFlight()
+      if (dir.nextSeq - 1 === this.lastSeq) return
       this.take()
     } catch {
       // closing still closes: the log holds everything a checkpoint would
@@ -355,6 +586,8 @@ export class Checkpoints {
   /** The data directory closes: the worker ends (a rewrite in flight is dropped; its file is
    *  deleted when the directory is next opened). */
   close(): void {
+    // a checkpoint still in flight (close without one, a failure) is given up, as a crash would
+    if (this.#inFlight !== undefined) this.#abort(this.#inFlight)
     this.#rebaser?.close()
     this.#rebaser = undefined
     this.#rebasing.clear()
@@ -368,21 +601,11 @@ export class Checkpoints {
     return owners
   }
 
-  /** The state (keyed owners' parts aside) and the keyed owners' parts: a delta of each owner
-   *  a base of which the checkpoints so far hold, else a base. */
-  save(): { state: EngineState; parts: (CheckpointPart & { owner: string; target: object })[] } {
+  /** The state saved whole: everything but the keyed owners' parts (encoded at the point: it
+   *  may share objects with the live state). */
+  #wholeState(keyedOwners: readonly KeyedOwner[]): EngineState {
     const engine = this.engine
-    const keyedOwners = this.#keyedOwners()
     const keyedTargets = new Set<object>(keyedOwners.map((o) => o.target))
-    const parts: (CheckpointPart & { owner: string; target: object })[] = []
-    for (const o of keyedOwners) {
-      const t = this.#keyed.get(o.name)
-      // a big base is rewritten by the worker; the checkpoint saves one itself for a small
-      // owner, or when the worker fails or falls far behind
-      const limit = t === undefined ? 0 : t.baseBytes >= this.workerRebaseBytes ? DELTAS_PER_BASE_AT_MOST * t.baseBytes : t.baseBytes
-      const delta = t !== undefined && t.target === o.target && t.sizes.length < MAX_DELTAS && t.deltaBytes <= limit
-      parts.push({ owner: o.name, target: o.target, base: delta ? t.base : null, body: encodeKeyedPart(o.target.saveKeyed(!delta)) })
-    }
     const stores: [string, StoreState][] = []
     for (const e of engine.catalog.entries.values()) {
       if (isView(e)) continue
@@ -394,7 +617,7 @@ export class Checkpoints {
       if (op.saveState !== undefined) operators.push([name, op.name, op.saveState()])
       else if (op.stateSize() > 0) throw new RivuletError(SqlState.internalError, `internal: operator ${op.name} keeps state but cannot save it`)
     }
-    const state: EngineState = {
+    return {
       version: STATE_VERSION,
       tick: engine.ticks.committed,
       advancedTo: engine.ticks.advancedTo,
@@ -409,7 +632,6 @@ export class Checkpoints {
       }),
       keyed: keyedOwners.map((o) => [o.name, o.kind]),
     }
-    return { state, parts }
   }
 
   /** Decodes a checkpoint's body and merges its keyed owners' parts (XX001 when damaged). */
@@ -501,6 +723,33 @@ export class Checkpoints {
       const m = merged.get(name)!
       this.#keyed.set(name, { target, base: m.base, baseBytes: m.baseBytes, deltaBytes: m.deltaBytes, sizes: m.sizes })
     }
+  }
+}
+
+/** Whether an owner changed about every key since its last part: by the changes it noted (a
+ *  key updated counts once or twice, one replaced by another twice), or by its last delta,
+ *  which weighed as much as its base. */
+function churned(target: ivm.KeyedCheckpoint, t: KeyedTrack): boolean {
+  if ((target.changedShare?.() ?? 0) >= CHURNED_SHARE) return true
+  const last = t.sizes.at(-1)
+  return last !== undefined && last[1] >= t.baseBytes
+}
+
+/** A part made at the point by an owner without snapshots, handed out whole (it was copied:
+ *  encoded and decoded at once, as it may share objects with the live state). */
+function wholeSnapshot(part: ivm.KeyedPart): ivm.KeyedSnapshot {
+  const copy = decodeKeyedPart(encodeKeyedPart(part))
+  let done = false
+  return {
+    whole: copy.whole,
+    base: copy.moved === null,
+    next: () => {
+      if (done) return null
+      done = true
+      return copy
+    },
+    settle: () => {},
+    close: () => {},
   }
 }
 

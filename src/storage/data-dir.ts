@@ -26,8 +26,9 @@
 // WAL), and the CRC catches damage (a flipped byte in a record).
 // The directory is locked while open (exclusive locking mode): a second process fails clearly.
 
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, fdatasyncSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
+import { crc32 } from 'node:zlib'
 import Database from 'better-sqlite3'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import { checksum } from './codec.js'
@@ -40,9 +41,10 @@ import { LogSegments } from './log-segments.js'
  *  directory of format 1 becomes format 2 when opened. 3: checkpoints may be incremental
  *  (`state_part`, `checkpoint.parts`). 4: a keyed part may be columnar (part-codec.ts). 5: tick
  *  records are in segment files (log-segments.ts), the `log` table keeps DDL (and an older
- *  directory's ticks until they are truncated). An older directory becomes the current format
- *  when opened: nothing is moved. */
-export const FORMAT_VERSION = 5
+ *  directory's ticks until they are truncated). 6: a keyed part may be written in chunks (a
+ *  checkpoint written while ticks go on: part-codec.ts). An older directory becomes the
+ *  current format when opened: nothing is moved. */
+export const FORMAT_VERSION = 6
 /** DIR/log: the segment files of the log's tick records. */
 export const LOG_DIR = 'log'
 export const DATABASE_FILE = 'rivulet.db'
@@ -101,6 +103,97 @@ export function writeDurably(file: string, chunks: readonly Buffer[]): void {
     fsyncSync(dirFd)
   } finally {
     closeSync(dirFd)
+  }
+}
+
+/** Where a checkpoint's part was written in its file. */
+interface WrittenPart {
+  readonly owner: string
+  readonly base: number | null
+  readonly offset: number
+  length: number
+  crc: number
+}
+
+/** Writes a checkpoint's parts into its file one after another, each as it is made (a part in
+ *  pieces: begin, append…, end), syncing as it goes (`sync`) so committing has little left to
+ *  flush. The file is created at the first byte. */
+export class PartsWriter {
+  #fd: number | undefined
+  #at = 0
+  #synced = 0
+  #current: WrittenPart | undefined
+  readonly #parts: WrittenPart[] = []
+
+  constructor(
+    readonly id: number,
+    readonly file: string,
+  ) {}
+
+  /** Bytes written so far. */
+  get bytes(): number {
+    return this.#at
+  }
+
+  begin(owner: string, base: number | null): void {
+    if (this.#current !== undefined) throw new Error('internal: a checkpoint part begun inside another')
+    this.#current = { owner, base, offset: this.#at, length: 0, crc: this.id >>> 0 }
+  }
+
+  append(bytes: Buffer): void {
+    const p = this.#current
+    if (p === undefined) throw new Error('internal: checkpoint bytes outside a part')
+    this.#fd ??= openSync(this.file, 'w')
+    let at = 0
+    while (at < bytes.length) at += writeSync(this.#fd, bytes, at, bytes.length - at)
+    p.crc = crc32(bytes, p.crc)
+    p.length += bytes.length
+    this.#at += bytes.length
+  }
+
+  end(): void {
+    if (this.#current === undefined) throw new Error('internal: no checkpoint part to end')
+    this.#parts.push(this.#current)
+    this.#current = undefined
+  }
+
+  /** Makes what was written so far durable. */
+  sync(): void {
+    if (this.#synced === this.#at || this.#fd === undefined) return
+    fdatasyncSync(this.#fd)
+    this.#synced = this.#at
+  }
+
+  /** Syncs once more than `bytes` were written since the last sync. */
+  syncPast(bytes: number): void {
+    if (this.#at - this.#synced > bytes) this.sync()
+  }
+
+  /** Syncs the file (and its directory) and closes it; returns where each part is. */
+  finish(): readonly WrittenPart[] {
+    if (this.#current !== undefined) throw new Error('internal: a checkpoint committed inside a part')
+    if (this.#fd !== undefined) {
+      this.sync()
+      closeSync(this.#fd)
+      this.#fd = undefined
+      const dirFd = openSync(path.dirname(this.file), 'r')
+      try {
+        fsyncSync(dirFd)
+      } finally {
+        closeSync(dirFd)
+      }
+    }
+    return this.#parts
+  }
+
+  close(): void {
+    if (this.#fd === undefined) return
+    try {
+      closeSync(this.#fd)
+    } catch {
+      // closing a file given up
+    }
+    this.#fd = undefined
   }
 }
 
@@ -289,6 +382,7 @@ export class DataDirectory {
 
   set durability(level: Durability) {
     this.#durability = level
+    this.#segments.syncOnRoll = level === 'power'
   }
 
   /** Set when an fsync failed: the record is written but may not be on disk, so whether the
@@ -443,28 +537,62 @@ export class DataDirectory {
    *  `keepFrom`: the record after it, or an earlier one a stream's history reads) and the first
    *  record within the retention. */
   writeCheckpoint(c: Omit<StoredCheckpoint, 'id' | 'bytes' | 'parts'>, body: Buffer, parts: readonly CheckpointPart[], keepFrom: number, now: number, retention: number): number {
+    const w = this.beginCheckpoint()
+    try {
+      for (const p of parts) {
+        w.begin(p.owner, p.base)
+        w.append(p.body)
+        w.end()
+      }
+    } catch (e) {
+      this.abortCheckpoint(w)
+      throw new RivuletError(SqlState.ioError, `could not write a checkpoint to "${this.dir}": ${(e as Error).message}`)
+    }
+    return this.commitCheckpoint(w, c, body, keepFrom, now, retention)
+  }
+
+  /** Starts a checkpoint covering the records so far: they are made durable (durability
+   *  'power'), the next ones go to a segment of their own (truncation deletes whole segments),
+   *  and its parts' file is opened for a PartsWriter. Nothing names it until commitCheckpoint. */
+  beginCheckpoint(): PartsWriter {
     if (this.broken) throw this.broken
+    try {
+      if (this.#durability === 'power') this.#segments.syncNow()
+      this.#segments.roll(this.#nextSeq)
+      const id = (this.#db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM checkpoint').get() as { id: number }).id
+      return new PartsWriter(id, path.join(this.partsDir, `c${id}.bin`))
+    } catch (e) {
+      throw new RivuletError(SqlState.ioError, `could not write a checkpoint to "${this.dir}": ${(e as Error).message}`)
+    }
+  }
+
+  /** A checkpoint begun and not committed is given up: its file goes. */
+  abortCheckpoint(w: PartsWriter): void {
+    w.close()
+    this.#unlink([path.basename(w.file)])
+  }
+
+  /** Records the checkpoint whose parts `w` wrote, with its body: the parts' bytes are made
+   *  durable first (a row never names bytes that are not on disk), then one SQLite transaction
+   *  adds it, drops the checkpoints no longer kept and truncates the log behind the oldest. */
+  commitCheckpoint(w: PartsWriter, c: Omit<StoredCheckpoint, 'id' | 'bytes' | 'parts'>, body: Buffer, keepFrom: number, now: number, retention: number): number {
+    if (this.broken) {
+      this.abortCheckpoint(w)
+      throw this.broken
+    }
+    const id = w.id
+    let committed = false
     try {
       this.beforeWrite?.('checkpoint')
       const db = this.#db
-      // the records it covers durable before it (durability 'power'), and the next ones in a
-      // segment of their own: truncation deletes whole segments
-      if (this.#durability === 'power') this.#segments.syncNow()
-      this.#segments.roll(this.#nextSeq)
-      const id = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM checkpoint').get() as { id: number }).id
-      // the parts' bytes first, on disk before the rows naming them
-      const file = `c${id}.bin`
-      if (parts.length > 0) writeDurably(path.join(this.partsDir, file), parts.map((p) => p.body))
+      const parts = w.finish()
       let forgotten: string[] = []
       const { truncated } = db.transaction(() => {
         const list = JSON.stringify(parts.map((p) => [p.owner, p.base ?? id]))
         db.prepare('INSERT INTO checkpoint (id, tick, seq, taken_at, offsets, millis, body, crc, keep_from, now, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(id, c.tick, c.seq, c.taken_at, c.offsets, c.millis, body, checksum(c.seq, body), keepFrom, now, list)
         const part = db.prepare('INSERT OR REPLACE INTO state_part (owner, ckpt, kind, file, offset, length, crc) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        let offset = 0
-        for (const p of parts) {
-          part.run(p.owner, id, p.base === null ? 'base' : 'delta', file, offset, p.body.length, checksum(id, p.body))
-          offset += p.body.length
-        }
+        const file = path.basename(w.file)
+        for (const p of parts) part.run(p.owner, id, p.base === null ? 'base' : 'delta', file, p.offset, p.length, p.crc)
         const all = db.prepare('SELECT id, coalesce(now, 0) AS now FROM checkpoint ORDER BY id DESC').all() as { id: number; now: number }[]
         const drop = all.slice(CHECKPOINTS_KEPT)
         if (retention > 0) {
@@ -489,14 +617,21 @@ export class DataDirectory {
         db.prepare("INSERT INTO meta (key, value) VALUES ('log_start', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(start))
         return { truncated: { start, bytes: gone.bytes } }
       })()
+      committed = true
+      // the checkpoint durable before the segments it lets go are deleted; with durability
+      // 'process' that is SQLite's WAL alone (the log's records are not fsynced at that level,
+      // and syncing a second of ingest here would be the checkpoint's longest pause)
+      if (this.#durability === 'power') this.#fsync()
+      else fsyncSync(this.#wal())
       if (truncated !== undefined) {
         this.#logStart = truncated.start
         this.bytes -= truncated.bytes + this.#segments.dropBefore(truncated.start)
       }
-      this.#fsync()
       this.#unlink(forgotten)
       return id
     } catch (e) {
+      // a committed checkpoint keeps its file, whatever failed after
+      if (!committed) this.abortCheckpoint(w)
       throw new RivuletError(SqlState.ioError, `could not write a checkpoint to "${this.dir}": ${(e as Error).message}`)
     }
   }

@@ -199,26 +199,63 @@ export class LogSegments {
     this.unsynced = true
   }
 
-  /** Starts a new segment whose first record will be `seq` (its directory entry fsynced, so a
-   *  power loss cannot lose the file under records fsynced into it). */
+  /** Whether a new segment makes the one before it and its own directory entry durable at once
+   *  (durability 'power': a power loss cannot lose the file under records fsynced into it).
+   *  Without, they are noted and made durable by the next syncNow or sync (after SET durability
+   *  = 'power'), so a segment roll costs no fsync of the records of a second of ingest. */
+  syncOnRoll = true
+  /** Segments retired with records not yet fsynced, and whether the directory is, while
+   *  syncOnRoll is off. */
+  readonly #unsyncedFiles = new Set<string>()
+  #unsyncedDir = false
+
+  /** Starts a new segment whose first record will be `seq`. */
   #begin(seq: number): Segment {
     const previous = this.#fd
     if (previous !== undefined) {
-      if (this.unsynced) fdatasyncSync(previous)
+      if (this.unsynced) {
+        if (this.syncOnRoll) fdatasyncSync(previous)
+        else this.#unsyncedFiles.add(this.#segments.at(-1)!.file)
+      }
       this.unsynced = false
       if (this.#syncing) this.#retired.push(previous)
       else closeSync(previous)
     }
     const s: Segment = { first: seq, file: name(seq), index: { seqs: [], offsets: [], lengths: [], nows: [] }, size: 0 }
     this.#fd = openSync(path.join(this.dir, s.file), 'w+')
+    if (this.syncOnRoll) this.#syncDir()
+    else this.#unsyncedDir = true
+    this.#segments.push(s)
+    return s
+  }
+
+  #syncDir(): void {
     const dirFd = openSync(this.dir, 'r')
     try {
       fsyncSync(dirFd)
     } finally {
       closeSync(dirFd)
     }
-    this.#segments.push(s)
-    return s
+    this.#unsyncedDir = false
+  }
+
+  /** Makes the segments retired unsynced durable (see syncOnRoll). */
+  #syncRetired(): void {
+    for (const file of this.#unsyncedFiles) {
+      let fd: number
+      try {
+        fd = openSync(path.join(this.dir, file), 'r+')
+      } catch {
+        continue // truncated away meanwhile
+      }
+      try {
+        fdatasyncSync(fd)
+      } finally {
+        closeSync(fd)
+      }
+    }
+    this.#unsyncedFiles.clear()
+    if (this.#unsyncedDir) this.#syncDir()
   }
 
   /** Ends the current segment (if it has records): the next append begins one at `nextSeq`. */
@@ -229,6 +266,7 @@ export class LogSegments {
 
   /** fdatasyncs what was appended, now. */
   syncNow(): void {
+    if (this.#unsyncedFiles.size > 0 || this.#unsyncedDir) this.#syncRetired()
     if (!this.unsynced || this.#fd === undefined) return
     fdatasyncSync(this.#fd)
     this.unsynced = false
@@ -236,6 +274,14 @@ export class LogSegments {
 
   /** fdatasyncs what was appended, off the main thread; `done` when it is on disk. */
   sync(done: (err: Error | null) => void): void {
+    if (this.#unsyncedFiles.size > 0 || this.#unsyncedDir) {
+      try {
+        this.#syncRetired()
+      } catch (e) {
+        done(e as Error)
+        return
+      }
+    }
     if (!this.unsynced || this.#fd === undefined) {
       done(null)
       return
@@ -254,6 +300,7 @@ export class LogSegments {
     let freed = 0
     while (this.#segments.length > 1 && this.#segments[1]!.first <= seq) {
       const s = this.#segments.shift()!
+      this.#unsyncedFiles.delete(s.file)
       try {
         unlinkSync(path.join(this.dir, s.file))
       } catch {

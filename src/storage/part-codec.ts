@@ -8,6 +8,11 @@
 // the state codec. Exact: a row comes back with the same values (row-batch.ts keeps −0, NaN,
 // bigints, texts and the value classes); an entry that is not such a row is not taken for one.
 // Parts of format 3 (the state codec's bytes of the whole part) still decode.
+//
+// A part read from a snapshot while ticks go on (ivm/keyed-state.ts: KeyedSnapshot) is written
+// in chunks as they are handed out: CHUNKED, then per chunk its length (4 bytes, little-endian)
+// and its bytes, each chunk a part of its own (the part's `whole` in the first); decoding
+// concatenates their entries, which is the part. (Data directory format 6.)
 
 import { deserialize, serialize } from 'node:v8'
 import type { KeyedPart } from '../../ivm/keyed-state.js'
@@ -160,7 +165,53 @@ export function encodeKeyedPart(part: KeyedPart): Buffer {
   return serialize(envelope)
 }
 
+/** Begins a part written in chunks (see the header). */
+export const CHUNKED = Buffer.from('RVCHUNK1', 'latin1')
+
+/** A chunk of a part written in chunks: its length, then its bytes. */
+export function framedChunk(chunk: KeyedPart): Buffer[] {
+  const bytes = encodeKeyedPart(chunk)
+  const length = Buffer.allocUnsafe(4)
+  length.writeUInt32LE(bytes.length, 0)
+  return [length, bytes]
+}
+
 export function decodeKeyedPart(bytes: Buffer): KeyedPart {
+  if (bytes.length >= CHUNKED.length && bytes.compare(CHUNKED, 0, CHUNKED.length, 0, CHUNKED.length) === 0) return decodeChunked(bytes)
+  return decodeOne(bytes)
+}
+
+function decodeChunked(bytes: Buffer): KeyedPart {
+  let at = CHUNKED.length
+  let whole: unknown = null
+  let keys: RowKey[] = []
+  let values: unknown[] = []
+  let moved: boolean[] | null = null
+  for (let n = 0; at < bytes.length; n++) {
+    if (at + 4 > bytes.length) throw new Error('a chunked checkpoint part ends inside a chunk length')
+    const length = bytes.readUInt32LE(at)
+    at += 4
+    if (at + length > bytes.length) throw new Error('a chunked checkpoint part ends inside a chunk')
+    const c = decodeOne(bytes.subarray(at, at + length))
+    at += length
+    if (n === 0) {
+      whole = c.whole
+      keys = c.keys as RowKey[]
+      values = c.values as unknown[]
+      moved = c.moved as boolean[] | null
+      continue
+    }
+    if ((c.moved === null) !== (moved === null)) throw new Error('a chunked checkpoint part mixes base and delta chunks')
+    for (let i = 0; i < c.keys.length; i++) {
+      keys.push(c.keys[i]!)
+      values.push(c.values[i])
+    }
+    if (moved !== null) for (let i = 0; i < c.moved!.length; i++) moved.push(c.moved![i]!)
+  }
+  return { whole, keys, values, moved }
+}
+
+function decodeOne(bytes: Buffer): KeyedPart {
   const raw = deserialize(bytes) as Partial<Envelope>
   if (raw === null || typeof raw !== 'object' || raw[COLUMNAR] !== 1) return fromSerialized(raw) as KeyedPart
   const e = raw as Envelope

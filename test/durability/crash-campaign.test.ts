@@ -24,6 +24,8 @@ interface Life {
   /** Recovery started from a checkpoint (not the start of the log). */
   fromCheckpoint: boolean
   acknowledged: number
+  /** A checkpoint was in flight after the last step acknowledged. */
+  inFlight: boolean
   exitCode: number | null
   signal: string | null
   stderr: string
@@ -33,7 +35,7 @@ interface Life {
 function life(dir: string, out: string, seed: number, killAfterMs: number | undefined, duringRecovery: boolean, truncate: boolean): Promise<Life> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(here, 'crash-worker.mjs'), dir, out, String(seed), String(STEPS), truncate ? 'truncate' : 'keep'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    const result: Life = { fromCheckpoint: false, recovered: -1, acknowledged: -1, exitCode: null, signal: null, stderr: '' }
+    const result: Life = { fromCheckpoint: false, recovered: -1, acknowledged: -1, inFlight: false, exitCode: null, signal: null, stderr: '' }
     let buffer = ''
     let timer: NodeJS.Timeout | undefined
     const arm = () => {
@@ -52,7 +54,10 @@ function life(dir: string, out: string, seed: number, killAfterMs: number | unde
           result.recovered = Number(m[2])
           result.fromCheckpoint = line.includes('the checkpoint at tick')
           arm()
-        } else result.acknowledged = Number(m[2])
+        } else {
+          result.acknowledged = Number(m[2])
+          result.inFlight = line.endsWith(' in flight')
+        }
       }
     })
     child.stderr.on('data', (d: Buffer) => (result.stderr += d.toString()))
@@ -124,7 +129,9 @@ async function round(seed: number, kills: number): Promise<void> {
         if (l.fromCheckpoint) fromCheckpoints++
         if (l.recovered >= 20) pastCheckpoints++
       }
-      story.push(`life ${lives}: recovered ${l.recovered} from ${l.fromCheckpoint ? 'a checkpoint' : 'the log start'}, acknowledged ${l.acknowledged}, ${l.signal ?? `exit ${l.exitCode}`}${duringRecovery ? ' (killed during recovery)' : ''}`)
+      const killedInFlight = l.signal === 'SIGKILL' && !duringRecovery && l.inFlight
+      story.push(`life ${lives}: recovered ${l.recovered} from ${l.fromCheckpoint ? 'a checkpoint' : 'the log start'}, acknowledged ${l.acknowledged}, ${l.signal ?? `exit ${l.exitCode}`}${duringRecovery ? ' (killed during recovery)' : ''}${killedInFlight ? ' (a checkpoint in flight)' : ''}`)
+      if (killedInFlight) inFlightKills++
       if (l.signal === 'SIGKILL') killed++
       else {
         expect(l.stderr, `seed ${seed}`).toBe('')
@@ -168,13 +175,16 @@ async function round(seed: number, kills: number): Promise<void> {
 let totalKills = 0
 /** Rounds whose log was truncated behind checkpoints (recovered from a truncated log). */
 let truncatedRounds = 0
+/** Kills that landed while a checkpoint was in flight (see crash-worker.mjs). */
+let inFlightKills = 0
 
 describe('crash campaign', () => {
   it(`SIGKILL ≥ ${KILLS} times at random moments: nothing acknowledged is lost, nothing is duplicated (seed ${SEED})`, { timeout: 60_000 + KILLS * 5_000 }, async () => {
     console.log(`crash campaign: RIVULET_SEED=${SEED} RIVULET_CRASH_KILLS=${KILLS} RIVULET_CRASH_STEPS=${STEPS}`)
     for (let r = 0; totalKills < KILLS; r++) await round(SEED + r, Math.min(KILLS_PER_ROUND, KILLS - totalKills))
-    console.log(`crash campaign: ${totalKills} kills, every round equal to its uncrashed run; ${truncatedRounds} rounds with the log truncated behind checkpoints`)
+    console.log(`crash campaign: ${totalKills} kills, every round equal to its uncrashed run; ${truncatedRounds} rounds with the log truncated behind checkpoints; ${inFlightKills} kills with a checkpoint in flight`)
     expect(totalKills).toBeGreaterThanOrEqual(KILLS)
+    expect(inFlightKills, 'kills landed while a checkpoint was in flight').toBeGreaterThan(0)
     expect(truncatedRounds, 'lives that truncate the log reached a checkpoint').toBeGreaterThan(0)
   })
 })

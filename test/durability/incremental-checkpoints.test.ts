@@ -183,7 +183,8 @@ describe('incremental checkpoints', () => {
     both(`INSERT INTO bag SELECT i % 9, 'w' || (i % 4) FROM generate_series(1, 60) AS g(i)`)
     db.execute('CHECKPOINT')
     for (let round = 0; round < 3; round++) {
-      both('UPDATE acct SET balance = balance + 1')
+      // half the keys: a delta (all of them would make the checkpoint save a base itself)
+      both('UPDATE acct SET balance = balance + 1 WHERE id % 2 = 0')
       both(`DELETE FROM acct WHERE id = ${10 + round}`)
       both(`INSERT INTO acct VALUES (${1000 + round}, 1, 1)`)
       db.execute('CHECKPOINT')

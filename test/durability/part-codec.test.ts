@@ -2,13 +2,14 @@
 // exactly: keys, each entry whatever its shape — a row of any SQL values, a bucket of rows and
 // weights, rows appended to a bucket (AppendedRows), anything else (accumulators, nested arrays,
 // arrays holding undefined, objects that look almost like a bucket) — gone entries, the moved
-// flags and the whole part (fast-check against the part itself). A part in the previous format
-// (the state codec's bytes of the whole part) decodes too.
+// flags and the whole part (fast-check against the part itself); so does a part written in
+// chunks (a checkpoint in flight writes one chunk at a time), cut anywhere. A part in the
+// previous format (the state codec's bytes of the whole part) decodes too.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { KeyedPart } from '../../ivm/keyed-state.js'
 import { Numeric } from '../../planner/numeric.js'
-import { decodeKeyedPart, encodeKeyedPart } from '../../src/storage/part-codec.js'
+import { CHUNKED, decodeKeyedPart, encodeKeyedPart, framedChunk } from '../../src/storage/part-codec.js'
 import { encodeState } from '../../src/storage/state-codec.js'
 import { sameValue, sqlValue } from '../helpers/sql-values.js'
 
@@ -85,6 +86,30 @@ describe('the part codec', () => {
       }),
       { numRuns: 400, seed: SEED },
     )
+  })
+
+  it('gives back a part written in chunks, cut anywhere, exactly (fast-check)', () => {
+    fc.assert(
+      fc.property(partArb, fc.array(fc.nat(), { maxLength: 4 }), ({ whole, entries, delta }, cuts) => {
+        const part: KeyedPart = { whole, keys: entries.map(([k]) => k), values: entries.map(([, v]) => v), moved: delta ? entries.map(([, , m]) => m) : null }
+        const at = [0, ...cuts.map((c) => c % (entries.length + 1)).sort((a, b) => a - b), entries.length]
+        const bytes: Buffer[] = [CHUNKED]
+        for (let i = 0; i + 1 < at.length; i++) {
+          const [from, to] = [at[i]!, at[i + 1]!]
+          // the part's whole in the first chunk (what a later one holds is not read)
+          bytes.push(...framedChunk({ whole: i === 0 ? whole : 'not this one', keys: part.keys.slice(from, to), values: part.values.slice(from, to), moved: part.moved === null ? null : part.moved.slice(from, to) }))
+        }
+        expectSamePart(decodeKeyedPart(Buffer.concat(bytes)), part)
+      }),
+      { numRuns: 300, seed: SEED },
+    )
+  })
+
+  it('refuses a part cut inside a chunk', () => {
+    const part: KeyedPart = { whole: null, keys: ['a', 'b'], values: [[1], [2]], moved: null }
+    const bytes = Buffer.concat([CHUNKED, ...framedChunk(part)])
+    expect(() => decodeKeyedPart(bytes.subarray(0, bytes.length - 3))).toThrow(/ends inside a chunk/)
+    expect(() => decodeKeyedPart(bytes.subarray(0, CHUNKED.length + 2))).toThrow(/ends inside a chunk length/)
   })
 
   it('reads a part of the previous format', () => {

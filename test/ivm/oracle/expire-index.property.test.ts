@@ -4,11 +4,14 @@
 // never inserted (negative groups that have no output row), NULL / NaN / text window values —
 // interleaved with advances of the watermark, commits and rollbacks (the watermark is restored
 // with the state). After every action both operators must have produced the same output and
-// hold the same state.
+// hold the same state. The keyed operators are also checkpointed by snapshots read in chunks
+// while the actions go on (copy on write): each one's parts must load exactly the state it had
+// at its point.
 
 import fc from 'fast-check'
+import { deserialize, serialize } from 'node:v8'
 import { describe, expect, it } from 'vitest'
-import { countRows, IntegrateOperator, max, min, sumInt, type Operator, type Row } from '../../../ivm/index.js'
+import { countRows, IntegrateOperator, max, mergeKeyedParts, min, sumInt, type KeyedChunk, type KeyedPart, type KeyedSnapshot, type Operator, type Row } from '../../../ivm/index.js'
 import { ReduceOperator, type AggregateSpec } from '../../../ivm/operators/reduce.js'
 import { ArrangeOperator } from '../../../ivm/operators/arrange.js'
 import { EmitOnCloseOperator } from '../../../ivm/operators/emit-on-close.js'
@@ -24,6 +27,8 @@ type Action =
   | { kind: 'advance'; by: number }
   | { kind: 'commit' }
   | { kind: 'rollback' }
+  | { kind: 'snapshot' }
+  | { kind: 'chunk'; max: number }
 
 const WINDOWS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
 
@@ -48,6 +53,8 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 25 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('commit' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rollback' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('snapshot' as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('chunk' as const), max: fc.integer({ min: 1, max: 3 }) }) },
 )
 
 interface Pair {
@@ -78,7 +85,37 @@ function runCompared(actions: Action[], build: (d: Driver, isFinal: (v: unknown)
   const pair = build(d, isFinal)
   const held: Row[] = []
   let committedHeld: Row[] = []
+  // checkpoints of pair.a by snapshots: the parts so far, and the one being read
+  const parts: KeyedPart[] = []
+  let open: { snap: KeyedSnapshot; chunks: KeyedChunk[]; atPoint: unknown } | null = null
+  const readChunk = (max: number): void => {
+    if (open === null) return
+    const ch = open.snap.next(max)
+    if (ch !== null) {
+      open.chunks.push(deserialize(serialize(ch)) as KeyedChunk)
+      return
+    }
+    const chunks = open.chunks
+    parts.push({ whole: open.snap.whole, keys: chunks.flatMap((x) => x.keys), values: chunks.flatMap((x) => x.values), moved: open.snap.base ? null : chunks.flatMap((x) => x.moved!) })
+    const fresh = build(new Driver(), isFinal).a
+    const { whole, entries } = mergeKeyedParts(parts)
+    fresh.loadKeyed!(whole, entries)
+    expect(deserialize(serialize(fresh.saveState!())), 'a snapshot read while the actions went on').toEqual(open.atPoint)
+    open = null
+  }
   for (const act of actions) {
+    if (act.kind === 'snapshot') {
+      if (open !== null || pair.a.snapshotKeyed === undefined) continue
+      d.commit()
+      committedWm = wm
+      committedHeld = held.slice()
+      open = { atPoint: deserialize(serialize(pair.a.saveState!())), snap: pair.a.snapshotKeyed(parts.length === 0), chunks: [] }
+      continue
+    }
+    if (act.kind === 'chunk') {
+      readChunk(act.max)
+      continue
+    }
     if (act.kind === 'step') {
       const delta = new ZSet()
       for (const r of act.rows) {
@@ -125,6 +162,7 @@ function runCompared(actions: Action[], build: (d: Driver, isFinal: (v: unknown)
   expect(norm(pair.a.out)).toEqual(norm(pair.b.out))
   d.circuit.endStep()
   pair.check()
+  while (open !== null) readChunk(Infinity)
 }
 
 const num = (a: unknown, b: unknown): number => (a as number) - (b as number)

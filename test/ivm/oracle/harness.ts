@@ -10,7 +10,7 @@
 import fc from 'fast-check'
 import { deserialize, serialize } from 'node:v8'
 import { expect } from 'vitest'
-import { Circuit, integrate, InputOperator, mergeKeyedParts, ZSet, type KeyedPart, type Operator, type Row } from '../../../ivm/index.js'
+import { Circuit, integrate, InputOperator, mergeKeyedParts, ZSet, type KeyedChunk, type KeyedPart, type KeyedSnapshot, type Operator, type Row } from '../../../ivm/index.js'
 import { Accumulator, norm } from '../helpers.js'
 
 /** A consolidated table: [row, weight > 0][]. */
@@ -254,13 +254,14 @@ export function checkRestore(c: OracleCase): void {
   )
 }
 
-/** All four checks. */
+/** All the checks. */
 export function checkAll(c: OracleCase): void {
   checkIncremental(c)
   checkRollback(c)
   checkBackfill(c)
   checkRestore(c)
   checkKeyedRestore(c)
+  checkKeyedSnapshot(c)
 }
 
 /** Incremental checkpoints: every keyed operator saves a base, then deltas between some of the
@@ -304,6 +305,119 @@ export function checkKeyedRestore(c: OracleCase): void {
         const { whole, entries } = mergeKeyedParts(list)
         into[i]!.loadKeyed!(whole, entries)
         expect(deserialize(serialize(into[i]!.saveState!())), `${ops[i]!.name} from its keyed parts`).toEqual(deserialize(serialize(ops[i]!.saveState!())))
+        expect(into[i]!.stateSize()).toBe(ops[i]!.stateSize())
+      }
+      restored.check()
+      for (const s of b) {
+        expect(restored.step(s)).toEqual(saving.step(s))
+        restored.check()
+      }
+    }),
+    params,
+  )
+}
+
+/** What a snapshot of one operator has handed out so far, and its state at the point. */
+interface OpenSnapshot {
+  readonly op: number
+  readonly snap: KeyedSnapshot
+  readonly chunks: KeyedChunk[]
+  readonly atPoint: unknown
+}
+
+/** Incremental checkpoints read while steps go on (copy on write): each keyed operator's parts
+ *  are snapshots taken at some points and handed out in chunks of random sizes between later
+ *  steps (and rolled-back steps, and settles); each part, merged with the ones before it, loads
+ *  exactly the state the operator had at its point, and the last chain, loaded into a fresh
+ *  circuit, continues exactly like the running one. */
+export function checkKeyedSnapshot(c: OracleCase): void {
+  const action = fc.oneof(
+    { weight: 4, arbitrary: fc.constant('step' as const) },
+    { weight: 2, arbitrary: fc.constant('snapshot' as const) },
+    { weight: 1, arbitrary: fc.constant('rollback' as const) },
+    { weight: 1, arbitrary: fc.constant('settle' as const) },
+    { weight: 3, arbitrary: fc.integer({ min: 1, max: 4 }) },
+  )
+  fc.assert(
+    fc.property(stepsArb(c, 10), fc.array(action, { minLength: 10, maxLength: 20 }), stepsArb(c, 3), (a, actions, b) => {
+      const saving = new Run(c, true)
+      const ops = saving.circuit.operators
+      if (!ops.some((op) => op.snapshotKeyed !== undefined)) return
+      const parts = new Map<number, KeyedPart[]>()
+      let open: OpenSnapshot[] = []
+      const restoredOp = (i: number, list: KeyedPart[]): Operator => {
+        const restored = new Run(c, true)
+        saving.restoreInto(restored)
+        const into = restored.circuit.operators[i]!
+        const { whole, entries } = mergeKeyedParts(list)
+        into.loadKeyed!(whole, entries)
+        return into
+      }
+      const finish = (o: OpenSnapshot): void => {
+        const keys: unknown[] = []
+        const values: unknown[] = []
+        const moved: boolean[] | null = o.snap.base ? null : []
+        for (const ch of o.chunks) {
+          keys.push(...ch.keys)
+          values.push(...ch.values)
+          if (moved !== null) moved.push(...ch.moved!)
+        }
+        const list = parts.get(o.op) ?? []
+        if (o.snap.base) list.length = 0
+        list.push(deserialize(serialize({ whole: o.snap.whole, keys, values, moved })) as KeyedPart)
+        parts.set(o.op, list)
+        const into = restoredOp(o.op, list)
+        expect(deserialize(serialize(into.saveState!())), `${ops[o.op]!.name} from a snapshot`).toEqual(o.atPoint)
+      }
+      // hands out a chunk of each open snapshot (serialized at once: it may share live objects)
+      const read = (max: number): void => {
+        const still: OpenSnapshot[] = []
+        for (const o of open) {
+          const ch = o.snap.next(max)
+          if (ch === null) finish(o)
+          else {
+            o.chunks.push(deserialize(serialize(ch)) as KeyedChunk)
+            still.push(o)
+          }
+        }
+        open = still
+      }
+      const snapshot = (): void => {
+        if (open.length !== 0) return
+        saving.circuit.commit()
+        ops.forEach((op, i) => {
+          if (op.snapshotKeyed === undefined) return
+          const atPoint = deserialize(serialize(op.saveState!()))
+          open.push({ op: i, snap: op.snapshotKeyed(!parts.has(i)), chunks: [], atPoint })
+        })
+      }
+      snapshot()
+      let next = 0
+      for (const act of actions) {
+        if (act === 'snapshot') snapshot()
+        else if (act === 'settle') open.forEach((o) => o.snap.settle())
+        else if (typeof act === 'number') read(act)
+        else if (next < a.length) {
+          const s = a[next++]!
+          if (act === 'rollback') {
+            saving.circuit.commit()
+            const saved = saving.saveTables()
+            const savedOut = new Accumulator()
+            savedOut.add(saving.outputs.toZSet())
+            saving.step(s, true)
+            saving.rollback(saved, savedOut)
+          } else saving.step(s)
+        }
+      }
+      while (open.length !== 0) read(Infinity)
+      snapshot()
+      while (open.length !== 0) read(Infinity)
+      const restored = new Run(c, true)
+      saving.restoreInto(restored)
+      const into = restored.circuit.operators
+      for (const [i, list] of parts) {
+        const { whole, entries } = mergeKeyedParts(list)
+        into[i]!.loadKeyed!(whole, entries)
         expect(into[i]!.stateSize()).toBe(ops[i]!.stateSize())
       }
       restored.check()

@@ -11,7 +11,7 @@
 import { deserialize, serialize } from 'node:v8'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Circuit, InputOperator, mergeKeyedParts, rowKey, ZSet, type KeyedPart, type Row } from '../../../ivm/index.js'
+import { Circuit, InputOperator, mergeKeyedParts, rowKey, ZSet, type KeyedChunk, type KeyedPart, type KeyedSnapshot, type Row } from '../../../ivm/index.js'
 import { intervalJoin, type IntervalJoinKind, type IntervalJoinOperator, type IntervalJoinOptions } from '../../../ivm/operators/interval-join.js'
 import { Accumulator, norm } from '../helpers.js'
 import { checkAll, checkRestore, type OracleCase, type Table } from './harness.js'
@@ -394,6 +394,36 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
 
   const keyedPart = (run: Run, all: boolean): KeyedPart => deserialize(serialize(run.op.saveKeyed(all))) as KeyedPart
 
+  /** A snapshot being read while batches go on (copy on write): its chunks so far and the
+   *  operator's state at its point. */
+  interface OpenSnapshot {
+    readonly snap: KeyedSnapshot
+    readonly chunks: KeyedChunk[]
+    readonly atPoint: unknown
+  }
+
+  function beginSnapshot(run: Run): OpenSnapshot {
+    run.circuit.commit()
+    return { atPoint: deserialize(serialize(run.op.saveState())), snap: run.op.snapshotKeyed(false), chunks: [] }
+  }
+
+  /** Reads the next chunk; once the snapshot is done, its part joins `parts` and the merged
+   *  parts must load exactly the state at its point. Returns the snapshot still open, if any. */
+  function readSnapshot(c: Cfg, finalOuter: boolean, open: OpenSnapshot | null, max: number, parts: KeyedPart[]): OpenSnapshot | null {
+    if (open === null) return null
+    const ch = open.snap.next(max)
+    if (ch !== null) {
+      open.chunks.push(deserialize(serialize(ch)) as KeyedChunk)
+      return open
+    }
+    parts.push({ whole: open.snap.whole, keys: open.chunks.flatMap((x) => x.keys), values: open.chunks.flatMap((x) => x.values), moved: open.chunks.flatMap((x) => x.moved!) })
+    const fresh = wmRun(c, finalOuter)
+    const { whole, entries } = mergeKeyedParts(parts)
+    fresh.op.loadKeyed(whole, entries)
+    expect(deserialize(serialize(fresh.op.saveState())), 'a snapshot read while batches went on').toEqual(open.atPoint)
+    return null
+  }
+
   function wmRun(c: Cfg, finalOuter: boolean): Run {
     const run: Run = new Run(c, { leftWatermark: () => run.wl, rightWatermark: () => run.wr, finalOuter })
     run.wl = 0
@@ -402,12 +432,13 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
   }
 
   it('watermarks: freeing never changes the output; exactly the dead rows are freed; rollback restores', () => {
-    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean(), checkpoint: fc.boolean() })
+    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean(), checkpoint: fc.boolean(), snapshot: fc.boolean() })
     fc.assert(
       fc.property(cfgArb(bandArb), fc.array(txArb, { minLength: 1, maxLength: 8 }), (c, txs) => {
         const run = wmRun(c, false)
         const wm = () => ({ wl: run.wl, wr: run.wr })
         const parts = [keyedPart(run, true)]
+        let open: OpenSnapshot | null = null
         for (const tx of txs) {
           const saved = run.save()
           for (const b of tx.batches) {
@@ -419,23 +450,31 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
           else run.circuit.commit()
           expect(run.outputs.entries()).toEqual(want(c, run.tables[0]!, run.tables[1]!))
           expect(run.op.stateSize()).toBe(held(c, run.tables[0]!, true, wm()) + held(c, run.tables[1]!, false, wm()))
-          if (tx.checkpoint) {
-            parts.push(keyedPart(run, false))
-            expectKeyedRestore(c, false, run, parts)
+          open = readSnapshot(c, false, open, tx.batches.length, parts)
+          if (tx.checkpoint && open === null) {
+            if (tx.snapshot) open = beginSnapshot(run)
+            else {
+              parts.push(keyedPart(run, false))
+              expectKeyedRestore(c, false, run, parts)
+            }
           }
         }
+        while (open !== null) open = readSnapshot(c, false, open, Infinity, parts)
+        parts.push(keyedPart(run, false))
+        expectKeyedRestore(c, false, run, parts)
       }),
       runs(300),
     )
   })
 
   it('finalOuter: pairs at once, null-extended rows exactly when final; batch result once the watermarks pass everything', () => {
-    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean(), checkpoint: fc.boolean() })
+    const txArb = fc.record({ batches: fc.array(wmBatchArb, { minLength: 1, maxLength: 3 }), rollback: fc.boolean(), checkpoint: fc.boolean(), snapshot: fc.boolean() })
     fc.assert(
       fc.property(cfgArb(finiteBandArb), fc.array(txArb, { minLength: 1, maxLength: 8 }), fc.boolean(), (c, txs, deletes) => {
         const run = wmRun(c, true)
         const wm = () => ({ wl: run.wl, wr: run.wr })
         const parts = [keyedPart(run, true)]
+        let open: OpenSnapshot | null = null
         for (const tx of txs) {
           const saved = run.save()
           for (const b of tx.batches) {
@@ -452,11 +491,16 @@ describe('IntervalJoin (oracle)', { timeout: 120_000 }, () => {
           if (tx.rollback) run.rollback(saved)
           else run.circuit.commit()
           expect(run.outputs.entries()).toEqual(want(c, run.tables[0]!, run.tables[1]!, wm()))
-          if (tx.checkpoint) {
-            parts.push(keyedPart(run, false))
-            expectKeyedRestore(c, true, run, parts)
+          open = readSnapshot(c, true, open, tx.batches.length, parts)
+          if (tx.checkpoint && open === null) {
+            if (tx.snapshot) open = beginSnapshot(run)
+            else {
+              parts.push(keyedPart(run, false))
+              expectKeyedRestore(c, true, run, parts)
+            }
           }
         }
+        while (open !== null) open = readSnapshot(c, true, open, Infinity, parts)
         // the watermarks pass everything: the batch result, and nothing is held any more
         run.wl += 100
         run.wr += 100
