@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { Engine } from '../src/index.js'
+import { internalsOf } from '../src/engine/engine.js'
 
 export interface DurableOptions {
   readonly events: number
@@ -51,7 +52,7 @@ const W2_VIEW =
   'SELECT a.category AS category, COUNT(*) AS cnt, SUM(b.price) AS total FROM bids b JOIN auctions a ON b.auction = a.id GROUP BY a.category'
 const W2_AUCTIONS = 100_000
 
-function loadW2(db: Engine, events: number, ticks?: number[]): void {
+function loadW2(db: Engine, events: number, timed: (f: () => void) => void = (f) => f()): void {
   db.execute('CREATE TABLE auctions (id INT PRIMARY KEY, seller INT, category INT)')
   db.execute('CREATE TABLE bids (id INT PRIMARY KEY, auction INT, bidder INT, price INT, ts BIGINT)')
   db.execute(`CREATE MATERIALIZED VIEW v AS ${W2_VIEW}`)
@@ -68,34 +69,53 @@ function loadW2(db: Engine, events: number, ticks?: number[]): void {
   for (let i = 0; i < events; i += 1000) {
     const rows: number[][] = []
     for (let id = i; id < Math.min(events, i + 1000); id++) rows.push([id, rand(W2_AUCTIONS), rand(100_000), 1 + rand(100_000), 1_700_000_000_000 + id * 10])
-    const t0 = performance.now()
-    db.insert('bids', rows)
-    ticks?.push(performance.now() - t0)
+    timed(() => db.insert('bids', rows))
   }
 }
 
 /** One ingest: `events` Nexmark events (or W2's bids) through the query's view, a tick per
  *  1,000; events/s, each tick's milliseconds (a checkpoint is taken between two ticks, inside
  *  the call that ran the first: it counts as that tick's pause) and the directory. */
-function ingest(query: string, events: number, mode: Mode, maxReplay: number | undefined): { rate: number; ticks: number[]; dir: string | undefined } {
+/** What checkpoints taken during an ingest cost its ticks: the longest tick while one was in
+ *  flight (it includes the slice written after it) and while none was, and the longest step of
+ *  a checkpoint (fixing it at its point, a slice, its commit). */
+interface CheckpointPauses {
+  readonly inFlight: number
+  readonly without: number
+  readonly begin: number
+  readonly slice: number
+  readonly commit: number
+}
+
+function ingest(query: string, events: number, mode: Mode, maxReplay: number | undefined): { rate: number; ticks: number[]; pauses: CheckpointPauses; dir: string | undefined } {
   const dir = mode === 'memory' ? undefined : mkdtempSync(path.join(tmpdir(), 'rivulet-bench-durable-'))
   const db = Engine.open({ sources: 'manual', ...(dir !== undefined ? { dir, durability: mode as 'process' | 'power', ...(maxReplay !== undefined ? { maxReplay } : {}) } : {}) })
+  const checkpoints = internalsOf(db).checkpoints
   const ticks: number[] = []
+  let inFlight = 0
+  let without = 0
+  const timed = (f: () => void): void => {
+    const during = checkpoints.inFlight
+    const t = performance.now()
+    f()
+    const ms = performance.now() - t
+    ticks.push(ms)
+    if (during || checkpoints.inFlight) inFlight = Math.max(inFlight, ms)
+    else without = Math.max(without, ms)
+  }
   const t0 = performance.now()
   if (query === 'w2') {
-    loadW2(db, events, ticks)
+    loadW2(db, events, timed)
   } else {
     db.execute(`CREATE SOURCE nx WITH (connector = 'nexmark', events = ${events}, batch = 1000)`)
     db.execute(`CREATE MATERIALIZED VIEW v AS ${query}`)
-    for (;;) {
-      const t = performance.now()
-      if (db.stepSource('nx', 1000) === 0) break
-      ticks.push(performance.now() - t)
-    }
+    for (let more = true; more; ) timed(() => (more = db.stepSource('nx', 1000) !== 0))
+    ticks.pop()
   }
   const seconds = (performance.now() - t0) / 1000
+  const pauses = { inFlight, without, ...checkpoints.longest }
   db.close()
-  return { rate: (query === 'w2' ? events + W2_AUCTIONS : events) / seconds, ticks, dir }
+  return { rate: (query === 'w2' ? events + W2_AUCTIONS : events) / seconds, ticks, pauses, dir }
 }
 
 function querySql(repoRoot: string, q: string): string {
@@ -144,6 +164,7 @@ function crashRecovery(o: DurableOptions, query: string): CrashRecovery {
 export function runDurable(o: DurableOptions): void {
   const rates = new Map<string, number[]>()
   const pauses = new Map<string, { p99: number; max: number }[]>()
+  const checkpointPauses = new Map<string, CheckpointPauses[]>()
   const rest = new Map<string, { bytesPerEvent: number; checkpointMs: number; checkpointBytes: number; fromCheckpoint: number; fullReplay: number; records: number }>()
   // What the log costs at rest is measured on the strictest durable level run.
   const restMode: Mode | undefined = o.modes.includes('power') ? 'power' : o.modes.includes('process') ? 'process' : undefined
@@ -151,9 +172,10 @@ export function runDurable(o: DurableOptions): void {
     const sql = querySql(o.repoRoot, q)
     for (let r = 0; r < o.rounds; r++) {
       for (const mode of o.modes) {
-        const { rate, ticks, dir } = ingest(sql, o.events, mode, o.maxReplay)
+        const { rate, ticks, pauses: cp, dir } = ingest(sql, o.events, mode, o.maxReplay)
         const key = `${q} ${mode}`
         rates.set(key, [...(rates.get(key) ?? []), rate])
+        checkpointPauses.set(key, [...(checkpointPauses.get(key) ?? []), cp])
         const sorted = ticks.sort((a, b) => a - b)
         pauses.set(key, [...(pauses.get(key) ?? []), { p99: sorted[Math.floor(sorted.length * 0.99)] ?? 0, max: sorted.at(-1) ?? 0 }])
         if (dir === undefined) continue
@@ -215,13 +237,25 @@ export function runDurable(o: DurableOptions): void {
     })
     process.stdout.write(`| ${q} | ${cells.join(' | ')} |\n`)
   }
+  const durableModes = o.modes.filter((m) => m !== 'memory')
+  if (durableModes.length > 0) {
+    process.stdout.write(
+      `\ncheckpoints during the ingest (taken in flight: fixed between two ticks, written a slice after each tick that follows), ms, median of the rounds: the longest tick while one was in flight / while none was; the longest step of one: fixing it / a slice / its commit:\n\n| query | ${durableModes.map((m) => `${label[m]}: ticks`).join(' | ')} | ${durableModes.map((m) => `${label[m]}: steps`).join(' | ')} |\n|---|${durableModes.map(() => '---:|---:').join('|')}|\n`,
+    )
+    for (const q of o.queries) {
+      const of = (m: Mode, f: (p: CheckpointPauses) => number): string => median(checkpointPauses.get(`${q} ${m}`)!.map(f)).toFixed(0)
+      const ticks = durableModes.map((m) => `${of(m, (p) => p.inFlight)} / ${of(m, (p) => p.without)}`)
+      const steps = durableModes.map((m) => `${of(m, (p) => p.begin)} / ${of(m, (p) => p.slice)} / ${of(m, (p) => p.commit)}`)
+      process.stdout.write(`| ${q} | ${ticks.join(' | ')} | ${steps.join(' | ')} |\n`)
+    }
+  }
   process.stdout.write(`\nrecovery after kill -9 at 95% of the events (durability power, default checkpointInterval and maxReplay), in a child process:\n\n| query | recovery | log records replayed | checkpoints kept | their mean duration |\n|---|---:|---:|---:|---:|\n`)
   for (const q of o.queries) {
     const c = crashRecovery(o, q)
     process.stdout.write(`| ${q} | ${c.seconds.toFixed(2)} s | ${c.records.toLocaleString('en-US')} | ${c.checkpoints} | ${c.checkpointMs.toFixed(0)} ms |\n`)
   }
   if (restMode === undefined) return
-  process.stdout.write(`\nat rest (durability ${restMode}):\n\n| query | bytes on disk per event | checkpoint at close (= tick pause) | checkpoint size | reopen from it | reopen replaying the whole log | log records |\n|---|---:|---:|---:|---:|---:|---:|\n`)
+  process.stdout.write(`\nat rest (durability ${restMode}):\n\n| query | bytes on disk per event | checkpoint at close (taken whole) | checkpoint size | reopen from it | reopen replaying the whole log | log records |\n|---|---:|---:|---:|---:|---:|---:|\n`)
   for (const q of o.queries) {
     const r = rest.get(q)!
     process.stdout.write(`| ${q} | ${r.bytesPerEvent.toFixed(1)} | ${r.checkpointMs.toFixed(0)} ms | ${(r.checkpointBytes / 1e6).toFixed(1)} MB | ${r.fromCheckpoint.toFixed(2)} s | ${r.fullReplay.toFixed(2)} s | ${r.records.toLocaleString('en-US')} |\n`)

@@ -96,6 +96,9 @@ interface InFlight {
   readonly seq: number
   readonly offsets: string
   readonly keepFrom: number
+  /** When it was fixed: wall clock (ISO) and the engine's processing time (µs). */
+  readonly takenAt: string
+  readonly now: number
   readonly body: Buffer
   readonly owners: readonly OwnerPart[]
   /** The owner being written, whether its part has begun, and the milliseconds a key of it
@@ -300,6 +303,7 @@ export class Checkpoints {
       throw e
     }
     const seq = dir.nextSeq - 1
+    const clock = engine.clock()
     const f: InFlight = {
       dir,
       writer,
@@ -307,6 +311,8 @@ export class Checkpoints {
       seq,
       offsets: JSON.stringify(Object.fromEntries([...engine.log.relations].map(([name, r]) => [name, r.next]))),
       keepFrom: this.keepFrom(seq),
+      takenAt: new Date().toISOString(),
+      now: Math.round((clock instanceof Date ? clock.getTime() : clock) * 1000),
       body,
       owners,
       next: 0,
@@ -370,12 +376,10 @@ export class Checkpoints {
   #commit(f: InFlight): CheckpointRow {
     const started = performance.now()
     this.#inFlight = undefined
-    const clock = this.engine.clock()
-    const now = Math.round((clock instanceof Date ? clock.getTime() : clock) * 1000)
-    const taken_at = new Date().toISOString()
+    const taken_at = f.takenAt
     let id: number
     try {
-      id = f.dir.commitCheckpoint(f.writer, { tick: f.tick, seq: f.seq, taken_at, offsets: f.offsets, millis: f.workMs }, f.body, f.keepFrom, now, this.logRetentionMs * 1000)
+      id = f.dir.commitCheckpoint(f.writer, { tick: f.tick, seq: f.seq, taken_at, offsets: f.offsets, millis: f.workMs }, f.body, f.keepFrom, f.now, this.logRetentionMs * 1000)
     } catch (e) {
       for (const o of f.owners) o.snap.close()
       this.#keyed.clear()
