@@ -43,8 +43,8 @@ import * as ivm from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import type { DataDirectory, StoredCheckpoint } from '../storage/data-dir.js'
 import { decodeState, encodeState } from '../storage/state-codec.js'
-import { CHUNKED, decodeKeyedPart, encodeKeyedPart, framedChunk } from '../storage/part-codec.js'
-import type { PartsWriter } from '../storage/data-dir.js'
+import { decodeKeyedPart } from '../storage/part-codec.js'
+import { InFlight, wholeSnapshot, type OwnerPart } from './checkpoint-in-flight.js'
 import { Rebaser } from '../storage/rebaser.js'
 import { isView, type StreamWatermark } from './catalog.js'
 import { HIDDEN_PREFIX } from './names.js'
@@ -66,51 +66,14 @@ const WORKER_REBASE_BYTES = 1 << 20
 /** Deltas this many times heavier than their base (the worker failing or behind) make the
  *  checkpoint itself save a base after all. */
 const DELTAS_PER_BASE_AT_MOST = 4
-/** An owner whose noted changes are this share of its keys or more saves a base (see churned). */
+/** An owner whose noted changes are this share of its keys or more saves a base, as does one
+ *  whose last delta weighed as much as its base, of at least this many bytes (see churned). */
 const CHURNED_SHARE = 1.5
-/** Keys a chunk of a part holds at most; a slice sizes its chunks to what is left of it, by
- *  the time a key took in the chunks before (a chunk is encoded in one go). */
-const CHUNK_KEYS = 4096
-/** A slice's first chunk of an owner, before it knows the time a key takes. */
-const FIRST_CHUNK_KEYS = 32
-/** Bytes of parts written and not yet synced past which a slice syncs them (so committing
- *  has little left to sync, and a slice never syncs much). */
-const SYNC_BYTES = 4 << 20
+const CHURNED_BYTES = 64 * 1024
 /** Milliseconds of a checkpoint's writing between two ticks (see the header). */
 const SLICE_MS = 15
-
-/** A keyed owner's part in a checkpoint in flight. */
-interface OwnerPart {
-  readonly owner: string
-  readonly target: object
-  /** The checkpoint whose base it extends; null: it is a base. */
-  readonly base: number | null
-  readonly snap: ivm.KeyedSnapshot
-}
-
-/** A checkpoint fixed at its point and being written (see the header). */
-interface InFlight {
-  readonly dir: DataDirectory
-  readonly writer: PartsWriter
-  readonly tick: number
-  readonly seq: number
-  readonly offsets: string
-  readonly keepFrom: number
-  /** When it was fixed: wall clock (ISO) and the engine's processing time (µs). */
-  readonly takenAt: string
-  readonly now: number
-  readonly body: Buffer
-  readonly owners: readonly OwnerPart[]
-  /** The owner being written, whether its part has begun, and the milliseconds a key of it
-   *  took so far (0: not known yet). */
-  next: number
-  begun: boolean
-  msPerKey: number
-  /** Each part's bytes, by owner, as written. */
-  readonly sizes: Map<string, number>
-  /** Milliseconds spent on it so far (its point and its slices). */
-  workMs: number
-}
+/** Keys a chunk of a part holds at most (a chunk is encoded in one go). */
+const CHUNK_KEYS = 4096
 
 /** What the checkpoints so far saved of a keyed owner (see the header). */
 interface KeyedTrack {
@@ -202,7 +165,8 @@ export class Checkpoints {
    *  a DDL statement since then is news too). */
   lastSeq = -1
   #lastAt = performance.now()
-  #scheduled = false
+  /** The turn of the event loop that begins a due checkpoint, if one is scheduled. */
+  #scheduled: NodeJS.Immediate | undefined
   /** Whether close() checkpoints (tests turn it off to leave a directory as a crash would). */
   onCloseEnabled = true
   /** Per keyed owner, what the checkpoints so far hold of it (see the header). */
@@ -261,7 +225,9 @@ export class Checkpoints {
   readonly longest = { begin: 0, slice: 0, commit: 0 }
   /** The checkpoint in flight, if any. */
   #inFlight: InFlight | undefined
-  #pumping = false
+  /** The turn of the event loop that writes the next slice, if one is scheduled (cleared on
+   *  close: a pending one would keep the closed engine's state alive). */
+  #pumping: NodeJS.Immediate | undefined
 
   /** Whether a checkpoint is in flight (tests, benchmarks). */
   get inFlight(): boolean {
@@ -304,84 +270,43 @@ export class Checkpoints {
     }
     const seq = dir.nextSeq - 1
     const clock = engine.clock()
-    const f: InFlight = {
-      dir,
-      writer,
+    const point = {
       tick: engine.ticks.committed,
       seq,
       offsets: JSON.stringify(Object.fromEntries([...engine.log.relations].map(([name, r]) => [name, r.next]))),
       keepFrom: this.keepFrom(seq),
       takenAt: new Date().toISOString(),
       now: Math.round((clock instanceof Date ? clock.getTime() : clock) * 1000),
-      body,
-      owners,
-      next: 0,
-      begun: false,
-      msPerKey: 0,
-      sizes: new Map(),
-      workMs: performance.now() - started,
     }
+    const f = new InFlight(dir, writer, point, body, owners, performance.now() - started)
     // what recovery replays after a crash is the work since this point
     this.#lastAt = performance.now()
     this.#workMs = 0
     return f
   }
 
-  /** Writes chunks of the parts for up to `ms` milliseconds; returns whether every part is
-   *  written. */
+  /** Writes slices of the parts for up to `ms` milliseconds (a failure gives the checkpoint
+   *  up); returns whether every part is written. */
   #write(f: InFlight, ms: number): boolean {
-    const started = performance.now()
-    const deadline = started + ms
     try {
-      while (f.next < f.owners.length) {
-        const o = f.owners[f.next]!
-        const t = performance.now()
-        const keys = ms === Infinity ? this.chunkKeys : Math.min(this.chunkKeys, f.msPerKey === 0 ? FIRST_CHUNK_KEYS : Math.max(16, Math.floor((deadline - t) / f.msPerKey)))
-        const chunk = o.snap.next(keys)
-        if (chunk === null && f.begun) {
-          f.writer.end()
-          f.sizes.set(o.owner, f.writer.bytes - (f.sizes.get(o.owner) ?? 0))
-          f.next++
-          f.begun = false
-          f.msPerKey = 0
-          continue
-        }
-        const first = !f.begun
-        if (first) {
-          f.writer.begin(o.owner, o.base)
-          f.sizes.set(o.owner, f.writer.bytes)
-          f.writer.append(CHUNKED)
-          f.begun = true
-        }
-        // (an owner with nothing to write still writes one empty chunk: every checkpoint has a
-        // part of every owner; its whole part goes in its first chunk)
-        const c = chunk ?? { keys: [], values: [], moved: o.snap.base ? null : [] }
-        for (const b of framedChunk({ whole: first ? o.snap.whole : null, keys: c.keys, values: c.values, moved: c.moved })) f.writer.append(b)
-        const now = performance.now()
-        const perKey = (now - t) / keys
-        f.msPerKey = f.msPerKey === 0 ? perKey : 0.5 * f.msPerKey + 0.5 * perKey
-        if (now >= deadline) break
-      }
-      f.writer.syncPast(SYNC_BYTES)
+      return f.write(ms, this.chunkKeys)
     } catch (e) {
       this.#abort(f)
       throw e
-    } finally {
-      f.workMs += performance.now() - started
     }
-    return f.next >= f.owners.length
   }
 
   /** Names the written checkpoint: its row, the log truncated behind what is kept. */
   #commit(f: InFlight): CheckpointRow {
     const started = performance.now()
     this.#inFlight = undefined
-    const taken_at = f.takenAt
+    const taken_at = f.point.takenAt
+    const { tick, seq, offsets } = f.point
     let id: number
     try {
-      id = f.dir.commitCheckpoint(f.writer, { tick: f.tick, seq: f.seq, taken_at, offsets: f.offsets, millis: f.workMs }, f.body, f.keepFrom, f.now, this.logRetentionMs * 1000)
+      id = f.dir.commitCheckpoint(f.writer, { tick, seq, taken_at, offsets, millis: f.workMs }, f.body, f.point.keepFrom, f.point.now, this.logRetentionMs * 1000)
     } catch (e) {
-      for (const o of f.owners) o.snap.close()
+      f.closeSnapshots()
       this.#keyed.clear()
       throw e
     }
@@ -396,18 +321,17 @@ export class Checkpoints {
     this.#keyed.clear()
     for (const [k, t] of keyed) this.#keyed.set(k, t)
     const millis = f.workMs + performance.now() - started
-    this.#startRebases(f.dir, { id, tick: f.tick, seq: f.seq, taken_at, offsets: f.offsets, bytes, millis, parts: null })
+    this.#startRebases(f.dir, { id, tick, seq, taken_at, offsets, bytes, millis, parts: null })
     this.#lastMillis = millis
-    this.lastSeq = f.seq
-    return { tick: f.tick, log_seq: f.seq, offsets: f.offsets, bytes, millis, taken_at }
+    this.lastSeq = seq
+    return { tick, log_seq: seq, offsets, bytes, millis, taken_at }
   }
 
   /** Gives up the checkpoint in flight: its file goes, and the next checkpoint saves bases
    *  (the owners' changes since the last one were taken). */
   #abort(f: InFlight): void {
     if (this.#inFlight === f) this.#inFlight = undefined
-    for (const o of f.owners) o.snap.close()
-    f.dir.abortCheckpoint(f.writer)
+    f.abort()
     this.#keyed.clear()
   }
 
@@ -444,10 +368,9 @@ export class Checkpoints {
 
   /** Slices of the checkpoint in flight on turns of the event loop (while nothing runs). */
   #pump(): void {
-    if (this.#pumping || this.#inFlight === undefined) return
-    this.#pumping = true
-    setImmediate(() => {
-      this.#pumping = false
+    if (this.#pumping !== undefined || this.#inFlight === undefined) return
+    this.#pumping = setImmediate(() => {
+      this.#pumping = undefined
       this.#slice()
       this.#pump()
     }).unref()
@@ -477,10 +400,9 @@ export class Checkpoints {
   /** After a committed tick: begins a checkpoint once one is due (soon after, off the tick's
    *  own stack; skipped quietly while one would be refused). */
   afterTick(): void {
-    if (this.#scheduled || this.#inFlight !== undefined || !this.#due()) return
-    this.#scheduled = true
-    setImmediate(() => {
-      this.#scheduled = false
+    if (this.#scheduled !== undefined || this.#inFlight !== undefined || !this.#due()) return
+    this.#scheduled = setImmediate(() => {
+      this.#scheduled = undefined
       this.#beginIfDue()
     }).unref()
   }
@@ -592,6 +514,9 @@ export class Checkpoints {
   close(): void {
     // a checkpoint still in flight (close without one, a failure) is given up, as a crash would
     if (this.#inFlight !== undefined) this.#abort(this.#inFlight)
+    clearImmediate(this.#pumping)
+    clearImmediate(this.#scheduled)
+    this.#pumping = this.#scheduled = undefined
     this.#rebaser?.close()
     this.#rebaser = undefined
     this.#rebasing.clear()
@@ -736,25 +661,7 @@ export class Checkpoints {
 function churned(target: ivm.KeyedCheckpoint, t: KeyedTrack): boolean {
   if ((target.changedShare?.() ?? 0) >= CHURNED_SHARE) return true
   const last = t.sizes.at(-1)
-  return last !== undefined && last[1] >= t.baseBytes
-}
-
-/** A part made at the point by an owner without snapshots, handed out whole (it was copied:
- *  encoded and decoded at once, as it may share objects with the live state). */
-function wholeSnapshot(part: ivm.KeyedPart): ivm.KeyedSnapshot {
-  const copy = decodeKeyedPart(encodeKeyedPart(part))
-  let done = false
-  return {
-    whole: copy.whole,
-    base: copy.moved === null,
-    next: () => {
-      if (done) return null
-      done = true
-      return copy
-    },
-    settle: () => {},
-    close: () => {},
-  }
+  return last !== undefined && last[1] >= t.baseBytes && last[1] >= CHURNED_BYTES
 }
 
 function saveWatermark(w: StreamWatermark): StoreState['watermark'] {

@@ -8,6 +8,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import path from 'node:path'
+import { readdirSync } from 'node:fs'
 import { Engine } from '../../src/index.js'
 import { internalsOf } from '../../src/engine/engine.js'
 import { tempDirs } from '../helpers/temp-dirs.js'
@@ -195,5 +196,25 @@ describe('checkpoints in flight', () => {
     expect(scans(back)).toEqual(scans(mem))
     back.close()
     mem.close()
+  })
+
+  it('closing without a checkpoint gives the one in flight up, as a crash would: its file goes, the one before serves', () => {
+    const data = path.join(tempDir(), 'data')
+    const db = open(data, 1)
+    db.execute('INSERT INTO acct SELECT i, i % 4, i FROM generate_series(1, 50) AS g(i)')
+    db.execute('CHECKPOINT')
+    const point = db.tick
+    const checkpoints = internalsOf(db).checkpoints
+    expect(checkpoints.beginNow()).toBe(true)
+    db.execute('UPDATE acct SET balance = 0 WHERE id = 1')
+    expect(checkpoints.inFlight).toBe(true)
+    checkpoints.onCloseEnabled = false
+    db.close()
+    expect(checkpoints.inFlight).toBe(false)
+    expect(readdirSync(path.join(data, 'parts')).sort()).toEqual(['c1.bin'])
+    const back = open(data, 1)
+    expect(back.recovery!.checkpoint).toBe(point)
+    expect(back.query('SELECT balance FROM acct WHERE id = 1').rows).toEqual([[0]])
+    back.close()
   })
 })
