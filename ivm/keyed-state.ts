@@ -490,14 +490,15 @@ export function mergeKeyedParts(parts: readonly KeyedPart[]): { whole: unknown; 
 export interface KeyedCheckpoint {
   /** Its state as a part: every key (`all`), which also starts recording changes, or the keys
    *  changed since the previous call. Between ticks only; may share objects with the live
-   *  state (the caller serializes it before the next step). */
+   *  state (the caller serializes it before the next step). The plain form of snapshotKeyed,
+   *  which the tests hold it to. */
   saveKeyed(all: boolean): KeyedPart
   /** Puts back a merged checkpoint (see mergeKeyedParts) into a freshly built one, which then
    *  records changes from here (as after `saveKeyed(true)`). */
   loadKeyed(whole: unknown, entries: KeyedEntries): void
   /** The part saveKeyed(all) would give now, fixed here and read in chunks while ticks go on
    *  (see KeyedSnapshot); until it is done, no saveKeyed or second snapshot. */
-  snapshotKeyed?(all: boolean): KeyedSnapshot
+  snapshotKeyed(all: boolean): KeyedSnapshot
   /** About the share of its keys changed since the last part (KeyChanges.share): at 1 or more
    *  a base costs no more than a delta, and spares recovery and the base rewrite the merge. */
   changedShare?(): number

@@ -11,7 +11,7 @@
 
 import type * as ivm from '../../ivm/index.js'
 import type { DataDirectory, PartsWriter } from '../storage/data-dir.js'
-import { CHUNKED, decodeKeyedPart, encodeKeyedPart, framedChunk } from '../storage/part-codec.js'
+import { CHUNKED, framedChunk } from '../storage/part-codec.js'
 
 /** A slice's first chunk of an owner, before it knows the time a key takes. */
 const FIRST_CHUNK_KEYS = 32
@@ -111,23 +111,5 @@ export class InFlight {
   abort(): void {
     this.closeSnapshots()
     this.dir.abortCheckpoint(this.writer)
-  }
-}
-
-/** A part made at the point by an owner without snapshots, handed out whole (it was copied:
- *  encoded and decoded at once, as it may share objects with the live state). */
-export function wholeSnapshot(part: ivm.KeyedPart): ivm.KeyedSnapshot {
-  const copy = decodeKeyedPart(encodeKeyedPart(part))
-  let done = false
-  return {
-    whole: copy.whole,
-    base: copy.moved === null,
-    next: () => {
-      if (done) return null
-      done = true
-      return copy
-    },
-    settle: () => {},
-    close: () => {},
   }
 }

@@ -44,7 +44,7 @@ import { RivuletError, SqlState } from '../../grammar/index.js'
 import type { DataDirectory, StoredCheckpoint } from '../storage/data-dir.js'
 import { decodeState, encodeState } from '../storage/state-codec.js'
 import { decodeKeyedPart } from '../storage/part-codec.js'
-import { InFlight, wholeSnapshot, type OwnerPart } from './checkpoint-in-flight.js'
+import { InFlight, type OwnerPart } from './checkpoint-in-flight.js'
 import { Rebaser } from '../storage/rebaser.js'
 import { isView, type StreamWatermark } from './catalog.js'
 import { HIDDEN_PREFIX } from './names.js'
@@ -257,7 +257,7 @@ export class Checkpoints {
         // an owner that changed about every key since saves a base: no bigger than the delta,
         // and nothing for recovery or the worker to merge
         const delta = t !== undefined && t.target === o.target && t.sizes.length < MAX_DELTAS && t.deltaBytes <= limit && !churned(o.target, t)
-        const snap = o.target.snapshotKeyed !== undefined ? o.target.snapshotKeyed(!delta) : wholeSnapshot(o.target.saveKeyed(!delta))
+        const snap = o.target.snapshotKeyed(!delta)
         owners.push({ owner: o.name, target: o.target, base: delta ? t.base : null, snap })
       }
       body = encodeState(this.#wholeState(keyedOwners))
@@ -526,7 +526,7 @@ export class Checkpoints {
   #keyedOwners(): KeyedOwner[] {
     const owners: KeyedOwner[] = []
     for (const e of this.engine.catalog.entries.values()) if (!isView(e) && e.store.keyed) owners.push({ name: 'store ' + e.name, kind: 'store', target: e.store })
-    for (const [name, op] of this.named()) if (op.saveKeyed !== undefined && op.loadKeyed !== undefined) owners.push({ name, kind: op.name, target: op as ivm.Operator & ivm.KeyedCheckpoint })
+    for (const [name, op] of this.named()) if (op.snapshotKeyed !== undefined && op.loadKeyed !== undefined) owners.push({ name, kind: op.name, target: op as ivm.Operator & ivm.KeyedCheckpoint })
     return owners
   }
 
