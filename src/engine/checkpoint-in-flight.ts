@@ -3,8 +3,8 @@
 // owner (copy on write: ivm/keyed-state.ts) — and written a slice at a time between the ticks
 // that follow. Each owner's part goes to the checkpoint's file in chunks (part-codec.ts), the
 // parts one after another; a slice sizes its chunks to the time left in it, by the time a key
-// of that owner took in the chunks before, and syncs the file every few megabytes so that
-// committing has little left to sync.
+// of that owner took in the chunks before, and has the file synced off the main thread every few
+// megabytes, so that committing has little left to sync.
 //
 // State it keeps: its point, its body, each owner's snapshot and the bytes its part took, where
 // the writing stands, and the time spent on it.
@@ -15,7 +15,8 @@ import { CHUNKED, framedChunk } from '../storage/part-codec.js'
 
 /** A slice's first chunk of an owner, before it knows the time a key takes. */
 const FIRST_CHUNK_KEYS = 32
-/** Bytes of parts written and not yet synced past which a slice syncs them. */
+/** Bytes of parts written since the last sync began past which a slice begins one (off the
+ *  main thread). */
 const SYNC_BYTES = 4 << 20
 
 /** A keyed owner's part in a checkpoint in flight. */
