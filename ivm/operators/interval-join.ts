@@ -1067,23 +1067,33 @@ export class IntervalJoinOperator extends BaseOperator {
   }
 
   #keySideEntry(ks: KeySide): KeySideEntry {
-    const r: Row[] = []
-    const w: number[] = []
-    const m: number[] = []
-    const p: number[] = []
+    // sized up front, and match counts and pads only when one is not 0 (an inner join's never)
+    const buckets = ks.buckets
+    let n = 0
     let counted = false
-    for (let b = 0; b < ks.buckets.length; b++) {
-      const es = ks.buckets[b]!.entries
-      for (let x = 0; x < es.length; x++) {
+    for (let b = 0; b < buckets.length; b++) {
+      const es = buckets[b]!.entries
+      n += es.length
+      if (!counted) for (let x = 0; x < es.length; x++) if (es[x]!.matches !== 0 || es[x]!.pad !== 0) counted = true
+    }
+    const r = new Array<Row>(n)
+    const w = new Array<number>(n)
+    const m = counted ? new Array<number>(n) : null
+    const p = counted ? new Array<number>(n) : null
+    let i = 0
+    for (let b = 0; b < buckets.length; b++) {
+      const es = buckets[b]!.entries
+      for (let x = 0; x < es.length; x++, i++) {
         const en = es[x]!
-        r.push(en.row)
-        w.push(en.weight)
-        m.push(en.matches)
-        p.push(en.pad)
-        if (en.matches !== 0 || en.pad !== 0) counted = true
+        r[i] = en.row
+        w[i] = en.weight
+        if (m !== null) {
+          m[i] = en.matches
+          p![i] = en.pad
+        }
       }
     }
-    return counted ? { r, w, m, p } : { r, w }
+    return m !== null ? { r, w, m, p: p! } : { r, w }
   }
 
   /** Puts back merged keyed parts (both sides' key sides in their maps' orders). */
