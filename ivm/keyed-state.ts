@@ -377,6 +377,46 @@ export function copyPlainData(v: unknown): unknown {
   return out
 }
 
+/** A base read while ticks go on (a "fuzzy" base): each key's entry as the chunk that reads it
+ *  finds it, in the map's order, every key present when it began read at least once. Exact only
+ *  with the delta a snapshot takes afterwards from `tracker`, a tracker started when this base
+ *  began: every key changed since is in that delta — its entry at the delta's point, gone, or
+ *  moved — and the keys no change touched are read as they are at that point. A key deleted and
+ *  inserted again after it was read is read twice (the delta moves it, which drops both). So a
+ *  checkpoint writes a big owner's base before its point, without a copy on write or a list of
+ *  its keys. */
+export function fuzzyKeyedBase<V>(whole: unknown, entries: ReadonlyMap<RowKey, V>, entryOf: (value: V, key: RowKey, inPlace: boolean) => unknown): KeyedSnapshot {
+  // the map's entries in its order, live: a key inserted meanwhile comes after every key there
+  // at the start, so reading as many as there were then reads all of those still there
+  const it = entries.entries()
+  let left = entries.size
+  return {
+    whole,
+    base: true,
+    next(max: number): KeyedChunk | null {
+      if (left <= 0) return null
+      const keys: RowKey[] = []
+      const values: unknown[] = []
+      for (let n = Math.min(left, Math.max(1, max)); n > 0; n--) {
+        const r = it.next()
+        if (r.done === true) {
+          left = 0
+          break
+        }
+        left--
+        const [k, v] = r.value
+        keys.push(k)
+        values.push(entryOf(v, k, false))
+      }
+      return { keys, values, moved: null }
+    },
+    settle: () => {},
+    close: () => {
+      left = 0
+    },
+  }
+}
+
 /** Every chunk of a snapshot at once, as one part (what saveKeyedPart gives at its point). */
 export function drainSnapshot(s: KeyedSnapshot): KeyedPart {
   const keys: RowKey[] = []
@@ -499,6 +539,9 @@ export interface KeyedCheckpoint {
   /** The part saveKeyed(all) would give now, fixed here and read in chunks while ticks go on
    *  (see KeyedSnapshot); until it is done, no saveKeyed or second snapshot. */
   snapshotKeyed(all: boolean): KeyedSnapshot
+  /** A base read while ticks go on, made exact by the delta a snapshotKeyed(false) takes once it
+   *  is read (see fuzzyKeyedBase); it starts recording changes afresh. */
+  fuzzyBaseKeyed(): KeyedSnapshot
   /** About the share of its keys changed since the last part (KeyChanges.share): at 1 or more
    *  a base costs no more than a delta, and spares recovery and the base rewrite the merge. */
   changedShare?(): number

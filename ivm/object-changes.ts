@@ -316,3 +316,43 @@ class ObjectSnapshot<T extends TrackedObject> implements KeyedSnapshot {
     this.tracker.release(this.#hold)
   }
 }
+
+/** A base of maps of objects read while ticks go on (see fuzzyKeyedBase): each object's entry
+ *  as the chunk that reads it finds it, the maps one after the other, each read up to as many
+ *  objects as it held when this began. Exact with the delta a snapshot of `tracker` — a tracker
+ *  started when this began — takes afterwards. */
+export function fuzzyObjectBase<T>(maps: readonly ReadonlyMap<unknown, T>[], keyOf: (value: T) => string, entryOf: (value: T) => unknown): KeyedSnapshot {
+  const its = maps.map((m) => ({ it: m.values(), left: m.size }))
+  let at = 0
+  return {
+    whole: null,
+    base: true,
+    next(max: number): KeyedChunk | null {
+      while (at < its.length && its[at]!.left <= 0) at++
+      if (at >= its.length) return null
+      const keys: string[] = []
+      const values: unknown[] = []
+      for (let n = Math.max(1, max); n > 0 && at < its.length; ) {
+        const cur = its[at]!
+        if (cur.left <= 0) {
+          at++
+          continue
+        }
+        const r = cur.it.next()
+        if (r.done === true) {
+          cur.left = 0
+          continue
+        }
+        cur.left--
+        n--
+        keys.push(keyOf(r.value))
+        values.push(entryOf(r.value))
+      }
+      return { keys, values, moved: null }
+    },
+    settle: () => {},
+    close: () => {
+      at = its.length
+    },
+  }
+}

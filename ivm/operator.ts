@@ -55,6 +55,8 @@ export interface Operator {
   /** The part saveKeyed(all) would give now, read in chunks while ticks go on (copy on write:
    *  see KeyedSnapshot); operators without it are saved at the snapshot point. */
   snapshotKeyed?(all: boolean): KeyedSnapshot
+  /** A base read while ticks go on, exact with the delta taken after it (fuzzyKeyedBase). */
+  fuzzyBaseKeyed?(): KeyedSnapshot
   /** About the share of its keys changed since its last part (see KeyedCheckpoint). */
   changedShare?(): number
 }

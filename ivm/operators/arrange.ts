@@ -36,7 +36,7 @@ import { keyFunction, rowHash, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
-import { KeyChanges, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
+import { fuzzyKeyedBase, KeyChanges, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
 /** Above this many rows a bucket keeps a rowKey → position index instead of scanning. */
 export const INDEX_THRESHOLD = 16
@@ -401,6 +401,12 @@ export class Arrangement {
     return this.#changes?.share ?? Infinity
   }
 
+  /** A base read while ticks go on (fuzzyKeyedBase), recording changes afresh from here. */
+  fuzzyBaseKeyed(whole: unknown = null): KeyedSnapshot {
+    this.#changes = new KeyChanges((k) => this.#map.has(k), () => this.#map.size)
+    return fuzzyKeyedBase(whole, this.#map, slotEntry)
+  }
+
   /** Replaces the contents by merged keyed parts (see saveKeyed), recording changes from here. */
   loadKeyed(entries: KeyedEntries): void {
     this.clear()
@@ -619,6 +625,10 @@ export class ArrangeOperator extends BaseOperator {
 
   changedShare(): number {
     return this.arrangement.changedShare()
+  }
+
+  fuzzyBaseKeyed(): KeyedSnapshot {
+    return this.arrangement.fuzzyBaseKeyed()
   }
 
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {

@@ -99,6 +99,10 @@ export class IntegrateOperator extends BaseOperator {
     return this.#state.changedShare()
   }
 
+  fuzzyBaseKeyed(): KeyedSnapshot {
+    return this.#state.fuzzyBaseKeyed()
+  }
+
   /** As loadState: secondary indexes are refilled from the rows. */
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.#state.loadKeyed(entries)

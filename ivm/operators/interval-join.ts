@@ -102,7 +102,7 @@
 import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
 import type { KeyedEntries, KeyedPart, KeyedSnapshot } from '../keyed-state.js'
-import { ObjectChanges, snapshotObjects } from '../object-changes.js'
+import { fuzzyObjectBase, ObjectChanges, snapshotObjects } from '../object-changes.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { concatRows, ZSet, type Row } from '../zset.js'
 import { lowerBound, sortByTime, TimeHeap } from '../sorted.js'
@@ -1053,6 +1053,12 @@ export class IntervalJoinOperator extends BaseOperator {
 
   changedShare(): number {
     return this.#changes?.share ?? Infinity
+  }
+
+  /** A base read while ticks go on (fuzzyObjectBase), recording changes afresh from here. */
+  fuzzyBaseKeyed(): KeyedSnapshot {
+    this.#changes = this.#newChanges()
+    return fuzzyObjectBase([this.#left, this.#right], partKey, (ks) => this.#keySideEntry(ks))
   }
 
   #isLive(ks: KeySide): boolean {

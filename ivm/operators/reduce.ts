@@ -52,7 +52,7 @@ import { keyFunction, valuesEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
-import { KeyChanges, copyPlainData, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
+import { KeyChanges, copyPlainData, fuzzyKeyedBase, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
 export interface AggregateSpec {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -554,6 +554,13 @@ export class ReduceOperator extends BaseOperator {
 
   changedShare(): number {
     return this.#changes?.share ?? Infinity
+  }
+
+  /** A base read while ticks go on (fuzzyKeyedBase), recording changes afresh from here. */
+  fuzzyBaseKeyed(): KeyedSnapshot {
+    const whole: ReduceWhole = { initialized: this.#initialized, aggregators: this.aggregates.map((a) => a.aggregator.name) }
+    this.#changes = new KeyChanges((k) => this.#groups.has(k), () => this.#groups.size)
+    return fuzzyKeyedBase(whole, this.#groups, (g) => this.#groupEntry(g, false))
   }
 
   /** A group's entry in a part: [count, accumulators, output row, expire value]; `copy`: the

@@ -76,6 +76,10 @@ export class ThresholdOperator extends BaseOperator {
     return this.#state.changedShare()
   }
 
+  fuzzyBaseKeyed(): KeyedSnapshot {
+    return this.#state.fuzzyBaseKeyed()
+  }
+
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {
     this.#state.loadKeyed(entries)
   }

@@ -34,7 +34,7 @@ import type { Circuit } from '../circuit.js'
 import { compareRows, keyFunction, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { KeyChanges, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
+import { fuzzyKeyedBase, KeyChanges, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
 /** Chunks are split above this many distinct rows. */
 export const CHUNK_MAX = 512
@@ -431,6 +431,12 @@ export class TopKOperator extends BaseOperator {
 
   changedShare(): number {
     return this.#changes?.share ?? Infinity
+  }
+
+  /** A base read while ticks go on (fuzzyKeyedBase), recording changes afresh from here. */
+  fuzzyBaseKeyed(): KeyedSnapshot {
+    this.#changes = new KeyChanges((k) => this.#parts.has(k), () => this.#parts.size)
+    return fuzzyKeyedBase(null, this.#parts, partitionEntry)
   }
 
   loadKeyed(_whole: unknown, entries: KeyedEntries): void {

@@ -194,6 +194,13 @@ export class TableStore {
     return this.#changes?.share ?? Infinity
   }
 
+  /** A base read while ticks go on (fuzzyKeyedBase), recording changes afresh from here. */
+  fuzzyBaseKeyed(): ivm.KeyedSnapshot {
+    this.#changes = new ivm.KeyChanges((k) => this.rows.has(k), () => this.rows.size)
+    const counts = this.keyOf ? undefined : this.counts
+    return ivm.fuzzyKeyedBase(null, this.rows, counts === undefined ? (r: Row) => r : (r: Row, k: ivm.RowKey) => [r, counts.get(k)])
+  }
+
   loadKeyed(_whole: unknown, entries: ivm.KeyedEntries): void {
     this.#changes?.settle()
     this.rows.clear()

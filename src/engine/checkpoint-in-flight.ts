@@ -1,13 +1,19 @@
-// A checkpoint in flight (checkpoints.ts): fixed at a point between two ticks — the log
-// position it covers, the relations' offsets, the state saved whole, a snapshot of each keyed
-// owner (copy on write: ivm/keyed-state.ts) — and written a slice at a time between the ticks
-// that follow. Each owner's part goes to the checkpoint's file in chunks (part-codec.ts), the
-// parts one after another; a slice sizes its chunks to the time left in it, by the time a key
-// of that owner took in the chunks before, and has the file synced off the main thread every few
-// megabytes, so that committing has little left to sync.
+// A checkpoint in flight (checkpoints.ts), written a slice at a time between ticks, in up to two
+// phases:
+// - before its point, the bases it writes read while ticks go on (fuzzy: ivm/keyed-state.ts,
+//   fuzzyKeyedBase), each owner's entries as the slice finds them — no copy on write, and no
+//   list of a big owner's keys at the point;
+// - at its point, fixed between two ticks: the log position it covers, the relations' offsets,
+//   the state saved whole, and a snapshot of each keyed owner (copy on write) — for an owner
+//   whose fuzzy base was written, the delta since that base began, which makes it exact; then
+//   those snapshots, written the same way.
+// Each owner's part goes to the checkpoint's file in chunks (part-codec.ts), the parts one after
+// another; a slice sizes its chunks to the time left in it, by the time a key of that owner took
+// in the chunks before, and has the file synced off the main thread every few megabytes, so
+// that committing has little left to sync.
 //
-// State it keeps: its point, its body, each owner's snapshot and the bytes its part took, where
-// the writing stands, and the time spent on it.
+// State it keeps: its point once fixed, its body, the parts to write (the fuzzy bases', then
+// the snapshots'), the bytes each took, where the writing stands, and the time spent on it.
 
 import type * as ivm from '../../ivm/index.js'
 import type { DataDirectory, PartsWriter } from '../storage/data-dir.js'
@@ -25,6 +31,8 @@ export interface OwnerPart {
   readonly target: object
   /** The checkpoint whose base it extends; null: it is a base. */
   readonly base: number | null
+  /** A base read before the point (its delta at the point makes it exact). */
+  readonly fuzzy: boolean
   readonly snap: ivm.KeyedSnapshot
 }
 
@@ -43,10 +51,18 @@ export interface CheckpointPoint {
 }
 
 export class InFlight {
-  /** Each owner's part's bytes, once written (its start while being written). */
+  /** Each part's bytes, by owner (fuzzy bases apart), once written (its start while being
+   *  written). */
   readonly sizes = new Map<string, number>()
-  /** The owner being written, whether its part has begun, and the milliseconds a key of it
-   *  took so far (0: not known yet). */
+  readonly fuzzySizes = new Map<string, number>()
+  /** Set when it is fixed: its point, the state saved whole, the snapshots (after the fuzzy
+   *  bases in `parts`). */
+  point: CheckpointPoint | undefined
+  body: Buffer | undefined
+  owners: readonly OwnerPart[] = []
+  /** The parts to write, in order, the one being written, whether it has begun, and the
+   *  milliseconds a key of it took so far (0: not known yet). */
+  readonly #parts: OwnerPart[]
   #next = 0
   #begun = false
   #msPerKey = 0
@@ -54,27 +70,44 @@ export class InFlight {
   constructor(
     readonly dir: DataDirectory,
     readonly writer: PartsWriter,
-    readonly point: CheckpointPoint,
-    readonly body: Buffer,
-    readonly owners: readonly OwnerPart[],
+    /** The fuzzy bases, written before the point (none: it is fixed at once). */
+    readonly fuzzy: readonly OwnerPart[],
     /** Milliseconds spent on it so far (fixing it, its slices). */
     public workMs: number,
-  ) {}
+  ) {
+    this.#parts = fuzzy.slice()
+  }
+
+  /** Fixed at this point: what it saves whole and the keyed owners' snapshots, written next. */
+  fix(point: CheckpointPoint, body: Buffer, owners: readonly OwnerPart[]): void {
+    this.point = point
+    this.body = body
+    this.owners = owners
+    for (const o of owners) this.#parts.push(o)
+  }
+
+  /** Whether every part queued so far is written (before the point: every fuzzy base). */
+  get written(): boolean {
+    return this.#next >= this.#parts.length
+  }
 
   /** Writes chunks for up to `ms` milliseconds (at least one chunk; `chunkKeys` keys at most
-   *  each); returns whether every part is written. Throws when a write fails. */
+   *  each), until the parts queued so far are written; returns whether they are. Throws when a
+   *  write fails. */
   write(ms: number, chunkKeys: number): boolean {
     const started = performance.now()
     const deadline = started + ms
+    const parts = this.#parts
     try {
-      while (this.#next < this.owners.length) {
-        const o = this.owners[this.#next]!
+      while (this.#next < parts.length) {
+        const o = parts[this.#next]!
+        const sizes = o.fuzzy ? this.fuzzySizes : this.sizes
         const t = performance.now()
         const keys = ms === Infinity ? chunkKeys : Math.min(chunkKeys, this.#msPerKey === 0 ? FIRST_CHUNK_KEYS : Math.max(16, Math.floor((deadline - t) / this.#msPerKey)))
         const chunk = o.snap.next(keys)
         if (chunk === null && this.#begun) {
           this.writer.end()
-          this.sizes.set(o.owner, this.writer.bytes - (this.sizes.get(o.owner) ?? 0))
+          sizes.set(o.owner, this.writer.bytes - (sizes.get(o.owner) ?? 0))
           this.#next++
           this.#begun = false
           this.#msPerKey = 0
@@ -82,8 +115,8 @@ export class InFlight {
         }
         const first = !this.#begun
         if (first) {
-          this.writer.begin(o.owner, o.base)
-          this.sizes.set(o.owner, this.writer.bytes)
+          this.writer.begin(o.owner, o.base, o.fuzzy)
+          sizes.set(o.owner, this.writer.bytes)
           this.writer.append(CHUNKED)
           this.#begun = true
         }
@@ -100,12 +133,12 @@ export class InFlight {
     } finally {
       this.workMs += performance.now() - started
     }
-    return this.#next >= this.owners.length
+    return this.written
   }
 
   /** The owners are released (their snapshots stop copying). */
   closeSnapshots(): void {
-    for (const o of this.owners) o.snap.close()
+    for (const o of this.#parts) o.snap.close()
   }
 
   /** Given up: the owners released, its file deleted. */

@@ -211,7 +211,7 @@ export class Checkpoints {
     const dir = this.engine.log.dir
     if (dir === undefined) throw new RivuletError(SqlState.objectNotInPrerequisiteState, 'CHECKPOINT needs a data directory (Engine.open({ dir }) or --data DIR)')
     this.#finishInFlight()
-    const f = this.#begin()
+    const f = this.#begin(false)
     this.#write(f, Infinity)
     return this.#commit(f)
   }
@@ -220,6 +220,9 @@ export class Checkpoints {
   sliceMs = SLICE_MS
   /** Keys per chunk (tests lower it so parts come in many chunks). */
   chunkKeys = CHUNK_KEYS
+  /** Whether a checkpoint in flight writes its bases before its point, read while ticks go on
+   *  (tests turn it off, for bases by copy on write). */
+  fuzzyBases = true
   /** The longest pause each step of the checkpoints taken automatically made so far, in
    *  milliseconds: fixing one at its point, a slice of its writing, its commit (benchmarks). */
   readonly longest = { begin: 0, slice: 0, commit: 0 }
@@ -234,8 +237,9 @@ export class Checkpoints {
     return this.#inFlight !== undefined
   }
 
-  /** Fixes a checkpoint here: its point, the state saved whole, the keyed owners' snapshots. */
-  #begin(): InFlight {
+  /** Starts a checkpoint: its file, and with `fuzzy` the bases it writes read before its
+   *  point (see checkpoint-in-flight.ts); without, it is fixed at once. */
+  #begin(fuzzy: boolean): InFlight {
     const engine = this.engine
     const dir = engine.log.dir!
     engine.log.checkWritable()
@@ -245,51 +249,88 @@ export class Checkpoints {
     // a base the worker has rewritten since serves this checkpoint already
     this.#rebaser?.poll()
     const writer = dir.beginCheckpoint()
+    const parts: OwnerPart[] = []
+    if (fuzzy) {
+      for (const o of this.#keyedOwners()) {
+        if (this.#deltaOf(o) !== undefined) continue
+        parts.push({ owner: o.name, target: o.target, base: null, fuzzy: true, snap: o.target.fuzzyBaseKeyed() })
+      }
+    }
+    const f = new InFlight(dir, writer, parts, performance.now() - started)
+    if (parts.length === 0) this.#fix(f)
+    return f
+  }
+
+  /** The base an owner's next part extends (a delta), or undefined (a base). */
+  #deltaOf(o: KeyedOwner): number | undefined {
+    const t = this.#keyed.get(o.name)
+    if (t === undefined || t.target !== o.target) return undefined
+    // a big base is rewritten by the worker; the checkpoint saves one itself for a small owner,
+    // or when the worker fails or falls far behind; an owner that changed about every key
+    // since saves a base: no bigger than the delta, and nothing for recovery or the worker to
+    // merge
+    const limit = t.baseBytes >= this.workerRebaseBytes ? DELTAS_PER_BASE_AT_MOST * t.baseBytes : t.baseBytes
+    return t.sizes.length < MAX_DELTAS && t.deltaBytes <= limit && !churned(o.target, t) ? t.base : undefined
+  }
+
+  /** Fixes the checkpoint here, between two ticks: its point, the state saved whole, and each
+   *  keyed owner's snapshot — the delta since its fuzzy base began, for an owner that has one. */
+  #fix(f: InFlight): void {
+    const started = performance.now()
+    const engine = this.engine
+    const dir = f.dir
     const owners: OwnerPart[] = []
     let body: Buffer
     try {
+      dir.fixPoint()
       const keyedOwners = this.#keyedOwners()
+      const fuzzy = new Map(f.fuzzy.map((p) => [p.owner, p]))
       for (const o of keyedOwners) {
-        const t = this.#keyed.get(o.name)
-        // a big base is rewritten by the worker; the checkpoint saves one itself for a small
-        // owner, or when the worker fails or falls far behind
-        const limit = t === undefined ? 0 : t.baseBytes >= this.workerRebaseBytes ? DELTAS_PER_BASE_AT_MOST * t.baseBytes : t.baseBytes
-        // an owner that changed about every key since saves a base: no bigger than the delta,
-        // and nothing for recovery or the worker to merge
-        const delta = t !== undefined && t.target === o.target && t.sizes.length < MAX_DELTAS && t.deltaBytes <= limit && !churned(o.target, t)
-        const snap = o.target.snapshotKeyed(!delta)
-        owners.push({ owner: o.name, target: o.target, base: delta ? t.base : null, snap })
+        const fz = fuzzy.get(o.name)
+        if (fz !== undefined && fz.target === o.target) {
+          owners.push({ owner: o.name, target: o.target, base: f.writer.id, fuzzy: false, snap: o.target.snapshotKeyed(false) })
+          continue
+        }
+        const base = this.#deltaOf(o)
+        owners.push({ owner: o.name, target: o.target, base: base ?? null, fuzzy: false, snap: o.target.snapshotKeyed(base === undefined) })
       }
       body = encodeState(this.#wholeState(keyedOwners))
     } catch (e) {
       for (const o of owners) o.snap.close()
-      dir.abortCheckpoint(writer)
-      // the owners' changes were taken: the next checkpoint saves bases
-      this.#keyed.clear()
+      this.#abort(f)
       throw e
     }
     const seq = dir.nextSeq - 1
     const clock = engine.clock()
-    const point = {
-      tick: engine.ticks.committed,
-      seq,
-      offsets: JSON.stringify(Object.fromEntries([...engine.log.relations].map(([name, r]) => [name, r.next]))),
-      keepFrom: this.keepFrom(seq),
-      takenAt: new Date().toISOString(),
-      now: Math.round((clock instanceof Date ? clock.getTime() : clock) * 1000),
-    }
-    const f = new InFlight(dir, writer, point, body, owners, performance.now() - started)
+    f.fix(
+      {
+        tick: engine.ticks.committed,
+        seq,
+        offsets: JSON.stringify(Object.fromEntries([...engine.log.relations].map(([name, r]) => [name, r.next]))),
+        keepFrom: this.keepFrom(seq),
+        takenAt: new Date().toISOString(),
+        now: Math.round((clock instanceof Date ? clock.getTime() : clock) * 1000),
+      },
+      body,
+      owners,
+    )
+    const ms = performance.now() - started
+    f.workMs += ms
+    this.longest.begin = Math.max(this.longest.begin, ms)
     // what recovery replays after a crash is the work since this point
     this.#lastAt = performance.now()
     this.#workMs = 0
-    return f
   }
 
-  /** Writes slices of the parts for up to `ms` milliseconds (a failure gives the checkpoint
-   *  up); returns whether every part is written. */
+  /** Writes slices of the parts for up to `ms` milliseconds, fixing the checkpoint once its
+   *  fuzzy bases are written (a failure gives it up); returns whether every part is written. */
   #write(f: InFlight, ms: number): boolean {
     try {
-      return f.write(ms, this.chunkKeys)
+      if (f.write(ms, this.chunkKeys) && f.point === undefined) {
+        this.#fix(f)
+        return false
+      }
+      return f.point !== undefined && f.written
     } catch (e) {
       this.#abort(f)
       throw e
@@ -300,23 +341,32 @@ export class Checkpoints {
   #commit(f: InFlight): CheckpointRow {
     const started = performance.now()
     this.#inFlight = undefined
-    const taken_at = f.point.takenAt
-    const { tick, seq, offsets } = f.point
+    const point = f.point!
+    const body = f.body!
+    const taken_at = point.takenAt
+    const { tick, seq, offsets } = point
+    // the fuzzy bases of owners gone, or replaced, before the point are not the owners' bases
+    const based = new Set(f.owners.filter((o) => o.base === f.writer.id).map((o) => o.owner))
     let id: number
     try {
-      id = f.dir.commitCheckpoint(f.writer, { tick, seq, taken_at, offsets, millis: f.workMs }, f.body, f.point.keepFrom, f.point.now, this.logRetentionMs * 1000)
+      id = f.dir.commitCheckpoint(f.writer, { tick, seq, taken_at, offsets, millis: f.workMs }, body, point.keepFrom, point.now, this.logRetentionMs * 1000, (owner) => based.has(owner))
     } catch (e) {
       f.closeSnapshots()
       this.#keyed.clear()
       throw e
     }
     const keyed = new Map<string, KeyedTrack>()
-    let bytes = f.body.length
+    let bytes = body.length
     for (const o of f.owners) {
       const size = f.sizes.get(o.owner) ?? 0
       bytes += size
       const t = this.#keyed.get(o.owner)
-      keyed.set(o.owner, o.base === null || t === undefined ? { target: o.target, base: id, baseBytes: size, deltaBytes: 0, sizes: [] } : { ...t, deltaBytes: t.deltaBytes + size, sizes: [...t.sizes, [id, size]] })
+      if (o.base === id) {
+        // a fuzzy base, and its delta
+        const baseBytes = f.fuzzySizes.get(o.owner) ?? 0
+        bytes += baseBytes
+        keyed.set(o.owner, { target: o.target, base: id, baseBytes, deltaBytes: size, sizes: [[id, size]] })
+      } else keyed.set(o.owner, o.base === null || t === undefined ? { target: o.target, base: id, baseBytes: size, deltaBytes: 0, sizes: [] } : { ...t, deltaBytes: t.deltaBytes + size, sizes: [...t.sizes, [id, size]] })
     }
     this.#keyed.clear()
     for (const [k, t] of keyed) this.#keyed.set(k, t)
@@ -339,7 +389,7 @@ export class Checkpoints {
   #finishInFlight(): void {
     const f = this.#inFlight
     if (f === undefined) return
-    this.#write(f, Infinity)
+    while (!this.#write(f, Infinity));
     this.#commit(f)
   }
 
@@ -427,7 +477,7 @@ export class Checkpoints {
    *  with their steps); whether it did. */
   beginNow(): boolean {
     if (this.#inFlight !== undefined || this.engine.log.dir === undefined || this.engine.log.ddlDepth > 0) return false
-    this.#inFlight = this.#begin()
+    this.#inFlight = this.#begin(this.fuzzyBases)
     this.#pump()
     return true
   }
@@ -440,8 +490,9 @@ export class Checkpoints {
       return
     }
     try {
-      this.#inFlight = this.#begin()
-      this.longest.begin = Math.max(this.longest.begin, this.#inFlight.workMs)
+      const started = performance.now()
+      this.#inFlight = this.#begin(this.fuzzyBases)
+      this.longest.begin = Math.max(this.longest.begin, performance.now() - started)
     } catch {
       // the log holds everything the checkpoint would have; the next one is due after as much
       // time and work again

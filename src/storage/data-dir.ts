@@ -109,7 +109,10 @@ export function writeDurably(file: string, chunks: readonly Buffer[]): void {
 /** Where a checkpoint's part was written in its file. */
 interface WrittenPart {
   readonly owner: string
+  /** The checkpoint whose base it extends (null: it is a base); `fuzzy`: a base read while
+   *  ticks went on, exact with the delta of its checkpoint written after it. */
   readonly base: number | null
+  readonly fuzzy: boolean
   readonly offset: number
   length: number
   crc: number
@@ -138,9 +141,9 @@ export class PartsWriter {
     return this.#at
   }
 
-  begin(owner: string, base: number | null): void {
+  begin(owner: string, base: number | null, fuzzy = false): void {
     if (this.#current !== undefined) throw new Error('internal: a checkpoint part begun inside another')
-    this.#current = { owner, base, offset: this.#at, length: 0, crc: this.id >>> 0 }
+    this.#current = { owner, base, fuzzy, offset: this.#at, length: 0, crc: this.id >>> 0 }
   }
 
   append(bytes: Buffer): void {
@@ -553,6 +556,7 @@ export class DataDirectory {
   writeCheckpoint(c: Omit<StoredCheckpoint, 'id' | 'bytes' | 'parts'>, body: Buffer, parts: readonly CheckpointPart[], keepFrom: number, now: number, retention: number): number {
     const w = this.beginCheckpoint()
     try {
+      this.fixPoint()
       for (const p of parts) {
         w.begin(p.owner, p.base)
         w.append(p.body)
@@ -565,16 +569,26 @@ export class DataDirectory {
     return this.commitCheckpoint(w, c, body, keepFrom, now, retention)
   }
 
-  /** Starts a checkpoint covering the records so far: they are made durable (durability
-   *  'power'), the next ones go to a segment of their own (truncation deletes whole segments),
-   *  and its parts' file is opened for a PartsWriter. Nothing names it until commitCheckpoint. */
+  /** Starts a checkpoint: its id, and a PartsWriter for its parts' file. Nothing names it
+   *  until commitCheckpoint. */
   beginCheckpoint(): PartsWriter {
+    if (this.broken) throw this.broken
+    try {
+      const id = (this.#db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM checkpoint').get() as { id: number }).id
+      return new PartsWriter(id, path.join(this.partsDir, `c${id}.bin`))
+    } catch (e) {
+      throw new RivuletError(SqlState.ioError, `could not write a checkpoint to "${this.dir}": ${(e as Error).message}`)
+    }
+  }
+
+  /** The checkpoint begun covers the records so far: they are made durable (durability
+   *  'power'), and the next ones go to a segment of their own (truncation deletes whole
+   *  segments). */
+  fixPoint(): void {
     if (this.broken) throw this.broken
     try {
       if (this.#durability === 'power') this.#segments.syncNow()
       this.#segments.roll(this.#nextSeq)
-      const id = (this.#db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM checkpoint').get() as { id: number }).id
-      return new PartsWriter(id, path.join(this.partsDir, `c${id}.bin`))
     } catch (e) {
       throw new RivuletError(SqlState.ioError, `could not write a checkpoint to "${this.dir}": ${(e as Error).message}`)
     }
@@ -588,8 +602,9 @@ export class DataDirectory {
 
   /** Records the checkpoint whose parts `w` wrote, with its body: the parts' bytes are made
    *  durable first (a row never names bytes that are not on disk), then one SQLite transaction
-   *  adds it, drops the checkpoints no longer kept and truncates the log behind the oldest. */
-  commitCheckpoint(w: PartsWriter, c: Omit<StoredCheckpoint, 'id' | 'bytes' | 'parts'>, body: Buffer, keepFrom: number, now: number, retention: number): number {
+   *  adds it, drops the checkpoints no longer kept and truncates the log behind the oldest.
+   *  `fuzzyKept` says which owners' fuzzy bases stand (see partPlaces). */
+  commitCheckpoint(w: PartsWriter, c: Omit<StoredCheckpoint, 'id' | 'bytes' | 'parts'>, body: Buffer, keepFrom: number, now: number, retention: number, fuzzyKept: (owner: string) => boolean = () => true): number {
     if (this.broken) {
       this.abortCheckpoint(w)
       throw this.broken
@@ -599,14 +614,15 @@ export class DataDirectory {
     try {
       this.beforeWrite?.('checkpoint')
       const db = this.#db
-      const parts = w.finish()
+      // (a fuzzy base whose owner went, or was replaced, before the point is no one's)
+      const parts = w.finish().filter((p) => !p.fuzzy || fuzzyKept(p.owner))
       let forgotten: string[] = []
       const { truncated } = db.transaction(() => {
-        const list = JSON.stringify(parts.map((p) => [p.owner, p.base ?? id]))
+        const list = JSON.stringify([...new Map(parts.map((p) => [p.owner, p.base ?? id]))])
         db.prepare('INSERT INTO checkpoint (id, tick, seq, taken_at, offsets, millis, body, crc, keep_from, now, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(id, c.tick, c.seq, c.taken_at, c.offsets, c.millis, body, checksum(c.seq, body), keepFrom, now, list)
         const part = db.prepare('INSERT OR REPLACE INTO state_part (owner, ckpt, kind, file, offset, length, crc) VALUES (?, ?, ?, ?, ?, ?, ?)')
         const file = path.basename(w.file)
-        for (const p of parts) part.run(p.owner, id, p.base === null ? 'base' : 'delta', file, p.offset, p.length, p.crc)
+        for (const p of parts) part.run(p.owner, id, p.fuzzy ? 'fuzzy' : p.base === null ? 'base' : 'delta', file, p.offset, p.length, p.crc)
         const all = db.prepare('SELECT id, coalesce(now, 0) AS now FROM checkpoint ORDER BY id DESC').all() as { id: number; now: number }[]
         const drop = all.slice(CHECKPOINTS_KEPT)
         if (retention > 0) {
@@ -667,7 +683,7 @@ export class DataDirectory {
     const files = new Set<string>()
     for (const p of db.prepare('SELECT owner, ckpt, kind, file FROM state_part').all() as { owner: string; ckpt: number; kind: string; file: string }[]) {
       const ranges = needed.get(p.owner)
-      const read = ranges !== undefined && ranges.some(([base, to]) => (p.kind === 'base' ? p.ckpt === base : p.ckpt > base && p.ckpt <= to))
+      const read = ranges !== undefined && ranges.some(([base, to]) => (p.kind === 'delta' ? p.ckpt >= base && p.ckpt <= to : p.ckpt === base))
       if (!read) {
         forget.run(p.owner, p.ckpt, p.kind)
         files.add(p.file)
@@ -681,9 +697,15 @@ export class DataDirectory {
   /** Where the parts of `owner` a checkpoint reads are: the base at `base`, then the deltas
    *  after it through the checkpoint, oldest first (XX001 when one is missing). */
   partPlaces(c: StoredCheckpoint, owner: string, base: number): PartPlace[] {
-    const rows = this.#db.prepare("SELECT ckpt, file, offset, length, crc FROM state_part WHERE owner = ? AND ((kind = 'base' AND ckpt = ?) OR (kind = 'delta' AND ckpt > ? AND ckpt <= ?)) ORDER BY ckpt").all(owner, base, base, c.id) as PartPlace[]
-    if (rows.length === 0 || rows[0]!.ckpt !== base || rows[rows.length - 1]!.ckpt !== c.id || rows.length !== c.id - base + 1) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (a part of ${owner} is missing)`)
-    return rows
+    // the base, then a delta of every checkpoint after it through c. A base read while ticks
+    // went on (kind 'fuzzy') is exact only with the delta of its own checkpoint, which follows
+    // it; one the worker rewrote at that checkpoint (kind 'base') is exact, and preferred.
+    const rows = this.#db.prepare("SELECT ckpt, kind, file, offset, length, crc FROM state_part WHERE owner = ? AND ((kind IN ('base', 'fuzzy') AND ckpt = ?) OR (kind = 'delta' AND ckpt >= ? AND ckpt <= ?)) ORDER BY ckpt, kind").all(owner, base, base, c.id) as (PartPlace & { kind: string })[]
+    const head = rows.find((r) => r.kind === 'base') ?? rows.find((r) => r.kind === 'fuzzy')
+    const deltas = rows.filter((r) => r.kind === 'delta' && (r.ckpt > base || head?.kind === 'fuzzy'))
+    const places = head === undefined ? [] : [head, ...deltas]
+    if (head === undefined || places.at(-1)!.ckpt !== c.id || deltas.length !== c.id - base + (head.kind === 'fuzzy' ? 1 : 0)) throw new RivuletError(SqlState.dataCorrupted, `checkpoint at tick ${c.tick} in "${this.dir}" is damaged (a part of ${owner} is missing)`)
+    return places.map(({ ckpt, file, offset, length, crc }) => ({ ckpt, file, offset, length, crc }))
   }
 
   /** The bytes of those parts (XX001 when one is missing or damaged). */

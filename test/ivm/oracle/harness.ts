@@ -317,23 +317,27 @@ export function checkKeyedRestore(c: OracleCase): void {
   )
 }
 
-/** What a snapshot of one operator has handed out so far, and its state at the point. */
+/** What a snapshot of one operator has handed out so far, and its state at the point (a
+ *  fuzzy base has no point: the delta snapshot taken once it is read has). */
 interface OpenSnapshot {
   readonly op: number
   readonly snap: KeyedSnapshot
   readonly chunks: KeyedChunk[]
   readonly atPoint: unknown
+  readonly fuzzy: boolean
 }
 
 /** Incremental checkpoints read while steps go on (copy on write): each keyed operator's parts
  *  are snapshots taken at some points and handed out in chunks of random sizes between later
  *  steps (and rolled-back steps, and settles); each part, merged with the ones before it, loads
  *  exactly the state the operator had at its point, and the last chain, loaded into a fresh
- *  circuit, continues exactly like the running one. */
+ *  circuit, continues exactly like the running one. Some bases are fuzzy — read while steps go
+ *  on, no point of their own — and exact with the delta snapshot taken right after them. */
 export function checkKeyedSnapshot(c: OracleCase): void {
   const action = fc.oneof(
     { weight: 4, arbitrary: fc.constant('step' as const) },
     { weight: 2, arbitrary: fc.constant('snapshot' as const) },
+    { weight: 1, arbitrary: fc.constant('fuzzy' as const) },
     { weight: 1, arbitrary: fc.constant('rollback' as const) },
     { weight: 1, arbitrary: fc.constant('settle' as const) },
     { weight: 3, arbitrary: fc.integer({ min: 1, max: 4 }) },
@@ -353,7 +357,7 @@ export function checkKeyedSnapshot(c: OracleCase): void {
         into.loadKeyed!(whole, entries)
         return into
       }
-      const finish = (o: OpenSnapshot): void => {
+      const part = (o: OpenSnapshot): KeyedPart => {
         const keys: unknown[] = []
         const values: unknown[] = []
         const moved: boolean[] | null = o.snap.base ? null : []
@@ -362,9 +366,12 @@ export function checkKeyedSnapshot(c: OracleCase): void {
           values.push(...ch.values)
           if (moved !== null) moved.push(...ch.moved!)
         }
+        return deserialize(serialize({ whole: o.snap.whole, keys, values, moved })) as KeyedPart
+      }
+      const finish = (o: OpenSnapshot): void => {
         const list = parts.get(o.op) ?? []
         if (o.snap.base) list.length = 0
-        list.push(deserialize(serialize({ whole: o.snap.whole, keys, values, moved })) as KeyedPart)
+        list.push(part(o))
         parts.set(o.op, list)
         const into = restoredOp(o.op, list)
         expect(deserialize(serialize(into.saveState!())), `${ops[o.op]!.name} from a snapshot`).toEqual(o.atPoint)
@@ -374,7 +381,13 @@ export function checkKeyedSnapshot(c: OracleCase): void {
         const still: OpenSnapshot[] = []
         for (const o of open) {
           const ch = o.snap.next(max)
-          if (ch === null) finish(o)
+          if (ch === null && o.fuzzy) {
+            // the fuzzy base is read: the delta since it began, at this point, makes it exact
+            parts.set(o.op, [part(o)])
+            saving.circuit.commit()
+            const op = ops[o.op]!
+            still.push({ op: o.op, atPoint: deserialize(serialize(op.saveState!())), snap: op.snapshotKeyed!(false), chunks: [], fuzzy: false })
+          } else if (ch === null) finish(o)
           else {
             o.chunks.push(deserialize(serialize(ch)) as KeyedChunk)
             still.push(o)
@@ -382,19 +395,20 @@ export function checkKeyedSnapshot(c: OracleCase): void {
         }
         open = still
       }
-      const snapshot = (): void => {
+      const snapshot = (fuzzy = false): void => {
         if (open.length !== 0) return
         saving.circuit.commit()
         ops.forEach((op, i) => {
           if (op.snapshotKeyed === undefined) return
-          const atPoint = deserialize(serialize(op.saveState!()))
-          open.push({ op: i, snap: op.snapshotKeyed(!parts.has(i)), chunks: [], atPoint })
+          if (fuzzy && op.fuzzyBaseKeyed !== undefined) open.push({ op: i, snap: op.fuzzyBaseKeyed(), chunks: [], atPoint: undefined, fuzzy: true })
+          else open.push({ op: i, snap: op.snapshotKeyed(!parts.has(i)), chunks: [], atPoint: deserialize(serialize(op.saveState!())), fuzzy: false })
         })
       }
       snapshot()
       let next = 0
       for (const act of actions) {
         if (act === 'snapshot') snapshot()
+        else if (act === 'fuzzy') snapshot(true)
         else if (act === 'settle') open.forEach((o) => o.snap.settle())
         else if (typeof act === 'number') read(act)
         else if (next < a.length) {
