@@ -9,8 +9,8 @@
 //   those snapshots, written the same way.
 // Each owner's part goes to the checkpoint's file in chunks (part-codec.ts), the parts one after
 // another; a slice sizes its chunks to the time left in it, by the time a key of that owner took
-// in the chunks before, and has the file synced off the main thread every few megabytes, so
-// that committing has little left to sync.
+// in the chunks before, and syncs the file every few megabytes, so that committing has little
+// left to sync.
 //
 // State it keeps: its point once fixed, its body, the parts to write (the fuzzy bases', then
 // the snapshots'), the bytes each took, where the writing stands, and the time spent on it.
@@ -21,8 +21,7 @@ import { CHUNKED, framedChunk } from '../storage/part-codec.js'
 
 /** A slice's first chunk of an owner, before it knows the time a key takes. */
 const FIRST_CHUNK_KEYS = 32
-/** Bytes of parts written since the last sync began past which a slice begins one (off the
- *  main thread). */
+/** Bytes of parts written since the last sync past which a slice syncs them. */
 const SYNC_BYTES = 4 << 20
 
 /** A keyed owner's part in a checkpoint in flight. */

@@ -26,7 +26,7 @@
 // WAL), and the CRC catches damage (a flipped byte in a record).
 // The directory is locked while open (exclusive locking mode): a second process fails clearly.
 
-import { closeSync, fdatasync, fdatasyncSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, fdatasyncSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
 import Database from 'better-sqlite3'
@@ -119,17 +119,16 @@ interface WrittenPart {
 }
 
 /** Writes a checkpoint's parts into its file one after another, each as it is made (a part in
- *  pieces: begin, append…, end). As it goes it has what was written synced off the main thread
- *  (`syncPast`), so committing has little left to sync and no slice waits for a disk. The file
- *  is created at the first byte. */
+ *  pieces: begin, append…, end), syncing every few megabytes as it goes (`syncPast`), so that
+ *  committing has little left to sync. (Off the main thread, a sync's completion is seen only
+ *  on a turn of the event loop, which a program running ticks back to back never gives: its
+ *  commit then synced everything.) The file is created at the first byte. */
 export class PartsWriter {
   #fd: number | undefined
   #at = 0
+  #synced = 0
   #current: WrittenPart | undefined
   readonly #parts: WrittenPart[] = []
-  /** Bytes up to which a sync was begun, and whether one is in flight. */
-  #syncedTo = 0
-  #syncing = false
 
   constructor(
     readonly id: number,
@@ -163,35 +162,18 @@ export class PartsWriter {
     this.#current = undefined
   }
 
-  /** Once more than `bytes` were written since the last sync began, begins one off the main
-   *  thread (none while one is in flight). It syncs through a descriptor of its own, so a
-   *  failure it meets is still reported to the one `finish` syncs (Linux reports a failed
-   *  writeback once to each open file description), which decides. */
+  /** Syncs once more than `bytes` were written since the last sync. */
   syncPast(bytes: number): void {
-    if (this.#fd === undefined || this.#syncing || this.#at - this.#syncedTo <= bytes) return
-    let fd: number
-    try {
-      fd = openSync(this.file, 'r')
-    } catch {
-      return // finish syncs it all
-    }
-    this.#syncedTo = this.#at
-    this.#syncing = true
-    fdatasync(fd, () => {
-      this.#syncing = false
-      try {
-        closeSync(fd)
-      } catch {
-        // nothing to do: finish's sync is the one that counts
-      }
-    })
+    if (this.#fd === undefined || this.#at - this.#synced <= bytes) return
+    fdatasyncSync(this.#fd)
+    this.#synced = this.#at
   }
 
   /** Syncs the file (and its directory) and closes it; returns where each part is. */
   finish(): readonly WrittenPart[] {
     if (this.#current !== undefined) throw new Error('internal: a checkpoint committed inside a part')
     if (this.#fd !== undefined) {
-      fdatasyncSync(this.#fd)
+      if (this.#synced !== this.#at) fdatasyncSync(this.#fd)
       this.close()
       const dirFd = openSync(path.dirname(this.file), 'r')
       try {
