@@ -4,7 +4,7 @@
 export { ZSet, concatRows, type Row } from './zset.js'
 export { valueKey, rowKey, columnsKey, keyFunction, hasNull, valuesEqual, rowsEqual, compareValues, compareRows, hashValue, rowHash, type RowKey } from './key.js'
 export { BaseOperator, LinearOperator, Journal, type Operator } from './operator.js'
-export { KeyChanges, forEachChange, saveKeyedPart, snapshotKeyedPart, fuzzyKeyedBase, drainSnapshot, mergeKeyedParts, type KeyedPart, type KeyedEntries, type KeyedCheckpoint, type KeyedSnapshot, type KeyedChunk, type TakenChanges } from './keyed-state.js'
+export { KeyChanges, ALL_CHANGED, forEachChange, saveKeyedPart, snapshotKeyedPart, fuzzyKeyedBase, drainSnapshot, mergeKeyedParts, type KeyedPart, type KeyedEntries, type KeyedCheckpoint, type KeyedSnapshot, type KeyedChunk, type TakenChanges, type ChangeShares } from './keyed-state.js'
 export { Circuit, type OperatorFailure } from './circuit.js'
 export { interruptHook, checkInterrupt, countRow, MAX_BATCH_ROWS } from './interrupt.js'
 export { lowerBound, upperBound } from './sorted.js'

@@ -45,6 +45,20 @@ export interface TakenChanges {
 
 const COMPACT_AT_LEAST = 65_536
 
+/** How much of an owner changed since its last part, as shares of its keys now: `changed`
+ *  counts every change noted (repeats and insertions too: 1 or more is about all of them),
+ *  `obsolete` the changes that made a key's entry in the last part wrong (deleted, or changed
+ *  other than by rows appended) — what tells a state that turned over (a window's rows freed,
+ *  a join side's keys gone, a table updated whole) from one that grew, whose last part stays
+ *  good. */
+export interface ChangeShares {
+  readonly changed: number
+  readonly obsolete: number
+}
+
+/** What an owner that records no changes yet reports: a part now would be a base anyway. */
+export const ALL_CHANGED: ChangeShares = { changed: Infinity, obsolete: Infinity }
+
 /** What a snapshot in progress asks of its owner's tracker (see the header). */
 interface SnapshotHold {
   /** Pre-images: per key changed since the snapshot point, its entry then (undefined: absent). */
@@ -61,6 +75,7 @@ interface SnapshotHold {
 export class KeyChanges {
   #changed = new Set<RowKey>()
   #inserted: RowKey[] = []
+  #obsolete = 0
   #limit: number
   /** The snapshot reading the owner, if one is in progress. */
   #hold: SnapshotHold | null = null
@@ -84,11 +99,13 @@ export class KeyChanges {
     if (list.length > this.#limit) this.#compact()
   }
 
-  /** The key's entry is about to change in place (its place in the map's order is kept). */
-  changed(key: RowKey): void {
+  /** The key's entry is about to change in place (its place in the map's order is kept);
+   *  `appended`: only by rows added after the ones it has (see ChangeShares). */
+  changed(key: RowKey, appended = false): void {
     const h = this.#hold
     if (h !== null && !h.before.has(key)) h.before.set(key, h.detach(key))
     this.#changed.add(key)
+    if (!appended) this.#obsolete++
   }
 
   /** The key is about to leave the map. */
@@ -96,6 +113,7 @@ export class KeyChanges {
     const h = this.#hold
     if (h !== null && !h.before.has(key)) h.before.set(key, h.detach(key))
     this.#changed.add(key)
+    this.#obsolete++
   }
 
   /** At most this many keys changed (an inserted key may be counted more than once). */
@@ -103,10 +121,10 @@ export class KeyChanges {
     return this.#changed.size + this.#inserted.length
   }
 
-  /** About the share of the owner's keys changed since the last take (1 or more: about all
-   *  of them; repeats count). */
-  get share(): number {
-    return this.size / Math.max(1, this.ownerSize())
+  /** How much of the owner changed since the last take (see ChangeShares). */
+  get shares(): ChangeShares {
+    const keys = Math.max(1, this.ownerSize())
+    return { changed: this.size / keys, obsolete: this.#obsolete / keys }
   }
 
   /** The keys changed since the last take, and forgets them. */
@@ -114,6 +132,7 @@ export class KeyChanges {
     const taken = { changed: this.#changed, inserted: this.#inserted }
     this.#changed = new Set()
     this.#inserted = []
+    this.#obsolete = 0
     this.#limit = this.compactAtLeast
     return taken
   }
@@ -542,7 +561,8 @@ export interface KeyedCheckpoint {
   /** A base read while ticks go on, made exact by the delta a snapshotKeyed(false) takes once it
    *  is read (see fuzzyKeyedBase); it starts recording changes afresh. */
   fuzzyBaseKeyed(): KeyedSnapshot
-  /** About the share of its keys changed since the last part (KeyChanges.share): at 1 or more
-   *  a base costs no more than a delta, and spares recovery and the base rewrite the merge. */
-  changedShare?(): number
+  /** How much of it changed since the last part (ChangeShares): a state that changed about all
+   *  its keys, or turned over, costs no more as a base than as a delta, and a base spares
+   *  recovery and the base rewrite the merge. */
+  changeShares?(): ChangeShares
 }

@@ -23,7 +23,7 @@
 // State kept: the two lists since the last take (the inserted one compacted past twice the
 // owner's size: dead objects dropped, repeats merged), and two numbers on every object.
 
-import type { KeyedChunk, KeyedSnapshot } from './keyed-state.js'
+import type { ChangeShares, KeyedChunk, KeyedSnapshot } from './keyed-state.js'
 
 /** The marks ObjectChanges keeps on an object (its owner initialises them to 0). */
 export interface TrackedObject {
@@ -76,6 +76,7 @@ export class ObjectChanges<T extends TrackedObject> {
   #epoch = ++epochs
   #changed: T[] = []
   #inserted: T[] = []
+  #obsolete = 0
   #limit: number
   #hold: ObjectHold<T> | null = null
 
@@ -123,6 +124,7 @@ export class ObjectChanges<T extends TrackedObject> {
   /** The object is about to leave the map. */
   deleted(value: T): void {
     if (value.born === this.#epoch) return
+    this.#obsolete++
     this.changed(value)
   }
 
@@ -131,9 +133,10 @@ export class ObjectChanges<T extends TrackedObject> {
     return this.#changed.length + this.#inserted.length
   }
 
-  /** About the share of the owner's keys changed since the last take (repeats count). */
-  get share(): number {
-    return this.size / Math.max(1, this.ownerSize())
+  /** How much of the owner changed since the last take (see ChangeShares). */
+  get shares(): ChangeShares {
+    const keys = Math.max(1, this.ownerSize())
+    return { changed: this.size / keys, obsolete: this.#obsolete / keys }
   }
 
   /** The objects changed since the last take, and forgets them. */
@@ -142,6 +145,7 @@ export class ObjectChanges<T extends TrackedObject> {
     this.#epoch = ++epochs
     this.#changed = []
     this.#inserted = []
+    this.#obsolete = 0
     this.#limit = this.compactAtLeast
     return taken
   }

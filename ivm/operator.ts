@@ -13,7 +13,7 @@
 //   as plain data (Maps, arrays, numbers, rows) and rebuilding its own structures on load.
 
 import type { RowKey } from './key.js'
-import type { KeyedEntries, KeyedPart, KeyedSnapshot } from './keyed-state.js'
+import type { ChangeShares, KeyedEntries, KeyedPart, KeyedSnapshot } from './keyed-state.js'
 import { ZSet } from './zset.js'
 
 export interface Operator {
@@ -57,8 +57,8 @@ export interface Operator {
   snapshotKeyed?(all: boolean): KeyedSnapshot
   /** A base read while ticks go on, exact with the delta taken after it (fuzzyKeyedBase). */
   fuzzyBaseKeyed?(): KeyedSnapshot
-  /** About the share of its keys changed since its last part (see KeyedCheckpoint). */
-  changedShare?(): number
+  /** How much of it changed since its last part (see KeyedCheckpoint). */
+  changeShares?(): ChangeShares
 }
 
 let nextOperatorId = 1

@@ -36,7 +36,7 @@ import { keyFunction, rowHash, rowsEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
-import { fuzzyKeyedBase, KeyChanges, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
+import { ALL_CHANGED, fuzzyKeyedBase, KeyChanges, type ChangeShares, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
 /** Above this many rows a bucket keeps a rowKey → position index instead of scanning. */
 export const INDEX_THRESHOLD = 16
@@ -277,13 +277,13 @@ export class Arrangement {
         }
         return nw
       }
-      changes?.changed(key)
+      changes?.changed(key, true)
       map.set(key, new Bucket([s, row], [1, weight], 1 + weight))
       this.#rows++
       return weight
     }
-    changes?.changed(key)
     const i = s.find(row)
+    changes?.changed(key, i < 0)
     if (i < 0) {
       s.add(row, weight)
       this.#rows++
@@ -397,8 +397,8 @@ export class Arrangement {
     return snapshotKeyedPart(whole, this.#map, this.#changes.take(), this.#changes, slotEntry, detachSlot)
   }
 
-  changedShare(): number {
-    return this.#changes?.share ?? Infinity
+  changeShares(): ChangeShares {
+    return this.#changes?.shares ?? ALL_CHANGED
   }
 
   /** A base read while ticks go on (fuzzyKeyedBase), recording changes afresh from here. */
@@ -623,8 +623,8 @@ export class ArrangeOperator extends BaseOperator {
     return this.arrangement.snapshotKeyed(all)
   }
 
-  changedShare(): number {
-    return this.arrangement.changedShare()
+  changeShares(): ChangeShares {
+    return this.arrangement.changeShares()
   }
 
   fuzzyBaseKeyed(): KeyedSnapshot {

@@ -11,7 +11,7 @@
 import type { Circuit } from '../circuit.js'
 import { keyFunction, rowHash, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
-import type { KeyedEntries, KeyedPart, KeyedSnapshot } from '../keyed-state.js'
+import type { ChangeShares, KeyedEntries, KeyedPart, KeyedSnapshot } from '../keyed-state.js'
 import type { Row, ZSet } from '../zset.js'
 import { Arrangement, type ArrangementState, type Bucket } from './arrange.js'
 
@@ -95,8 +95,8 @@ export class IntegrateOperator extends BaseOperator {
     return this.#state.snapshotKeyed(all)
   }
 
-  changedShare(): number {
-    return this.#state.changedShare()
+  changeShares(): ChangeShares {
+    return this.#state.changeShares()
   }
 
   fuzzyBaseKeyed(): KeyedSnapshot {

@@ -101,7 +101,7 @@
 
 import type { Circuit } from '../circuit.js'
 import { hasNull, keyFunction, rowKey, rowsEqual, type RowKey } from '../key.js'
-import type { KeyedEntries, KeyedPart, KeyedSnapshot } from '../keyed-state.js'
+import { ALL_CHANGED, type ChangeShares, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 import { fuzzyObjectBase, ObjectChanges, snapshotObjects } from '../object-changes.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { concatRows, ZSet, type Row } from '../zset.js'
@@ -1051,8 +1051,8 @@ export class IntervalJoinOperator extends BaseOperator {
     return snapshotObjects(this.#changes, null, this.#changes.take(), partKey, valueOf, entryOf)
   }
 
-  changedShare(): number {
-    return this.#changes?.share ?? Infinity
+  changeShares(): ChangeShares {
+    return this.#changes?.shares ?? ALL_CHANGED
   }
 
   /** A base read while ticks go on (fuzzyObjectBase), recording changes afresh from here. */

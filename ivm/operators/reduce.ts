@@ -52,7 +52,7 @@ import { keyFunction, valuesEqual, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
 import { ValueBuckets, type ValueBucket } from '../value-buckets.js'
-import { KeyChanges, copyPlainData, fuzzyKeyedBase, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
+import { ALL_CHANGED, KeyChanges, copyPlainData, type ChangeShares, fuzzyKeyedBase, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
 export interface AggregateSpec {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -552,8 +552,8 @@ export class ReduceOperator extends BaseOperator {
     return snapshotKeyedPart(whole, this.#groups, changes, this.#changes!, (g) => this.#groupEntry(g, false), (g) => this.#groupEntry(g, true))
   }
 
-  changedShare(): number {
-    return this.#changes?.share ?? Infinity
+  changeShares(): ChangeShares {
+    return this.#changes?.shares ?? ALL_CHANGED
   }
 
   /** A base read while ticks go on (fuzzyKeyedBase), recording changes afresh from here. */

@@ -8,7 +8,7 @@
 
 import type { Circuit } from '../circuit.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
-import type { KeyedEntries, KeyedPart, KeyedSnapshot } from '../keyed-state.js'
+import type { ChangeShares, KeyedEntries, KeyedPart, KeyedSnapshot } from '../keyed-state.js'
 import type { RowKey } from '../key.js'
 import { ZSet } from '../zset.js'
 import { Arrangement, type ArrangementState } from './arrange.js'
@@ -72,8 +72,8 @@ export class ThresholdOperator extends BaseOperator {
     return this.#state.snapshotKeyed(all)
   }
 
-  changedShare(): number {
-    return this.#state.changedShare()
+  changeShares(): ChangeShares {
+    return this.#state.changeShares()
   }
 
   fuzzyBaseKeyed(): KeyedSnapshot {

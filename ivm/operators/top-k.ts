@@ -34,7 +34,7 @@ import type { Circuit } from '../circuit.js'
 import { compareRows, keyFunction, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
-import { fuzzyKeyedBase, KeyChanges, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
+import { ALL_CHANGED, fuzzyKeyedBase, KeyChanges, type ChangeShares, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
 /** Chunks are split above this many distinct rows. */
 export const CHUNK_MAX = 512
@@ -429,8 +429,8 @@ export class TopKOperator extends BaseOperator {
     return snapshotKeyedPart(null, this.#parts, changes, this.#changes!, partitionEntry, partitionEntry)
   }
 
-  changedShare(): number {
-    return this.#changes?.share ?? Infinity
+  changeShares(): ChangeShares {
+    return this.#changes?.shares ?? ALL_CHANGED
   }
 
   /** A base read while ticks go on (fuzzyKeyedBase), recording changes afresh from here. */

@@ -190,8 +190,8 @@ export class TableStore {
     return ivm.snapshotKeyedPart(null, this.rows, changes, this.#changes!, entryOf, entryOf)
   }
 
-  changedShare(): number {
-    return this.#changes?.share ?? Infinity
+  changeShares(): ivm.ChangeShares {
+    return this.#changes?.shares ?? ivm.ALL_CHANGED
   }
 
   /** A base read while ticks go on (fuzzyKeyedBase), recording changes afresh from here. */

@@ -67,9 +67,11 @@ const WORKER_REBASE_BYTES = 1 << 20
  *  checkpoint itself save a base after all. */
 const DELTAS_PER_BASE_AT_MOST = 4
 /** An owner whose noted changes are this share of its keys or more saves a base, as does one
- *  whose last delta weighed as much as its base, of at least this many bytes (see churned). */
+ *  whose last delta weighed as much as its base, of at least this many bytes, and whose
+ *  obsolete entries since are this share of its keys (see churned). */
 const CHURNED_SHARE = 1.5
 const CHURNED_BYTES = 64 * 1024
+const TURNED_OVER_SHARE = 0.5
 /** Milliseconds of a checkpoint's writing between two ticks (see the header). */
 const SLICE_MS = 15
 /** Keys a chunk of a part holds at most (a chunk is encoded in one go). */
@@ -708,11 +710,16 @@ export class Checkpoints {
 
 /** Whether an owner changed about every key since its last part: by the changes it noted (a
  *  key updated counts once or twice, one replaced by another twice), or by its last delta,
- *  which weighed as much as its base. */
+ *  which weighed as much as its base, in a state that turned over (half its keys deleted or
+ *  changed other than by appended rows since: ChangeShares.obsolete). A state that grew (a table's new rows, rows appended to a join's buckets) has
+ *  deltas as heavy as its base too, but its base stays good: rewriting it would write every
+ *  old row again at each checkpoint while it grows. */
 function churned(target: ivm.KeyedCheckpoint, t: KeyedTrack): boolean {
-  if ((target.changedShare?.() ?? 0) >= CHURNED_SHARE) return true
+  const shares = target.changeShares?.()
+  if (shares === undefined) return false
+  if (shares.changed >= CHURNED_SHARE) return true
   const last = t.sizes.at(-1)
-  return last !== undefined && last[1] >= t.baseBytes && last[1] >= CHURNED_BYTES
+  return shares.obsolete >= TURNED_OVER_SHARE && last !== undefined && last[1] >= t.baseBytes && last[1] >= CHURNED_BYTES
 }
 
 function saveWatermark(w: StreamWatermark): StoreState['watermark'] {

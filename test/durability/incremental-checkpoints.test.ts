@@ -201,6 +201,43 @@ describe('incremental checkpoints', () => {
     reopensAs(data, mem)
   })
 
+  it('a state that only grows keeps writing deltas however heavy (its base stays good), where one that turned over writes bases', async () => {
+    const { data, db, mem, both } = durableAndInMemory()
+    internalsOf(db).checkpoints.workerRebaseBytes = 0
+    both('INSERT INTO acct SELECT i, i % 7, i FROM generate_series(1, 4000) AS g(i)')
+    db.execute('CHECKPOINT')
+    // twice as many new keys as the table held: a delta twice as heavy as its base (the worker
+    // is handed the base to rewrite), then the next checkpoint at once, before it is done
+    both('INSERT INTO acct SELECT i, i % 7, i FROM generate_series(4001, 12000) AS g(i)')
+    db.execute('CHECKPOINT')
+    both('INSERT INTO acct VALUES (12001, 1, 1)')
+    db.execute('CHECKPOINT')
+    await internalsOf(db).checkpoints.rebasesDone()
+    const basesOf = (owner: string): { ckpt: number; file: string }[] => {
+      const file = new Database(path.join(data, 'rivulet.db'), { readonly: true })
+      try {
+        return file.prepare("SELECT ckpt, file FROM state_part WHERE owner = ? AND kind = 'base' ORDER BY ckpt").all(owner) as { ckpt: number; file: string }[]
+      } finally {
+        file.close()
+      }
+    }
+    crash(db)
+    // no checkpoint wrote the table's base again (the worker rewrote it, off the ticks)
+    expect(basesOf('store acct').filter((b) => !WORKER_FILE.test(b.file))).toHaveLength(1)
+    // then every key replaced by another, twice: each such checkpoint writes a base of its own
+    const again = open(data)
+    for (let round = 0; round < 2; round++) {
+      for (const e of [again, mem]) {
+        e.execute('DELETE FROM acct')
+        e.execute(`INSERT INTO acct SELECT i, i % 7, i FROM generate_series(${100_000 * (round + 1)}, ${100_000 * (round + 1) + 31_999}) AS g(i)`)
+      }
+      again.execute('CHECKPOINT')
+    }
+    crash(again)
+    expect(basesOf('store acct').filter((b) => !WORKER_FILE.test(b.file))).toHaveLength(3)
+    reopensAs(data, mem)
+  })
+
   it('a program that never yields to the event loop still gets the worker’s rewritten bases', () => {
     const { data, db, mem, both } = durableAndInMemory()
     const checkpoints = internalsOf(db).checkpoints
