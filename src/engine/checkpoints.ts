@@ -711,9 +711,10 @@ export class Checkpoints {
 /** Whether an owner changed about every key since its last part: by the changes it noted (a
  *  key updated counts once or twice, one replaced by another twice), or by its last delta,
  *  which weighed as much as its base, in a state that turned over (half its keys deleted or
- *  changed other than by appended rows since: ChangeShares.obsolete). A state that grew (a table's new rows, rows appended to a join's buckets) has
- *  deltas as heavy as its base too, but its base stays good: rewriting it would write every
- *  old row again at each checkpoint while it grows. */
+ *  changed other than by appended rows since: ChangeShares.obsolete). A state that grew (a
+ *  table's new rows, rows appended to a join's buckets) has deltas as heavy as its base too,
+ *  but its base stays good: rewriting it would write every old row again at each checkpoint
+ *  while it grows. */
 function churned(target: ivm.KeyedCheckpoint, t: KeyedTrack): boolean {
   const shares = target.changeShares?.()
   if (shares === undefined) return false
