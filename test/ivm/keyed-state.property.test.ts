@@ -2,6 +2,7 @@
 // applying a base and its deltas to a Map one entry at a time. Both must give the live map's
 // entries in its iteration order, over random inserts, updates, deletes and re-inserts (and the
 // list of inserted keys compacted after any number of them).
+// Then the change shares that decide between a base and a delta: growth is not turnover.
 
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
@@ -159,5 +160,56 @@ describe('ObjectChanges', () => {
       }),
       { numRuns: 2000 },
     )
+  })
+})
+
+describe('ChangeShares', () => {
+  it('count every change in `changed`, and only what makes the last part wrong in `obsolete`', () => {
+    const map = new Map<RowKey, number>()
+    const changes = new KeyChanges((k) => map.has(k), () => map.size)
+    for (let k = 0; k < 10; k++) {
+      map.set(k, k)
+      changes.inserted(k)
+    }
+    changes.take()
+    // growth: new keys and rows appended to an entry leave the last part good
+    for (let k = 10; k < 20; k++) {
+      map.set(k, k)
+      changes.inserted(k)
+    }
+    for (let k = 0; k < 10; k++) changes.changed(k, true)
+    expect(changes.shares).toEqual({ changed: 1, obsolete: 0 })
+    changes.take()
+    // turnover: an entry rewritten and one deleted make it wrong
+    changes.changed(0)
+    changes.deleted(1)
+    map.delete(1)
+    expect(changes.shares.obsolete).toBeCloseTo(2 / 19)
+    changes.take()
+    expect(changes.shares).toEqual({ changed: 0, obsolete: 0 })
+  })
+
+  it('an object born and deleted between two takes was in no part: not obsolete', () => {
+    interface Obj {
+      born: number
+      mark: number
+      shot: number
+      shotAt: number
+    }
+    const live = new Set<Obj>()
+    const changes = new ObjectChanges<Obj>((o) => live.has(o), () => live.size)
+    const old: Obj = { born: 0, mark: 0, shot: 0, shotAt: 0 }
+    live.add(old)
+    changes.inserted(old)
+    changes.take()
+    const fresh: Obj = { born: 0, mark: 0, shot: 0, shotAt: 0 }
+    live.add(fresh)
+    changes.inserted(fresh)
+    changes.deleted(fresh)
+    live.delete(fresh)
+    expect(changes.shares.obsolete).toBe(0)
+    changes.deleted(old)
+    live.delete(old)
+    expect(changes.shares.obsolete).toBe(1)
   })
 })
