@@ -991,8 +991,10 @@ export class IntervalJoinOperator extends BaseOperator {
     const lwf = this.#leftWatermark
     const rwf = this.#rightWatermark
     if (lwf === undefined || rwf === undefined) return false
-    const wl = lwf()
-    const wr = rwf()
+    return this.#freedAt(isLeft, t, lwf(), rwf())
+  }
+
+  #freedAt(isLeft: boolean, t: number, wl: number, wr: number): boolean {
     return isLeft ? t < wl && this.#deadLeft(t, wr) : t < wr && this.#deadRight(t, wl)
   }
 
@@ -1002,19 +1004,27 @@ export class IntervalJoinOperator extends BaseOperator {
    *  and journals nothing (the state is committed state). */
   refill(isLeft: boolean, history: ZSet): void {
     const tc = isLeft ? this.leftTime : this.rightTime
-    const kept = new ZSet()
+    const cols = isLeft ? this.leftKey : this.rightKey
+    const keyOf = isLeft ? this.#leftKeyOf : this.#rightKeyOf
     const rows = history.rows
-    for (let i = 0; i < rows.length; i++) {
-      const t = rows[i]![tc]
-      if (typeof t === 'number' && this.freed(isLeft, t)) continue
-      kept.push(rows[i]!, history.weights[i]!)
-    }
-    const groups = new Map<RowKey, Group>()
-    // (a side that is not preserved null-extends nothing: the output stays empty)
-    this.#group(kept, isLeft, groups, new ZSet())
+    const weights = history.weights
+    const wl = this.#leftWatermark?.() ?? -Infinity
+    const wr = this.#rightWatermark?.() ?? -Infinity
+    // one row at a time, in arrival order (mostly time order: appended at its key's end)
+    const one = new SideDelta()
     const stamp = ++this.#stamp
     const touched: Entry[] = []
-    for (const g of groups.values()) this.#absorb(g.key, (isLeft ? g.l : g.r)!, isLeft, stamp, touched)
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const t = row[tc]
+      // (a row with a NULL key or time never entered the side; its time was checked then)
+      if (typeof t !== 'number' || this.#freedAt(isLeft, t, wl, wr) || hasNull(row, cols)) continue
+      const k = keyOf(row)
+      one.rows[0] = row
+      one.times[0] = t
+      one.weights[0] = weights[i]!
+      this.#absorb(k, one, isLeft, stamp, touched)
+    }
     for (let i = 0; i < touched.length; i++) if (touched[i]!.weight === 0 && touched[i]!.live) this.#remove(touched[i]!)
   }
 
