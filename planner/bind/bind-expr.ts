@@ -494,7 +494,7 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
   const name = e.name[e.name.length - 1]!
   if (e.over) return bindWindow(e, name, ctx)
   if (isAggregateName(name) && e.name.length === 1) return bindAggregate(e, name, ctx)
-  if (e.withinGroup !== undefined) throw planError(ctx.err, SqlState.wrongObjectType, `${name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP`, e.span)
+  if (e.withinGroup !== undefined) throw planError(ctx.err, SqlState.wrongObjectType, `WITHIN GROUP specified, but ${name} is not an aggregate function`, e.span)
   if (e.distinct || e.orderBy.length > 0 || e.filter) throw planError(ctx.err, SqlState.wrongObjectType, `DISTINCT, ORDER BY or FILTER specified, but ${name} is not an aggregate function`, e.span)
   if (e.args.some((a) => a.kind === 'star')) throw planError(ctx.err, SqlState.syntaxError, `"*" is only allowed in COUNT(*)`, e.span)
   const args = e.args.map((a) => bindExpr(a, ctx))
@@ -667,15 +667,15 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
  *  constants), its one ORDER BY key the aggregated value. */
 function bindOrderedSetAggregate(e: ast.FuncCall, name: string, ctx: ExprContext, argCtx: ExprContext, coll: AggregateCollector): ScalarExpr {
   const within = e.withinGroup
-  if (!ORDERED_SET_AGGREGATES.has(name)) throw planError(ctx.err, SqlState.wrongObjectType, `${name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP`, e.span)
-  if (within === undefined) throw planError(ctx.err, SqlState.wrongObjectType, `WITHIN GROUP is required for ordered-set aggregate ${name}`, e.span)
   if (e.distinct) throw planError(ctx.err, SqlState.syntaxError, 'cannot use DISTINCT with WITHIN GROUP', e.span)
   if (e.orderBy.length > 0) throw planError(ctx.err, SqlState.syntaxError, 'cannot use multiple ORDER BY clauses with WITHIN GROUP', e.span)
   const direct = e.args.map((a) => bindExpr(a, argCtx))
-  const keys = within.map((o) => bindExpr(o.expr, argCtx))
+  const keys = (within ?? []).map((o) => bindExpr(o.expr, argCtx))
+  // as in PostgreSQL, a call that does not fit (a plain aggregate with WITHIN GROUP, an
+  // ordered-set one without) is no such function: the direct and the ordered arguments' types
   const signature = () => `function ${name}(${[...direct, ...keys].map((a) => typeDisplayName(a.type === 'unknown' ? 'text' : a.type)).join(', ')}) does not exist`
   const directCount = name === 'mode' ? [0] : name === 'approx_percentile' ? [1, 2] : [1]
-  if (keys.length !== 1 || !directCount.includes(direct.length)) throw planError(ctx.err, SqlState.undefinedFunction, signature(), e.span)
+  if (within === undefined || !ORDERED_SET_AGGREGATES.has(name) || keys.length !== 1 || !directCount.includes(direct.length)) throw planError(ctx.err, SqlState.undefinedFunction, signature(), e.span)
   const item = within[0]!
   let x = keys[0]!
   const fraction = direct[0]
