@@ -2,9 +2,10 @@
 // made retractable. 0 for a group without values.
 //
 // Sketch: m = 2^12 = 4096 registers. A value's canonical key (valueKey, so equal values of
-// different representations count once) is hashed twice (32-bit, murmur-finalized): the top
-// 12 bits of the first hash pick the register, the leading zeros of the second give
-// ρ = clz + 1 (1 … 33), so the sketch sees 44 hash bits. A register's value is the largest ρ
+// different representations count once) is hashed to 32 bits (murmur-finalized): its top 12
+// bits pick the register, the leading zeros of a second bijection of it give ρ = clz + 1
+// (1 … 33). With 32 hash bits, collisions between distinct values start to lower the
+// estimate beyond about 10^8 distinct values. A register's value is the largest ρ
 // among the values it holds. Plain HyperLogLog keeps only that maximum and so cannot forget a
 // value; here each register keeps a weighted count per ρ, so a deletion can lower its maximum
 // and the sketch after any inserts and deletes is exactly the one the surviving multiset
@@ -41,6 +42,20 @@ function fmix32(h: number): number {
   return h >>> 0
 }
 
+const f64 = new Float64Array(1)
+const u32 = new Uint32Array(f64.buffer)
+
+/** A well-mixed 32-bit hash of a value key. hashValue combines a double's two words with one
+ *  multiply each, too little for HyperLogLog (decimals such as i / 10 then crowd registers),
+ *  so a fractional number's words go through the full finalizer each. */
+function hash32(key: unknown): number {
+  if (typeof key === 'number' && (key | 0) !== key) {
+    f64[0] = key
+    return fmix32(u32[0]! ^ fmix32(u32[1]! ^ 0x2d358dcc))
+  }
+  return fmix32(hashValue(0x2d358dcc, key))
+}
+
 function setTop(acc: HyperLogLogAcc, register: number, from: number, to: number): void {
   if (from > 0) acc.hist[from]!--
   if (to > 0) {
@@ -54,9 +69,10 @@ export const approxCountDistinct: Aggregator<HyperLogLogAcc, number> = {
   create: () => ({ counts: new Map(), top: new Map(), hist: new Array<number>(34).fill(0) }),
   add(acc, value, weight) {
     if (value === null || value === undefined || weight === 0) return acc
-    const key = valueKey(value)
-    const register = fmix32(hashValue(0x2d358dcc, key)) >>> (32 - P)
-    const rho = Math.clz32(fmix32(hashValue(0x6a09e667, key))) + 1
+    const h = hash32(valueKey(value))
+    const register = h >>> (32 - P)
+    // a second bijection of the same hash: its leading zeros look independent of the top bits
+    const rho = Math.clz32(fmix32(Math.imul(h, 0x9e3779b1) ^ 0x6a09e667)) + 1
     const slot = register * 64 + rho
     const before = acc.counts.get(slot) ?? 0
     const now = before + weight
