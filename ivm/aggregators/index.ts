@@ -10,7 +10,7 @@ export { stringAgg, type StringAggAcc, type StringAggLimit } from './string-agg.
 export { arrayAgg, type ArrayAggAcc } from './array-agg.js'
 export { bitAnd, bitOr, bitXor, type BitsAcc } from './bits.js'
 export { varSampFloat, varPopFloat, stddevSampFloat, stddevPopFloat, type VarianceFloatAcc } from './variance-float.js'
-export { createOrderedCounts, orderedAdd, orderedSelect, orderedCount, type OrderedCounts } from './ordered-counts.js'
+export { createOrderedCounts, orderedAdd, orderedSelect, orderedCount, ORDERED_CHUNK_MAX, type OrderedCounts } from './ordered-counts.js'
 export { percentileCont, interpolateDouble } from './percentile-cont.js'
 export { percentileDisc } from './percentile-disc.js'
 export { mode, type ModeAcc } from './mode.js'
