@@ -1,5 +1,5 @@
 // A counted, ordered multiset with rank / select: the state of the ordered-set aggregates
-// (percentile_cont, percentile_disc, mode). Not an aggregator itself.
+// (percentile_cont, percentile_disc, mode), and the aggregator shape the percentiles share.
 //
 // The distinct values, sorted by `compare`, each with its weighted count, are cut into
 // consecutive chunks (parallel value / count arrays of at most CHUNK_MAX entries, never
@@ -13,7 +13,8 @@
 // them); an entry leaves when its count reaches 0. Plain data (arrays, a plain object), so a
 // checkpoint can write it.
 
-import { searchSorted } from './min-max.js'
+import type { Aggregator } from './aggregator.js'
+import { chunkOf, searchSorted } from './min-max.js'
 
 /** Most entries a chunk holds. */
 export const ORDERED_CHUNK_MAX = 512
@@ -31,22 +32,6 @@ export interface OrderedCounts {
 
 export function createOrderedCounts(): OrderedCounts {
   return { v: [], c: [], t: [], n: 0 }
-}
-
-/** Index of the chunk where `value` belongs: the first chunk whose last value is ≥ value, or
- *  the last chunk. */
-function chunkOf(cv: readonly unknown[][], value: unknown, cmp: (a: unknown, b: unknown) => number): number {
-  let lo = 0
-  let hi = cv.length - 1
-  if (cmp(cv[hi]![0], value) <= 0) return hi
-  hi--
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    const ch = cv[mid]!
-    if (cmp(ch[ch.length - 1], value) < 0) lo = mid + 1
-    else hi = mid - 1
-  }
-  return lo
 }
 
 function sumOf(c: readonly number[]): number {
@@ -140,4 +125,31 @@ export function orderedCount(acc: OrderedCounts, value: unknown, cmp: (a: unknow
   const k = chunkOf(acc.v, value, cmp)
   const i = searchSorted(acc.v[k]!, value, cmp)
   return i >= 0 ? acc.c[k]![i]! : 0
+}
+
+/** An ordered-set aggregate over OrderedCounts: `pick` answers one fraction from a non-empty
+ *  multiset; `asArray` builds the array form's result (one element per fraction), null for the
+ *  single-fraction form (the result is then the one value). Null for a group without values. */
+export function orderedSetAggregate(
+  name: string,
+  compare: (a: unknown, b: unknown) => number,
+  fractions: readonly (number | null)[],
+  asArray: ((values: unknown[]) => unknown) | null,
+  pick: (acc: OrderedCounts, fraction: number) => unknown,
+): Aggregator<OrderedCounts, unknown> {
+  const answer = (acc: OrderedCounts, f: number | null): unknown => (f === null ? null : pick(acc, f))
+  return {
+    name,
+    create: createOrderedCounts,
+    add(acc, value, weight) {
+      if (value === null || value === undefined || weight === 0) return acc
+      orderedAdd(acc, value, weight, compare)
+      return acc
+    },
+    result(acc) {
+      if (acc.n <= 0) return null
+      if (asArray === null) return answer(acc, fractions[0] ?? null)
+      return asArray(fractions.map((f) => answer(acc, f)))
+    },
+  }
 }

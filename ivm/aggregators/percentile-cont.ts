@@ -11,7 +11,7 @@
 // result two selects per fraction, never a sort.
 
 import type { Aggregator } from './aggregator.js'
-import { createOrderedCounts, orderedAdd, orderedSelect, type OrderedCounts } from './ordered-counts.js'
+import { orderedSelect, orderedSetAggregate, type OrderedCounts } from './ordered-counts.js'
 
 /** `fractions` are in [0, 1] (the caller checked); `asArray` builds the array form's result,
  *  null for the single-fraction form. */
@@ -21,28 +21,13 @@ export function percentileCont(
   fractions: readonly (number | null)[],
   asArray: ((values: unknown[]) => unknown) | null,
 ): Aggregator<OrderedCounts, unknown> {
-  const pick = (acc: OrderedCounts, f: number | null): unknown => {
-    if (f === null) return null
+  return orderedSetAggregate('percentileCont', compare, fractions, asArray, (acc, f) => {
     const pos = f * (acc.n - 1)
     const first = Math.floor(pos)
     const second = Math.ceil(pos)
     const lo = orderedSelect(acc, first)
     return first === second ? lo : interpolate(lo, orderedSelect(acc, second), pos - first)
-  }
-  return {
-    name: 'percentileCont',
-    create: createOrderedCounts,
-    add(acc, value, weight) {
-      if (value === null || value === undefined || weight === 0) return acc
-      orderedAdd(acc, value, weight, compare)
-      return acc
-    },
-    result(acc) {
-      if (acc.n <= 0) return null
-      if (asArray === null) return pick(acc, fractions[0] ?? null)
-      return asArray(fractions.map((f) => pick(acc, f)))
-    },
-  }
+  })
 }
 
 /** Linear interpolation of doubles, as PostgreSQL's float8_lerp. */

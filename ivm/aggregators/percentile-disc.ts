@@ -8,24 +8,10 @@
 // and the result a select per fraction, never a sort.
 
 import type { Aggregator } from './aggregator.js'
-import { createOrderedCounts, orderedAdd, orderedSelect, type OrderedCounts } from './ordered-counts.js'
+import { orderedSelect, orderedSetAggregate, type OrderedCounts } from './ordered-counts.js'
 
 /** `fractions` are in [0, 1] (the caller checked); `asArray` builds the array form's result,
  *  null for the single-fraction form (the result is then the one value). */
 export function percentileDisc(compare: (a: unknown, b: unknown) => number, fractions: readonly (number | null)[], asArray: ((values: unknown[]) => unknown) | null): Aggregator<OrderedCounts, unknown> {
-  const pick = (acc: OrderedCounts, f: number | null): unknown => (f === null ? null : orderedSelect(acc, Math.max(Math.ceil(f * acc.n) - 1, 0)))
-  return {
-    name: 'percentileDisc',
-    create: createOrderedCounts,
-    add(acc, value, weight) {
-      if (value === null || value === undefined || weight === 0) return acc
-      orderedAdd(acc, value, weight, compare)
-      return acc
-    },
-    result(acc) {
-      if (acc.n <= 0) return null
-      if (asArray === null) return pick(acc, fractions[0] ?? null)
-      return asArray(fractions.map((f) => pick(acc, f)))
-    },
-  }
+  return orderedSetAggregate('percentileDisc', compare, fractions, asArray, (acc, f) => orderedSelect(acc, Math.max(Math.ceil(f * acc.n) - 1, 0)))
 }

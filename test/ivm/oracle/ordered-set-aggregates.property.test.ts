@@ -9,12 +9,12 @@
 import fc from 'fast-check'
 import { describe, it } from 'vitest'
 import {
-  approxCountDistinct, approxPercentile, bitAnd, bitOr, bitXor, compareRows, interpolateDouble, mode, percentileCont, percentileDisc, reduce, rowKey,
-  stddevPopFloat, varSampFloat, type Aggregator, type AggregateSpec, type Row, type RowKey,
+  approxCountDistinct, approxPercentile, bitAnd, bitOr, bitXor, compareRows, interpolateDouble, mode, percentileCont, percentileDisc, reduce,
+  stddevPopFloat, varSampFloat, type Aggregator, type AggregateSpec, type Row,
 } from '../../../ivm/index.js'
 import { stddevSampNumeric, varPopNumeric } from '../../../src/sql-runtime/numeric-variance.js'
 import { numericOf } from '../../../planner/index.js'
-import { checkAll, expand, smallValue, type Table } from './harness.js'
+import { checkAll, groupRows, smallValue, type Table } from './harness.js'
 
 // [group, id, value]: values repeat within a group (duplicates), NULLs are ignored
 const row = fc.tuple(smallValue, fc.integer({ min: 0, max: 4 }), fc.oneof(fc.constant(null), fc.integer({ min: -3, max: 3 }))) as fc.Arbitrary<Row>
@@ -108,21 +108,13 @@ const cases: Case[] = [
 ]
 
 function naiveReduce(t: Table): Table {
-  const groups = new Map<RowKey, Row[]>()
-  for (const r of expand(t)) {
-    const k = rowKey([r[0]])
-    const g = groups.get(k)
-    if (g) g.push(r)
-    else groups.set(k, [r])
-  }
   const res: Table = []
-  for (const rows of groups.values()) {
+  for (const rows of groupRows(t, [0])) {
     const vals = rows.filter((r) => r[2] !== null).map((r) => [r[2] as number, r[1] as number] as [number, number])
     vals.sort((a, b) => a[0] - b[0] || a[1] - b[1])
     res.push([[rows[0]![0], ...cases.map((c) => c.naive(vals))], 1])
   }
-  res.sort((a, b) => compareRows(a[0], b[0]))
-  return res
+  return res.sort((a, b) => compareRows(a[0], b[0]))
 }
 
 describe('issue 21 aggregators in a Reduce (oracle)', { timeout: 300_000 }, () => {
