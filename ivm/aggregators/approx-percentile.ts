@@ -1,6 +1,7 @@
-// APPROX_PERCENTILE(q [, α]) WITHIN GROUP (ORDER BY x): a DDSketch estimate of the value of
-// 0-based rank ⌊q · (n − 1)⌋ among the group's non-null values, within relative error α
-// (default 0.01): |estimate − exact| ≤ α · |exact|. Null for a group without values.
+// APPROX_PERCENTILE(q [, α]) WITHIN GROUP (ORDER BY x [DESC]): a DDSketch estimate of the
+// value of 0-based rank ⌊q · (n − 1)⌋ among the group's non-null values in that order, within
+// relative error α (default 0.01): |estimate − exact| ≤ α · |exact|. Null for a group without
+// values.
 //
 // Sketch: with γ = (1 + α) / (1 − α), a positive x falls in bucket i = ⌈log_γ x⌉, which
 // covers (γ^(i−1), γ^i] and is answered by 2γ^i / (γ + 1), within α of every value it covers;
@@ -34,8 +35,9 @@ function addBucket(store: { i: number[]; c: number[] }, index: number, weight: n
   updateWeighted([keys], store.c, (j) => keys[j]! - index, [index], weight)
 }
 
-/** `fraction` is in [0, 1] and `relativeError` in (0, 1) (the caller checked). */
-export function approxPercentile(fraction: number, relativeError = 0.01): Aggregator<DDSketchAcc, number | null> {
+/** `fraction` is in [0, 1] and `relativeError` in (0, 1) (the caller checked); `descending`:
+ *  ranks count from the largest value (WITHIN GROUP (ORDER BY x DESC)). */
+export function approxPercentile(fraction: number, relativeError = 0.01, descending = false): Aggregator<DDSketchAcc, number | null> {
   const gamma = (1 + relativeError) / (1 - relativeError)
   const lnGamma = Math.log(gamma)
   const bucketOf = (x: number): number => Math.ceil(Math.log(x) / lnGamma)
@@ -57,7 +59,8 @@ export function approxPercentile(fraction: number, relativeError = 0.01): Aggreg
     },
     result(acc) {
       if (acc.n <= 0) return null
-      let rest = Math.floor(fraction * (acc.n - 1)) // copies still to pass
+      const rank = Math.floor(fraction * (acc.n - 1))
+      let rest = descending ? acc.n - 1 - rank : rank // copies still to pass, from the smallest
       if ((rest -= acc.ninf) < 0) return -Infinity
       const neg = acc.neg
       for (let j = neg.i.length - 1; j >= 0; j--) if ((rest -= neg.c[j]!) < 0) return -valueOf(neg.i[j]!)

@@ -658,7 +658,7 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
     throw planError(ctx.err, SqlState.invalidColumnReference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', e.span)
   }
   const index = coll.calls.length
-  // DISTINCT is idempotent for MIN/MAX/BOOL_AND/BOOL_OR
+  // DISTINCT is idempotent for the others (MIN, MAX, BOOL_AND, BIT_AND, APPROX_COUNT_DISTINCT, …)
   coll.calls.push({ fn, args: finalArgs, orderBy, filter, type, ...(e.distinct && DISTINCT_SENSITIVE.has(fn) ? { distinct: true } : {}) })
   return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type }
 }
@@ -700,7 +700,11 @@ function bindOrderedSetAggregate(e: ast.FuncCall, name: string, ctx: ExprContext
   }
   const args = direct.map((d, i) => constantDirectArgument(d, i === 0 && arrayForm ? arrayOf('double') : 'double', ctx, e))
   const index = coll.calls.length
-  const resultType = arrayForm ? arrayOf(type as Parameters<typeof arrayOf>[0]) : type
+  let resultType: SqlType = type
+  if (arrayForm) {
+    if (isArrayType(type)) throw unsupported(ctx.err, `${name} of arrays with an array of fractions (multidimensional arrays)`, e.span)
+    resultType = arrayOf(type)
+  }
   const filter = e.filter ? coerce(bindExpr(e.filter, argCtx), 'boolean', argCtx, e.filter.span, 'FILTER') : undefined
   coll.calls.push({ fn: name as AggregateFunction, args, orderBy: [{ expr: x, desc: item.desc, nullsFirst: item.nullsFirst ?? item.desc }], filter, type: resultType })
   return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type: resultType }

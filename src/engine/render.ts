@@ -525,7 +525,7 @@ function orderedSetSpec(a: AggregateCall, filter: ((row: Row) => boolean) | unde
       const relativeError = (direct[1] ?? 0.01) as number | null
       if (relativeError === null || !(relativeError > 0 && relativeError < 1)) throw new RivuletError(SqlState.numericValueOutOfRange, `relative error ${relativeError} is not between 0 and 1 (exclusive)`)
       const q = fractions[0] ?? null
-      aggregator = (q === null ? nullAggregate : ivm.approxPercentile(q, relativeError)) as ivm.Aggregator<unknown, unknown>
+      aggregator = (q === null ? nullAggregate : ivm.approxPercentile(q, relativeError, key.desc)) as ivm.Aggregator<unknown, unknown>
     }
   }
   return { aggregator, arg, filter }

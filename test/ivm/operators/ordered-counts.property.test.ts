@@ -80,11 +80,13 @@ describe('approximate aggregators within their bounds', { timeout: 300_000 }, ()
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.constantFrom(0.01, 0.05, 0.001),
         (values, q, alpha) => {
-          const sorted = [...values].sort((a, b) => a - b)
-          const exact = sorted[Math.floor(q * (sorted.length - 1))]!
-          const est = fold(approxPercentile(q, alpha), values)!
-          if (Math.abs(exact) < 1e-300) expect(est).toBe(0)
-          else expect(Math.abs(est - exact)).toBeLessThanOrEqual(alpha * Math.abs(exact) * (1 + 1e-9))
+          for (const descending of [false, true]) {
+            const sorted = [...values].sort((a, b) => (descending ? b - a : a - b))
+            const exact = sorted[Math.floor(q * (sorted.length - 1))]!
+            const est = fold(approxPercentile(q, alpha, descending), values)!
+            if (Math.abs(exact) < 1e-300) expect(est).toBe(0)
+            else expect(Math.abs(est - exact)).toBeLessThanOrEqual(alpha * Math.abs(exact) * (1 + 1e-9))
+          }
         },
       ),
       { numRuns: 200 },
