@@ -279,6 +279,9 @@ export interface FuncCall {
   readonly distinct: boolean
   /** ORDER BY inside the argument list (STRING_AGG). */
   readonly orderBy: readonly OrderItem[]
+  /** `WITHIN GROUP (ORDER BY …)` of an ordered-set aggregate (percentile_cont, mode, …); the
+   *  arguments are then its direct arguments (the fraction). */
+  readonly withinGroup?: readonly OrderItem[]
   readonly filter: Expr | undefined
   readonly over: WindowSpec | undefined
   readonly span: Span

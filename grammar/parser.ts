@@ -1477,6 +1477,19 @@ export class SqlParser extends EmbeddedActionsParser {
       },
     })
     this.consume(7, T.RParen)
+    let withinGroup: A.OrderItem[] | undefined
+    this.option(6, {
+      GATE: () => is(this.LA(2), T.GROUP),
+      DEF: () => {
+        this.consume(13, T.WITHIN)
+        this.consume(14, T.GROUP)
+        this.consume(15, T.LParen)
+        this.consume(16, T.ORDER)
+        this.consume(17, T.BY)
+        withinGroup = this.subrule(5, this.orderList)
+        this.consume(18, T.RParen)
+      },
+    })
     let filter: A.Expr | undefined
     this.option(4, {
       GATE: () => is(this.LA(2), T.LParen),
@@ -1496,7 +1509,7 @@ export class SqlParser extends EmbeddedActionsParser {
         over = this.subrule(4, this.windowSpec)
       },
     })
-    return { kind: 'func', name, args, distinct, orderBy, filter, over, span: this.sp(start) }
+    return { kind: 'func', name, args, distinct, orderBy, filter, over, span: this.sp(start), ...(withinGroup ? { withinGroup } : {}) }
   })
 
   windowSpec = this.RULE('windowSpec', (): A.WindowSpec => {

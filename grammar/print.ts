@@ -139,7 +139,7 @@ function funcName(name: readonly string[]): string {
 }
 
 function isPlainCall(f: A.FuncCall): boolean {
-  return !f.distinct && f.orderBy.length === 0 && f.filter === undefined && f.over === undefined
+  return !f.distinct && f.orderBy.length === 0 && f.withinGroup === undefined && f.filter === undefined && f.over === undefined
 }
 
 function printFunc(f: A.FuncCall): string {
@@ -159,6 +159,7 @@ function printFunc(f: A.FuncCall): string {
   else args = (f.distinct ? 'DISTINCT ' : '') + exprs(f.args)
   if (f.orderBy.length > 0) args += ` ORDER BY ${orderItems(f.orderBy)}`
   let s = `${funcName(f.name)}(${args})`
+  if (f.withinGroup !== undefined) s += ` WITHIN GROUP (ORDER BY ${orderItems(f.withinGroup)})`
   if (f.filter !== undefined) s += ` FILTER (WHERE ${expr(f.filter, 0)})`
   if (f.over !== undefined) s += ` OVER ${windowSpec(f.over)}`
   return s

@@ -11,7 +11,7 @@ import { INT8_MAX, INT8_MIN, arrayOf, elementType, isArrayType, isIntegerType, i
 import { EMPTY_ARRAY } from '../array-value.js'
 import { isNumeric, numericFromInteger, numericNeg, numericToDouble, parseNumericText, type NumericValue } from '../numeric.js'
 import { RivuletError } from '../../grammar/index.js'
-import { jsonReplacer } from '../logical/tree.js'
+import { jsonReplacer, referencedColumns } from '../logical/tree.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import type { Scope } from './scope.js'
 import type { Catalog, RegType } from '../catalog.js'
@@ -59,7 +59,18 @@ const OID_TYPES = new Set(['oid', 'regclass', 'regtype', 'regproc', 'regprocedur
 export const AGG_PLACEHOLDER = '__agg'
 export const WINDOW_PLACEHOLDER = '__window'
 
-const AGGREGATES = new Set(['count', 'sum', 'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or', 'every'])
+const AGGREGATES = new Set([
+  'count', 'sum', 'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or', 'every',
+  'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop', 'bit_and', 'bit_or', 'bit_xor',
+  'approx_count_distinct', 'approx_percentile', 'percentile_cont', 'percentile_disc', 'mode',
+])
+
+/** Aggregates that take WITHIN GROUP (ORDER BY x) (approx_percentile also takes x as its first
+ *  argument, without it). */
+const ORDERED_SET_AGGREGATES = new Set(['percentile_cont', 'percentile_disc', 'mode', 'approx_percentile'])
+
+/** Aggregates whose DISTINCT form differs from the plain one and is kept in the call. */
+const DISTINCT_SENSITIVE = new Set<AggregateFunction>(['string_agg', 'var_samp', 'var_pop', 'stddev_samp', 'stddev_pop', 'bit_xor'])
 
 export function isAggregateName(name: string): boolean {
   return AGGREGATES.has(name)
@@ -483,6 +494,7 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
   const name = e.name[e.name.length - 1]!
   if (e.over) return bindWindow(e, name, ctx)
   if (isAggregateName(name) && e.name.length === 1) return bindAggregate(e, name, ctx)
+  if (e.withinGroup !== undefined) throw planError(ctx.err, SqlState.wrongObjectType, `WITHIN GROUP specified, but ${name} is not an aggregate function`, e.span)
   if (e.distinct || e.orderBy.length > 0 || e.filter) throw planError(ctx.err, SqlState.wrongObjectType, `DISTINCT, ORDER BY or FILTER specified, but ${name} is not an aggregate function`, e.span)
   if (e.args.some((a) => a.kind === 'star')) throw planError(ctx.err, SqlState.syntaxError, `"*" is only allowed in COUNT(*)`, e.span)
   const args = e.args.map((a) => bindExpr(a, ctx))
@@ -523,6 +535,7 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
   if (!coll) throw planError(ctx.err, SqlState.groupingError, `aggregate functions are not allowed in ${ctx.clause}`, e.span)
   // aggregate arguments are bound in the FROM scope and may not nest aggregates
   const argCtx: ExprContext = { ...ctx, scope: coll.inputScope, aggregates: undefined, windows: undefined, clause: 'aggregate function calls' }
+  if (e.withinGroup !== undefined || (ORDERED_SET_AGGREGATES.has(name) && name !== 'approx_percentile')) return bindOrderedSetAggregate(e, name, ctx, argCtx, coll)
   const star = e.args.length === 1 && e.args[0]!.kind === 'star'
   const args = star ? [] : e.args.map((a) => bindExpr(a, argCtx))
   const filter = e.filter ? coerce(bindExpr(e.filter, argCtx), 'boolean', argCtx, e.filter.span, 'FILTER') : undefined
@@ -596,6 +609,48 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
       type = 'boolean'
       finalArgs = [coerce(arg0!, 'boolean', ctx, e.span)]
       break
+    case 'stddev':
+    case 'stddev_samp':
+    case 'stddev_pop':
+    case 'variance':
+    case 'var_samp':
+    case 'var_pop': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
+      if (!isNumericType(t)) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(t)}) does not exist`, e.span)
+      fn = name === 'stddev' ? 'stddev_samp' : name === 'variance' ? 'var_samp' : name
+      type = t === 'real' || t === 'double' ? 'double' : 'numeric'
+      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      break
+    }
+    case 'bit_and':
+    case 'bit_or':
+    case 'bit_xor': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'integer' : arg0!.type
+      if (!isIntegerType(t)) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(t)}) does not exist`, e.span)
+      fn = name
+      type = t
+      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      break
+    }
+    case 'approx_count_distinct': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'text' : arg0!.type
+      fn = 'approx_count_distinct'
+      type = 'bigint'
+      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      break
+    }
+    case 'approx_percentile': {
+      // approx_percentile(x, q [, relative error]): the WITHIN GROUP form with x moved out
+      if (args.length !== 2 && args.length !== 3) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes 2 or 3 arguments`, e.span)
+      fn = 'approx_percentile'
+      type = 'double'
+      finalArgs = args.slice(1).map((a) => constantDirectArgument(a, 'double', ctx, e))
+      orderBy.push({ expr: coerceToDouble(arg0!, name, ctx, e), desc: false, nullsFirst: false })
+      break
+    }
     default:
       throw unsupported(ctx.err, `aggregate ${name}`, e.span)
   }
@@ -603,9 +658,67 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
     throw planError(ctx.err, SqlState.invalidColumnReference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', e.span)
   }
   const index = coll.calls.length
-  // DISTINCT is idempotent for MIN/MAX/BOOL_AND/BOOL_OR
-  coll.calls.push({ fn, args: finalArgs, orderBy, filter, type, ...(e.distinct && fn === 'string_agg' ? { distinct: true } : {}) })
+  // DISTINCT is idempotent for the others (MIN, MAX, BOOL_AND, BIT_AND, APPROX_COUNT_DISTINCT, …)
+  coll.calls.push({ fn, args: finalArgs, orderBy, filter, type, ...(e.distinct && DISTINCT_SENSITIVE.has(fn) ? { distinct: true } : {}) })
   return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type }
+}
+
+/** `f(direct args) WITHIN GROUP (ORDER BY x)`: the call's args are the direct arguments (as
+ *  constants), its one ORDER BY key the aggregated value. */
+function bindOrderedSetAggregate(e: ast.FuncCall, name: string, ctx: ExprContext, argCtx: ExprContext, coll: AggregateCollector): ScalarExpr {
+  const within = e.withinGroup
+  if (e.distinct) throw planError(ctx.err, SqlState.syntaxError, 'cannot use DISTINCT with WITHIN GROUP', e.span)
+  if (e.orderBy.length > 0) throw planError(ctx.err, SqlState.syntaxError, 'cannot use multiple ORDER BY clauses with WITHIN GROUP', e.span)
+  const direct = e.args.map((a) => bindExpr(a, argCtx))
+  const keys = (within ?? []).map((o) => bindExpr(o.expr, argCtx))
+  // as in PostgreSQL, a call that does not fit (a plain aggregate with WITHIN GROUP, an
+  // ordered-set one without) is no such function: the direct and the ordered arguments' types
+  const signature = () => `function ${name}(${[...direct, ...keys].map((a) => typeDisplayName(a.type === 'unknown' ? 'text' : a.type)).join(', ')}) does not exist`
+  const directCount = name === 'mode' ? [0] : name === 'approx_percentile' ? [1, 2] : [1]
+  if (within === undefined || !ORDERED_SET_AGGREGATES.has(name) || keys.length !== 1 || !directCount.includes(direct.length)) throw planError(ctx.err, SqlState.undefinedFunction, signature(), e.span)
+  const item = within[0]!
+  let x = keys[0]!
+  const fraction = direct[0]
+  const arrayForm = fraction !== undefined && isArrayType(fraction.type) && name !== 'approx_percentile'
+  let type: SqlType
+  switch (name) {
+    case 'mode':
+    case 'percentile_disc':
+      type = x.type === 'unknown' ? 'text' : x.type
+      x = coerce(x, type, ctx, e.span)
+      break
+    case 'percentile_cont':
+      if (x.type === 'interval') type = 'interval'
+      else if (isNumericType(x.type) || x.type === 'unknown') {
+        type = 'double'
+        x = coerce(x, 'double', ctx, e.span)
+      } else throw planError(ctx.err, SqlState.undefinedFunction, signature(), e.span)
+      break
+    default:
+      type = 'double'
+      x = coerceToDouble(x, name, ctx, e)
+  }
+  const args = direct.map((d, i) => constantDirectArgument(d, i === 0 && arrayForm ? arrayOf('double') : 'double', ctx, e))
+  const index = coll.calls.length
+  let resultType: SqlType = type
+  if (arrayForm) {
+    if (isArrayType(type)) throw unsupported(ctx.err, `${name} of arrays with an array of fractions (multidimensional arrays)`, e.span)
+    resultType = arrayOf(type)
+  }
+  const filter = e.filter ? coerce(bindExpr(e.filter, argCtx), 'boolean', argCtx, e.filter.span, 'FILTER') : undefined
+  coll.calls.push({ fn: name as AggregateFunction, args, orderBy: [{ expr: x, desc: item.desc, nullsFirst: item.nullsFirst ?? item.desc }], filter, type: resultType })
+  return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type: resultType }
+}
+
+/** An ordered-set aggregate's direct argument: evaluated once, so it may not read the rows. */
+function constantDirectArgument(d: ScalarExpr, t: SqlType, ctx: ExprContext, e: ast.FuncCall): ScalarExpr {
+  if (referencedColumns(d).size > 0) throw unsupported(ctx.err, 'a direct argument of an ordered-set aggregate that reads the rows (only constants)', e.span)
+  return coerce(d, t, ctx, e.span)
+}
+
+function coerceToDouble(x: ScalarExpr, name: string, ctx: ExprContext, e: ast.FuncCall): ScalarExpr {
+  if (!isNumericType(x.type) && x.type !== 'unknown') throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(x.type)}) does not exist`, e.span)
+  return coerce(x, 'double', ctx, e.span)
 }
 
 function sameExprShape(a: ScalarExpr, b: ScalarExpr): boolean {
