@@ -165,7 +165,7 @@ export class Checkpoints {
   intervalMs = 10_000
   /** Milliseconds of tick work after which a checkpoint is due before the interval has passed
    *  (`maxReplay`; 0: none): it bounds what recovery replays. */
-  maxReplayMs = 1_000
+  maxReplayMs = 500
   /** Tick work since the newest checkpoint (ms), and how long that checkpoint took. */
   #workMs = 0
   #lastMillis = 0
