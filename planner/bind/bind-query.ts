@@ -202,7 +202,6 @@ export class QueryBinder {
   }
 
   #bindSelectInner(s: ast.SelectBody, outer: Scope | undefined, ctes: Ctes, orderItems: readonly ast.OrderItem[]) {
-    if (s.distinctOn) throw unsupported(this.#err, 'DISTINCT ON', s.span)
     // FROM
     let from: BoundFrom
     if (s.from) from = this.#bindFrom(s.from, outer, ctes)
@@ -248,25 +247,24 @@ export class QueryBinder {
     const having = s.having ? coerce(bindExpr(s.having, this.#ctx(scope, 'HAVING', { aggregates: aggs })), 'boolean', { err: this.#err }, s.having.span, 'argument of HAVING') : undefined
     // ORDER BY: output position, output name, or an expression over the FROM scope
     type Pending = { kind: 'output'; index: number; item: ast.OrderItem } | { kind: 'expr'; expr: ScalarExpr; item: ast.OrderItem }
-    const pending: Pending[] = []
-    for (const o of orderItems) {
+    // DISTINCT ON (exprs) names its expressions as ORDER BY does (position, output name or
+    // expression), so both resolve to the same output columns and can be matched
+    const pendingItem = (o: ast.OrderItem, clause: string): Pending => {
       if (o.expr.kind === 'literal' && o.expr.value.type === 'integer') {
         const n = Number(o.expr.value.text)
-        if (n < 1 || n > items.length) throw planError(this.#err, SqlState.invalidColumnReference, `ORDER BY position ${n} is not in select list`, o.expr.span)
-        pending.push({ kind: 'output', index: n - 1, item: o })
-        continue
+        if (n < 1 || n > items.length) throw planError(this.#err, SqlState.invalidColumnReference, `${clause} position ${n} is not in select list`, o.expr.span)
+        return { kind: 'output', index: n - 1, item: o }
       }
       if (o.expr.kind === 'column' && o.expr.parts.length === 1) {
         const name = o.expr.parts[0]!
         const matches = items.map((it, i) => (it.name === name ? i : -1)).filter((i) => i >= 0)
-        if (matches.length === 1 || (matches.length > 1 && matches.every((m) => sameExpr(items[m]!.expr, items[matches[0]!]!.expr)))) {
-          pending.push({ kind: 'output', index: matches[0]!, item: o })
-          continue
-        }
-        if (matches.length > 1) throw planError(this.#err, SqlState.ambiguousColumn, `ORDER BY "${name}" is ambiguous`, o.expr.span)
+        if (matches.length === 1 || (matches.length > 1 && matches.every((m) => sameExpr(items[m]!.expr, items[matches[0]!]!.expr)))) return { kind: 'output', index: matches[0]!, item: o }
+        if (matches.length > 1) throw planError(this.#err, SqlState.ambiguousColumn, `${clause} "${name}" is ambiguous`, o.expr.span)
       }
-      pending.push({ kind: 'expr', expr: bindExpr(o.expr, this.#ctx(scope, 'ORDER BY', { aggregates: aggs, windows })), item: o })
+      return { kind: 'expr', expr: bindExpr(o.expr, this.#ctx(scope, clause, { aggregates: aggs, windows })), item: o }
     }
+    const pending: Pending[] = orderItems.map((o) => pendingItem(o, 'ORDER BY'))
+    const distinctOn: Pending[] = (s.distinctOn ?? []).map((e) => pendingItem({ expr: e, desc: false, nullsFirst: undefined, span: e.span }, 'SELECT DISTINCT ON'))
     // GROUP BY
     const grouped = s.groupBy.length > 0 || aggs.calls.length > 0 || having !== undefined
     let groupExprs: ScalarExpr[] = []
@@ -280,7 +278,7 @@ export class QueryBinder {
       plan = { kind: 'aggregate', input: plan, groupBy: groupExprs, aggregates: aggs.calls as AggregateCall[], global: G === 0, columns: aggColumns }
       const resolve = (e: ScalarExpr, span: ast.Span) => this.#resolvePostAgg(e, groupExprs, span, scope)
       for (const it of items) it.expr = resolve(it.expr, s.span)
-      for (const p of pending) if (p.kind === 'expr') p.expr = resolve(p.expr, p.item.span)
+      for (const p of [...pending, ...distinctOn]) if (p.kind === 'expr') p.expr = resolve(p.expr, p.item.span)
       if (having) plan = { kind: 'filter', input: plan, predicate: resolve(having, s.having!.span), columns: aggColumns }
     }
     // window calls (ROW_NUMBER) become a TopK that appends the row number
@@ -308,35 +306,53 @@ export class QueryBinder {
         limit: undefined,
         offset: 0,
         rowNumber: true,
+       
         columns: [...cols, { name: 'row_number', type: 'bigint' }],
       }
       const replaceW = (e: ScalarExpr) => mapExpr(e, (x) => (x.kind === 'call' && x.fn === WINDOW_PLACEHOLDER ? col(rnIndex, 'bigint') : x))
       for (const it of items) it.expr = replaceW(it.expr)
-      for (const p of pending) if (p.kind === 'expr') p.expr = replaceW(p.expr)
+      for (const p of [...pending, ...distinctOn]) if (p.kind === 'expr') p.expr = replaceW(p.expr)
     }
     // projection (+ hidden ORDER BY columns)
     const exprs = items.map((i) => i.expr)
     const columns: Column[] = items.map((i) => ({ name: i.name, type: i.expr.type }))
     const visible = columns.length
-    const sortKeys: SortKey[] = []
-    for (const p of pending) {
-      const desc = p.item.desc
-      const nullsFirst = p.item.nullsFirst ?? desc
-      if (p.kind === 'output') {
-        sortKeys.push({ expr: col(p.index, columns[p.index]!.type), desc, nullsFirst })
-        continue
-      }
+    const plainDistinct = s.distinct && s.distinctOn === undefined
+    // the output column of an ORDER BY or DISTINCT ON item, hidden when not in the select list
+    const outputIndex = (p: Pending): number => {
+      if (p.kind === 'output') return p.index
       let at = exprs.findIndex((e) => sameExpr(e, p.expr))
       if (at < 0) {
-        if (s.distinct) throw planError(this.#err, SqlState.invalidColumnReference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', p.item.span)
+        if (plainDistinct) throw planError(this.#err, SqlState.invalidColumnReference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', p.item.span)
         at = exprs.length
         exprs.push(p.expr)
         columns.push({ name: `__order${at}`, type: p.expr.type })
       }
-      sortKeys.push({ expr: col(at, columns[at]!.type), desc, nullsFirst })
+      return at
     }
+    const sortKeys: SortKey[] = []
+    const sortColumns: number[] = []
+    for (const p of pending) {
+      const desc = p.item.desc
+      const at = outputIndex(p)
+      sortColumns.push(at)
+      sortKeys.push({ expr: col(at, columns[at]!.type), desc, nullsFirst: p.item.nullsFirst ?? desc })
+    }
+    const distinctColumns: number[] = []
+    const distinctSpans: ast.Span[] = []
+    for (const p of distinctOn) {
+      const at = outputIndex(p)
+      if (distinctColumns.includes(at)) continue
+      distinctColumns.push(at)
+      distinctSpans.push(p.item.span)
+    }
+    if (s.distinctOn !== undefined && sortColumns.length > 0) checkDistinctOnOrder(distinctColumns, distinctSpans, sortColumns, this.#err)
     plan = { kind: 'project', input: plan, exprs, columns }
-    if (s.distinct) plan = { kind: 'distinct', input: plan, columns }
+    if (plainDistinct) plan = { kind: 'distinct', input: plan, columns }
+    // DISTINCT ON: the first row of each group of equal DISTINCT ON values in ORDER BY order,
+    // ties (and the lack of an ORDER BY) broken by the whole row, so that the row kept depends
+    // only on the rows, never on the order they arrived in
+    if (s.distinctOn !== undefined) plan = { kind: 'topK', input: plan, partitionBy: distinctColumns, orderBy: sortKeys, limit: 1, offset: 0, rowNumber: false, columns }
     return { plan, columns, sortKeys, visible }
   }
 
@@ -756,6 +772,20 @@ function renameColumns(b: BoundQuery, names: readonly string[], err: ErrorContex
   if (names.length > b.columns.length) throw planError(err, SqlState.invalidColumnReference, `table has ${b.columns.length} columns available but ${names.length} columns specified`, span)
   const columns = b.columns.map((c, i) => ({ name: names[i] ?? c.name, type: c.type }))
   return { plan: { kind: 'project', input: b.plan, exprs: columns.map((c, i) => col(i, c.type)), columns }, columns }
+}
+
+/** PostgreSQL's rule: with ORDER BY, the DISTINCT ON expressions are its leftmost items (in
+ *  any order among themselves); an ORDER BY made only of DISTINCT ON expressions may name
+ *  fewer of them. Otherwise "which row is first" would not be what ORDER BY says. */
+function checkDistinctOnOrder(distinctColumns: readonly number[], spans: readonly ast.Span[], sortColumns: readonly number[], err: ErrorContext): void {
+  let skipped = false
+  for (const c of sortColumns) {
+    if (!distinctColumns.includes(c)) skipped = true
+    else if (skipped) throw planError(err, SqlState.invalidColumnReference, 'SELECT DISTINCT ON expressions must match initial ORDER BY expressions', spans[distinctColumns.indexOf(c)]!)
+  }
+  if (!skipped) return
+  const missing = distinctColumns.findIndex((c) => !sortColumns.includes(c))
+  if (missing >= 0) throw planError(err, SqlState.invalidColumnReference, 'SELECT DISTINCT ON expressions must match initial ORDER BY expressions', spans[missing]!)
 }
 
 function containsPlaceholder(e: ScalarExpr): boolean {
