@@ -461,6 +461,9 @@ export interface Query {
   readonly body: QueryBody
   readonly orderBy: readonly OrderItem[]
   readonly limit: Expr | undefined
+  /** `FETCH FIRST n ROWS WITH TIES`: `limit` is n, and the rows tied with the n-th in ORDER BY
+   *  come too. */
+  readonly withTies: boolean
   readonly offset: Expr | undefined
   /** `EMIT ON WINDOW CLOSE` after the query (later issue; parsed now). */
   readonly emitOnWindowClose: boolean

@@ -1601,12 +1601,15 @@ export class SqlParser extends EmbeddedActionsParser {
       orderBy = this.subrule(1, this.orderList)
     })
     let limit: A.Expr | undefined
+    let withTies = false
     let offset: A.Expr | undefined
     let limitSeen = false
     this.option(1, {
       MAX_LOOKAHEAD: 1,
       DEF: () => {
-        limit = this.subrule(2, this.limitClause).value
+        const l = this.subrule(2, this.limitClause)
+        limit = l.value
+        withTies = l.withTies
         limitSeen = true
       },
     })
@@ -1621,7 +1624,9 @@ export class SqlParser extends EmbeddedActionsParser {
       MAX_LOOKAHEAD: 1,
       GATE: () => !limitSeen,
       DEF: () => {
-        limit = this.subrule(4, this.limitClause).value
+        const l = this.subrule(4, this.limitClause)
+        limit = l.value
+        withTies = l.withTies
       },
     })
     let emitOnWindowClose = false
@@ -1639,21 +1644,23 @@ export class SqlParser extends EmbeddedActionsParser {
       body,
       orderBy,
       limit,
+      withTies,
       offset,
       emitOnWindowClose,
       span: this.sp(start),
     }
   })
 
-  /** `LIMIT n | LIMIT ALL | FETCH {FIRST|NEXT} [n] {ROW|ROWS} ONLY`; value undefined = no limit. */
-  limitClause = this.RULE('limitClause', (): { value: A.Expr | undefined } =>
+  /** `LIMIT n | LIMIT ALL | FETCH {FIRST|NEXT} [n] {ROW|ROWS} {ONLY | WITH TIES}`; value
+   *  undefined = no limit. */
+  limitClause = this.RULE('limitClause', (): { value: A.Expr | undefined; withTies: boolean } =>
     this.or(0, [
       {
         ALT: () => {
           this.consume(0, T.LIMIT)
           return this.or(1, [
-            { ALT: () => (this.consume(1, T.ALL), { value: undefined }) },
-            { ALT: () => ({ value: this.subrule(0, this.expr) }) },
+            { ALT: () => (this.consume(1, T.ALL), { value: undefined, withTies: false }) },
+            { ALT: () => ({ value: this.subrule(0, this.expr), withTies: false }) },
           ])
         },
       },
@@ -1670,11 +1677,14 @@ export class SqlParser extends EmbeddedActionsParser {
             },
           })
           this.or(3, [{ ALT: () => this.consume(5, T.ROW) }, { ALT: () => this.consume(6, T.ROWS) }])
-          this.consume(7, T.ONLY)
+          const withTies = this.or(4, [
+            { ALT: () => (this.consume(7, T.ONLY), false) },
+            { ALT: () => (this.consume(8, T.WITH), this.consume(9, T.TIES), true) },
+          ])
           if (value === undefined) {
             value = { kind: 'literal', value: { type: 'integer', text: '1' }, span: this.sp(fetch.startOffset) }
           }
-          return { value }
+          return { value, withTies }
         },
       },
     ]),
@@ -2956,6 +2966,7 @@ export class SqlParser extends EmbeddedActionsParser {
               },
               orderBy: [],
               limit: undefined,
+              withTies: false,
               offset: undefined,
               emitOnWindowClose: false,
               span,

@@ -296,8 +296,14 @@ export function printQuery(q: A.Query): string {
   }
   s += queryBody(q.body)
   if (q.orderBy.length > 0) s += ` ORDER BY ${orderItems(q.orderBy)}`
-  if (q.limit !== undefined) s += ` LIMIT ${expr(q.limit, 0)}`
-  if (q.offset !== undefined) s += ` OFFSET ${expr(q.offset, 0)}`
+  if (q.withTies) {
+    // the standard's order: OFFSET before FETCH (LIMIT has no WITH TIES)
+    if (q.offset !== undefined) s += ` OFFSET ${expr(q.offset, 0)} ROWS`
+    s += ` FETCH FIRST ${q.limit!.kind === 'literal' ? expr(q.limit!, 0) : `(${expr(q.limit!, 0)})`} ROWS WITH TIES`
+  } else {
+    if (q.limit !== undefined) s += ` LIMIT ${expr(q.limit, 0)}`
+    if (q.offset !== undefined) s += ` OFFSET ${expr(q.offset, 0)}`
+  }
   if (q.emitOnWindowClose) s += ' EMIT ON WINDOW CLOSE'
   return s
 }

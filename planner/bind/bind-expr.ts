@@ -244,7 +244,7 @@ function bindArraySubquery(e: ast.ArraySubqueryExpr, ctx: ExprContext): ScalarEx
     const v: ast.ColumnRef = { kind: 'column', parts: ['__array_rows', '__array_value'], span }
     const agg: ast.FuncCall = { kind: 'func', name: ['array_agg'], args: [v], distinct: false, orderBy: [], filter: undefined, over: undefined, span }
     const from: ast.SubqueryTableRef = { kind: 'subquery', query: q, alias: { name: '__array_rows', columns: ['__array_value'] }, lateral: false, span }
-    inner = { kind: 'query', with: [], recursive: false, body: { kind: 'select', distinct: false, distinctOn: undefined, items: [{ expr: agg, alias: undefined, span }], from, where: undefined, groupBy: [], having: undefined, span }, orderBy: [], limit: undefined, offset: undefined, emitOnWindowClose: false, span }
+    inner = { kind: 'query', with: [], recursive: false, body: { kind: 'select', distinct: false, distinctOn: undefined, items: [{ expr: agg, alias: undefined, span }], from, where: undefined, groupBy: [], having: undefined, span }, orderBy: [], limit: undefined, withTies: false, offset: undefined, emitOnWindowClose: false, span }
   }
   const sub = ctx.bindSubquery(inner, ctx.scope)
   if (sub.columns.length !== 1) throw planError(ctx.err, SqlState.syntaxError, 'subquery must return only one column', span)

@@ -46,7 +46,7 @@ export class QueryBinder {
             const inner = new Map(m)
             if (working) inner.set(cte.name, working)
             else inner.delete(cte.name)
-            return this.bindQuery({ kind: 'query', with: [], recursive: false, body, orderBy: [], limit: undefined, offset: undefined, emitOnWindowClose: false, span: cte.query.span }, outer, inner)
+            return this.bindQuery({ kind: 'query', with: [], recursive: false, body, orderBy: [], limit: undefined, withTies: false, offset: undefined, emitOnWindowClose: false, span: cte.query.span }, outer, inner)
           }
           m.set(cte.name, evaluateRecursiveCte(cte, bindBody, this.#catalog.evaluate?.bind(this.#catalog), this.#err))
           continue
@@ -76,8 +76,13 @@ export class QueryBinder {
       sortKeys = q.orderBy.map((o) => this.#outputSortKey(o, columns))
     }
     const allColumns = outputColumns(plan)
+    if (q.withTies) {
+      // PostgreSQL's checks: ties are defined by ORDER BY, and there must be a count to tie at
+      if (sortKeys.length === 0) throw planError(this.#err, SqlState.syntaxError, 'WITH TIES cannot be specified without ORDER BY clause', q.limit!.span)
+      if (limit === undefined) throw planError(this.#err, SqlState.invalidRowCountInLimit, 'row count cannot be null in FETCH FIRST ... WITH TIES clause', q.limit!.span)
+    }
     if (limit !== undefined || offset > 0) {
-      plan = { kind: 'topK', input: plan, partitionBy: [], orderBy: sortKeys, limit, offset, rowNumber: false, columns: allColumns }
+      plan = { kind: 'topK', input: plan, partitionBy: [], orderBy: sortKeys, limit, offset, rowNumber: false, withTies: q.withTies, columns: allColumns }
     } else if (sortKeys.length > 0) {
       plan = { kind: 'sort', input: plan, orderBy: sortKeys, columns: allColumns }
     }
@@ -306,6 +311,7 @@ export class QueryBinder {
         limit: undefined,
         offset: 0,
         rowNumber: true,
+        withTies: false,
        
         columns: [...cols, { name: 'row_number', type: 'bigint' }],
       }
@@ -352,7 +358,7 @@ export class QueryBinder {
     // DISTINCT ON: the first row of each group of equal DISTINCT ON values in ORDER BY order,
     // ties (and the lack of an ORDER BY) broken by the whole row, so that the row kept depends
     // only on the rows, never on the order they arrived in
-    if (s.distinctOn !== undefined) plan = { kind: 'topK', input: plan, partitionBy: distinctColumns, orderBy: sortKeys, limit: 1, offset: 0, rowNumber: false, columns }
+    if (s.distinctOn !== undefined) plan = { kind: 'topK', input: plan, partitionBy: distinctColumns, orderBy: sortKeys, limit: 1, offset: 0, rowNumber: false, withTies: false, columns }
     return { plan, columns, sortKeys, visible }
   }
 
