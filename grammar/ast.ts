@@ -405,6 +405,21 @@ export interface JoinTableRef {
   readonly span: Span
 }
 
+/** `ROLLUP (…)`, `CUBE (…)` and `GROUPING SETS (…)` in GROUP BY, each a list of grouping
+ *  sets. A parenthesized list `(a, b)` among the elements (an implicit row) is one element of
+ *  several expressions, `()` (an implicit row of none) the empty set. The elements of ROLLUP
+ *  and CUBE are expressions; GROUPING SETS also nests ROLLUP, CUBE and GROUPING SETS. */
+export interface GroupingSetsItem {
+  readonly kind: 'groupingSets'
+  readonly form: 'rollup' | 'cube' | 'sets'
+  readonly elements: readonly GroupByItem[]
+  readonly span: Span
+}
+
+/** A GROUP BY item: an expression (an implicit row `(a, b)` is its expressions, as in
+ *  PostgreSQL) or a list of grouping sets. */
+export type GroupByItem = Expr | GroupingSetsItem
+
 export interface SelectBody {
   readonly kind: 'select'
   readonly distinct: boolean
@@ -414,7 +429,7 @@ export interface SelectBody {
   /** Empty when there is no FROM. A comma list is folded into `join` nodes with comma=true. */
   readonly from: TableRef | undefined
   readonly where: Expr | undefined
-  readonly groupBy: readonly Expr[]
+  readonly groupBy: readonly GroupByItem[]
   readonly having: Expr | undefined
   readonly span: Span
 }

@@ -347,9 +347,20 @@ function selectBody(b: A.SelectBody): string {
   s += selectItems(b.items)
   if (b.from !== undefined) s += ` FROM ${tableRef(b.from)}`
   if (b.where !== undefined) s += ` WHERE ${expr(b.where, 0)}`
-  if (b.groupBy.length > 0) s += ` GROUP BY ${exprs(b.groupBy)}`
+  if (b.groupBy.length > 0) s += ` GROUP BY ${groupByItems(b.groupBy)}`
   if (b.having !== undefined) s += ` HAVING ${expr(b.having, 0)}`
   return s
+}
+
+function groupByItems(items: readonly A.GroupByItem[]): string {
+  return items.map(groupByItem).join(', ')
+}
+
+function groupByItem(g: A.GroupByItem): string {
+  if (g.kind === 'row' && !g.explicit && g.items.length === 0) return '()'
+  if (g.kind !== 'groupingSets') return expr(g, 0)
+  const head = g.form === 'rollup' ? 'ROLLUP' : g.form === 'cube' ? 'CUBE' : 'GROUPING SETS'
+  return `${head} (${groupByItems(g.elements)})`
 }
 
 function tableAlias(a: A.TableAlias | undefined): string {

@@ -12,7 +12,7 @@ import type { Catalog } from '../catalog.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import { Scope, type ScopeColumn } from './scope.js'
 import { evaluateRecursiveCte, isRecursive } from './recursive-cte.js'
-import { AGG_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext, type WindowCollector } from './bind-expr.js'
+import { AGG_PLACEHOLDER, GROUPING_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext, type WindowCollector } from './bind-expr.js'
 
 export interface BoundQuery {
   readonly plan: LogicalPlan
@@ -271,27 +271,46 @@ export class QueryBinder {
     const pending: Pending[] = orderItems.map((o) => pendingItem(o, 'ORDER BY'))
     const distinctOn: Pending[] = (s.distinctOn ?? []).map((e) => pendingItem({ expr: e, desc: false, nullsFirst: undefined, span: e.span }, 'SELECT DISTINCT ON'))
     // GROUP BY
-    const grouped = s.groupBy.length > 0 || aggs.calls.length > 0 || having !== undefined
+    const usesGrouping = items.some((it) => containsGrouping(it.expr)) || (having !== undefined && containsGrouping(having)) || [...pending, ...distinctOn].some((p) => p.kind === 'expr' && containsGrouping(p.expr)) || windows.calls.some((w) => w.partitionBy.some(containsGrouping) || w.orderBy.some((k) => containsGrouping(k.expr)))
+    const grouped = s.groupBy.length > 0 || aggs.calls.length > 0 || having !== undefined || usesGrouping
     let groupExprs: ScalarExpr[] = []
+    /** The grouping() calls met, as indexes into groupExprs, in the order of their columns. */
+    const groupingCalls: number[][] = []
     if (grouped) {
-      groupExprs = s.groupBy.map((g) => this.#bindGroupBy(g, scope, s.items, items))
+      const expanded = this.#groupingSets(s, scope, items)
+      groupExprs = expanded.exprs
+      // one grouping set is a plain GROUP BY (its expressions, in order); several, or grouping()
+      // calls to answer, are a union of one aggregate per set
+      const single = expanded.sets.length === 1 && !usesGrouping
+      if (single) groupExprs = expanded.sets[0]!.map((i) => expanded.exprs[i]!)
       const G = groupExprs.length
       const aggColumns: Column[] = [
         ...groupExprs.map((g, i) => ({ name: g.kind === 'column' ? scope.columns[g.index]!.name : `group${i + 1}`, type: g.type })),
         ...aggs.calls.map((a) => ({ name: a.fn, type: a.type })),
       ]
-      plan = { kind: 'aggregate', input: plan, groupBy: groupExprs, aggregates: aggs.calls as AggregateCall[], global: G === 0, columns: aggColumns }
-      const resolve = (e: ScalarExpr, span: ast.Span) => this.#resolvePostAgg(e, groupExprs, span, scope)
+      const resolve = (e: ScalarExpr, span: ast.Span) => this.#resolvePostAgg(e, groupExprs, span, scope, groupingCalls, G + aggs.calls.length)
       for (const it of items) it.expr = resolve(it.expr, s.span)
       for (const p of [...pending, ...distinctOn]) if (p.kind === 'expr') p.expr = resolve(p.expr, p.item.span)
-      if (having) plan = { kind: 'filter', input: plan, predicate: resolve(having, s.having!.span), columns: aggColumns }
+      const havingResolved = having ? resolve(having, s.having!.span) : undefined
+      // (window calls are resolved below, and may add grouping() calls: resolve them first)
+      for (const w of windows.calls) {
+        w.partitionBy.forEach((e) => resolve(e, s.span))
+        w.orderBy.forEach((k) => resolve(k.expr, s.span))
+      }
+      if (single) plan = { kind: 'aggregate', input: plan, groupBy: groupExprs, aggregates: aggs.calls as AggregateCall[], global: G === 0, columns: aggColumns }
+      else {
+        const columns: Column[] = [...aggColumns, ...groupingCalls.map((_, k) => ({ name: `grouping${k + 1}`, type: 'integer' as const }))]
+        plan = groupingSetsPlan(plan, groupExprs, expanded.sets, aggs.calls as AggregateCall[], groupingCalls, columns)
+        aggColumns.push(...columns.slice(aggColumns.length))
+      }
+      if (havingResolved) plan = { kind: 'filter', input: plan, predicate: havingResolved, columns: aggColumns }
     }
     // window calls (ROW_NUMBER) become a TopK that appends the row number
     if (windows.calls.length > 0) {
       if (windows.calls.length > 1) throw unsupported(this.#err, 'more than one window function in a query', s.span)
       const w = windows.calls[0]!
       const base = outputColumns(plan)
-      const resolveW = (e: ScalarExpr) => (grouped ? this.#resolvePostAgg(e, groupExprs, s.span, scope) : e)
+      const resolveW = (e: ScalarExpr) => (grouped ? this.#resolvePostAgg(e, groupExprs, s.span, scope, groupingCalls, groupExprs.length + aggs.calls.length) : e)
       const partExprs = w.partitionBy.map(resolveW)
       const orderExprs = w.orderBy.map((k) => ({ ...k, expr: resolveW(k.expr) }))
       const extra = partExprs.map((e, i) => ({ e, name: `__part${i}` }))
@@ -362,6 +381,50 @@ export class QueryBinder {
     return { plan, columns, sortKeys, visible }
   }
 
+  /** GROUP BY's grouping sets, as PostgreSQL expands them: each item is a list of sets (an
+   *  expression: one set of it; ROLLUP (a, b): (a, b), (a), (); CUBE: every subset; GROUPING
+   *  SETS: its elements' sets, one after another), and the items combine as a cross product
+   *  (each set of one with each of the next, concatenated). Returns the distinct grouping
+   *  expressions and each set as indexes into them. */
+  #groupingSets(s: ast.SelectBody, scope: Scope, items: readonly { expr: ScalarExpr; name: string }[]): { exprs: ScalarExpr[]; sets: number[][] } {
+    const exprs: ScalarExpr[] = []
+    const indexOf = (g: ast.Expr): number => {
+      const e = this.#bindGroupBy(g, scope, s.items, items)
+      const i = exprs.findIndex((x) => sameExpr(x, e))
+      return i >= 0 ? i : exprs.push(e) - 1
+    }
+    // `(a, b)` without ROW is its expressions (a list, not a row value)
+    const element = (g: ast.Expr): number[] => (g.kind === 'row' && !g.explicit ? g.items.map(indexOf) : [indexOf(g)])
+    const tooMany = (n: number, span: ast.Span): void => {
+      if (n > MAX_GROUPING_SETS) throw planError(this.#err, SqlState.statementTooComplex, `too many grouping sets present (maximum ${MAX_GROUPING_SETS})`, span)
+    }
+    const expand = (g: ast.GroupByItem): number[][] => {
+      if (g.kind !== 'groupingSets') return [element(g)]
+      // (the parser gives ROLLUP and CUBE expressions only; GROUPING SETS nests the others)
+      const parts = g.elements.map((x) => (x.kind === 'groupingSets' ? [] : element(x)))
+      switch (g.form) {
+        case 'rollup':
+          return parts.map((_, n) => parts.slice(0, parts.length - n).flat()).concat([[]])
+        case 'cube': {
+          tooMany(2 ** parts.length, g.span)
+          const out: number[][] = []
+          for (let mask = (1 << parts.length) - 1; mask >= 0; mask--) out.push(parts.filter((_, i) => (mask & (1 << (parts.length - 1 - i))) !== 0).flat())
+          return out
+        }
+        case 'sets':
+          return g.elements.flatMap(expand)
+      }
+    }
+    let sets: number[][] = [[]]
+    for (const g of s.groupBy) {
+      const next = expand(g)
+      tooMany(sets.length * next.length, g.span)
+      sets = sets.flatMap((a) => next.map((b) => [...a, ...b.filter((i) => !a.includes(i))]))
+    }
+    // a set names each expression once
+    return { exprs, sets: sets.map((set) => set.filter((v, i) => set.indexOf(v) === i)) }
+  }
+
   #bindGroupBy(g: ast.Expr, scope: Scope, astItems: readonly ast.SelectItem[], items: readonly { expr: ScalarExpr; name: string }[]): ScalarExpr {
     if (g.kind === 'literal' && g.value.type === 'integer') {
       const n = Number(g.value.text)
@@ -381,9 +444,21 @@ export class QueryBinder {
   /** Rewrites an expression bound over the FROM scope so it reads the aggregate's output:
    *  group expressions → their column, aggregate placeholders → their column; any other
    *  column reference is an error (it is neither grouped nor aggregated). */
-  #resolvePostAgg(e: ScalarExpr, groupExprs: readonly ScalarExpr[], span: ast.Span, scope: Scope): ScalarExpr {
+  #resolvePostAgg(e: ScalarExpr, groupExprs: readonly ScalarExpr[], span: ast.Span, scope: Scope, groupingCalls: number[][], groupingAt: number): ScalarExpr {
     const G = groupExprs.length
     const walk = (x: ScalarExpr): ScalarExpr => {
+      if (x.kind === 'call' && x.fn === GROUPING_PLACEHOLDER) {
+        // grouping(a, b): a column after the aggregates' (one per distinct call), a constant
+        // in each grouping set's branch
+        const args = x.args.map((a) => {
+          const i = groupExprs.findIndex((g) => sameExpr(g, a))
+          if (i < 0) throw planError(this.#err, SqlState.groupingError, 'arguments to GROUPING must be grouping expressions of the associated query level', span)
+          return i
+        })
+        let k = groupingCalls.findIndex((c) => c.length === args.length && c.every((v, j) => v === args[j]))
+        if (k < 0) k = groupingCalls.push(args) - 1
+        return col(groupingAt + k, 'integer')
+      }
       for (let i = 0; i < G; i++) if (sameExpr(x, groupExprs[i]!)) return col(i, x.type)
       if (x.kind === 'call' && x.fn === AGG_PLACEHOLDER) return col(G + ((x.args[0] as { value: number }).value), x.type)
       if (x.kind === 'column') {
@@ -792,6 +867,43 @@ function checkDistinctOnOrder(distinctColumns: readonly number[], spans: readonl
   if (!skipped) return
   const missing = distinctColumns.findIndex((c) => !sortColumns.includes(c))
   if (missing >= 0) throw planError(err, SqlState.invalidColumnReference, 'SELECT DISTINCT ON expressions must match initial ORDER BY expressions', spans[missing]!)
+}
+
+/** PostgreSQL's limit on the grouping sets of one GROUP BY. */
+const MAX_GROUPING_SETS = 4096
+
+function containsGrouping(e: ScalarExpr): boolean {
+  let found = false
+  visitExpr(e, (x) => {
+    if (x.kind === 'call' && x.fn === GROUPING_PLACEHOLDER) found = true
+  })
+  return found
+}
+
+/** GROUP BY with several grouping sets: one aggregate per set, each projected to the same
+ *  columns (every grouping expression, NULL where the set does not group by it; the
+ *  aggregates; the value of each grouping() call, a constant per set), their UNION ALL. A
+ *  plain plan of plain operators, each maintained as it always is: the cost is one aggregate's
+ *  state per set. */
+function groupingSetsPlan(input: LogicalPlan, groupExprs: readonly ScalarExpr[], sets: readonly (readonly number[])[], aggregates: readonly AggregateCall[], groupingCalls: readonly (readonly number[])[], columns: readonly Column[]): LogicalPlan {
+  const G = groupExprs.length
+  const branches = sets.map((set): LogicalPlan => {
+    const aggColumns: Column[] = [...set.map((i) => columns[i]!), ...aggregates.map((_, k) => columns[G + k]!)]
+    const agg: LogicalPlan = { kind: 'aggregate', input, groupBy: set.map((i) => groupExprs[i]!), aggregates, global: set.length === 0, columns: aggColumns }
+    const exprs: ScalarExpr[] = [
+      ...groupExprs.map((g, i) => {
+        const at = set.indexOf(i)
+        return at >= 0 ? col(at, g.type) : lit(null, g.type)
+      }),
+      ...aggregates.map((a, k) => col(set.length + k, a.type)),
+      // grouping(a, b, …): bit n−1−j is set when the j-th argument is not grouped in this set
+      ...groupingCalls.map((args) => lit(args.reduce((bits, g, j) => (set.includes(g) ? bits : bits | (1 << (args.length - 1 - j))), 0), 'integer')),
+    ]
+    return { kind: 'project', input: agg, exprs, columns }
+  })
+  if (branches.length === 1) return branches[0]!
+  const names = (set: readonly number[]): string => `(${set.map((i) => columns[i]!.name).join(', ')})`
+  return { kind: 'union', inputs: branches, columns, groupingSets: sets.map(names).join(', ') }
 }
 
 function containsPlaceholder(e: ScalarExpr): boolean {

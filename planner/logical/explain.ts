@@ -25,7 +25,7 @@ function line(p: LogicalPlan): string {
     case 'distinct':
       return 'Distinct'
     case 'union':
-      return 'Union all'
+      return p.groupingSets !== undefined ? `Union all of grouping sets ${p.groupingSets}` : 'Union all'
     case 'setOp':
       return `${p.op === 'except' ? 'Except' : 'Intersect'}${p.all ? ' all' : ''}`
     case 'topK':

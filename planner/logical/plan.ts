@@ -146,6 +146,9 @@ export interface UnionNode {
   readonly kind: 'union'
   readonly inputs: readonly LogicalPlan[]
   readonly columns: readonly Column[]
+  /** GROUP BY GROUPING SETS / ROLLUP / CUBE: one input per grouping set, which this lists
+   *  (for EXPLAIN, as `(a, b), (a), ()`). */
+  readonly groupingSets?: string
 }
 
 /** INTERSECT / EXCEPT [ALL] (UNION DISTINCT is Distinct over Union). */

@@ -141,6 +141,9 @@ export interface UnionDelta {
   readonly kind: 'union'
   readonly inputs: readonly DeltaPlan[]
   readonly columns: readonly Column[]
+  /** The grouping sets whose aggregates these inputs are (GROUP BY GROUPING SETS / ROLLUP /
+   *  CUBE), for EXPLAIN. */
+  readonly groupingSets?: string
 }
 
 /** Per-partition ORDER BY … LIMIT/OFFSET, optionally appending ROW_NUMBER. */
