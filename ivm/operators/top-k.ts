@@ -24,8 +24,9 @@
 //             position ≥ offset + limit can never move back into the window, so at each
 //             commit every partition the tick touched is cut to its first offset + limit
 //             positions (not before: a rollback undoes the tick by retracting its rows).
-//             With ties the window has no fixed length, so append-only input is not cut
-//             (the whole partition is kept).
+//             With ties, the cut is after the ties of the row at offset + limit − 1: a later
+//             row can only move that boundary to a lesser row, which nothing past its ties
+//             can tie with.
 //             Saved (checkpoint): per partition its sorted rows and counts (chunks joined);
 //             the chunks are cut again on load. Incremental checkpoints save the partitions
 //             changed since the last (ivm/keyed-state.ts).
@@ -170,6 +171,33 @@ class Partition {
     }
   }
 
+  /** The position after the last row that `ties` finds equal to the row at `to` − 1 (`to`
+   *  when the partition is no longer): where a window with ties ends. */
+  tiedEnd(to: number, ties: (a: Row, b: Row) => number): number {
+    const chunks = this.chunks
+    let pos = 0
+    let last: Row | undefined
+    for (let c = 0; c < chunks.length; c++) {
+      const chunk = chunks[c]!
+      if (last === undefined && pos + chunk.positions < to) {
+        pos += chunk.positions
+        continue
+      }
+      const rows = chunk.rows
+      const counts = chunk.counts
+      for (let i = 0; i < rows.length; i++) {
+        const n = counts[i]!
+        if (n <= 0) continue
+        if (last === undefined) {
+          pos += n
+          if (pos >= to) last = rows[i]!
+        } else if (ties(rows[i]!, last) === 0) pos += n
+        else return pos
+      }
+    }
+    return pos > to ? pos : to
+  }
+
   /** Rows at positions [from, to), as distinct rows with the number of positions each fills.
    *  With `ties`, also every row after `to` that `ties` finds equal to the row at `to` − 1
    *  (they follow it: the order refines `ties`). */
@@ -268,8 +296,7 @@ export class TopKOperator extends BaseOperator {
     this.offset = offset
     this.rowNumber = options.rowNumber === true
     this.withTies = options.withTies === true && limit !== undefined
-    // a window with ties has no fixed length to cut partitions to
-    this.appendOnly = options.appendOnly === true && limit !== undefined && !this.withTies
+    this.appendOnly = options.appendOnly === true && limit !== undefined
     this.#cmp = (a, b) => compare(a, b) || compareRows(a, b)
     this.#ties = this.withTies ? compare : undefined
     this.#partOf = keyFunction(this.partitionColumns)
@@ -390,7 +417,8 @@ export class TopKOperator extends BaseOperator {
     this.#journal.commit()
     if (this.#touchedInTick.length === 0) return
     const keep = this.offset + this.limit!
-    for (const p of this.#touchedInTick) p.truncate(keep)
+    const ties = this.#ties
+    for (const p of this.#touchedInTick) p.truncate(ties === undefined ? keep : p.tiedEnd(keep, ties))
     this.#touchedInTick = []
   }
 
@@ -501,7 +529,7 @@ export class TopKOperator extends BaseOperator {
   }
 
   override describeState(): string {
-    const win = this.limit === undefined ? `offset ${this.offset}` : `limit ${this.limit}${this.withTies ? ' with ties' : ''} offset ${this.offset}${this.appendOnly ? ', append-only: the first ' + (this.offset + this.limit) + ' kept' : ''}`
+    const win = this.limit === undefined ? `offset ${this.offset}` : `limit ${this.limit}${this.withTies ? ' with ties' : ''} offset ${this.offset}${this.appendOnly ? ', append-only: the first ' + (this.offset + this.limit) + (this.withTies ? ' and their ties' : '') + ' kept' : ''}`
     return `partitions keyed by [${this.partitionColumns.map((c) => '#' + c).join(', ')}]: ${this.#parts.size} partitions, ${this.stateSize()} rows (${win})`
   }
 }

@@ -156,7 +156,7 @@ export interface TopKDelta {
   readonly offset: number
   readonly rowNumber: boolean
   /** FETCH FIRST n ROWS WITH TIES: the rows tied in `orderBy` with the last within the limit
-   *  come too. */
+   *  come too (append-only: partitions keep those ties as well). */
   readonly withTies: boolean
   /** The input only inserts (a stream through row-wise steps) and there is a limit: a row
    *  pushed past offset + limit can never come back, so each partition keeps only its first

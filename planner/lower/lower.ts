@@ -102,8 +102,7 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
         offset: p.offset,
         rowNumber: p.rowNumber,
         withTies: p.withTies,
-        // with ties the window has no fixed length to cut partitions to: the whole partition is kept
-        appendOnly: p.limit !== undefined && !p.withTies && appendOnly(p.input, opts),
+        appendOnly: p.limit !== undefined && appendOnly(p.input, opts),
         columns: p.columns,
       }
     case 'sort':

@@ -75,7 +75,8 @@ describe('TopK (oracle)', { timeout: 300_000 }, () => {
         build: (c, [i]) => topK(c, i!, part, byV, limit, offset, { withTies }),
         oracle: ([t]) => naiveTopK(t!, part, limit, offset, false, withTies),
       }))
-    // append-only input keeps whole partitions with ties (nothing can be cut)
+    // append-only input, each step committed: partitions are cut after the ties of the row at
+    // offset + limit − 1
     it(`${name}, append-only`, () =>
       checkAll({
         inputs: 1,
