@@ -331,7 +331,6 @@ export class QueryBinder {
         offset: 0,
         rowNumber: true,
         withTies: false,
-       
         columns: [...cols, { name: 'row_number', type: 'bigint' }],
       }
       const replaceW = (e: ScalarExpr) => mapExpr(e, (x) => (x.kind === 'call' && x.fn === WINDOW_PLACEHOLDER ? col(rnIndex, 'bigint') : x))
