@@ -11,6 +11,10 @@
 //             changes is retracted and re-inserted with its new number.
 //             limit undefined without rowNumber: out = Δin(p) − (prefix_new − prefix_old),
 //             the prefix being positions [0, offset) — O(offset), not O(partition).
+//             With `withTies` (FETCH FIRST n ROWS WITH TIES), the window also holds every row
+//             after position offset + limit − 1 that `compare` finds equal to the row there
+//             (they follow it in the order, `compare` then the whole row); so a change to the
+//             row at the boundary brings in or takes out all its ties at once.
 // State kept: per partition a chunked sorted list: chunks of ≤ CHUNK_MAX distinct rows with
 //             their counts, each chunk knowing its number of positions. An update is a binary
 //             search over chunks, one inside the chunk and a splice of ≤ CHUNK_MAX entries, so
@@ -20,6 +24,9 @@
 //             position ≥ offset + limit can never move back into the window, so at each
 //             commit every partition the tick touched is cut to its first offset + limit
 //             positions (not before: a rollback undoes the tick by retracting its rows).
+//             With ties, the cut is after the ties of the row at offset + limit − 1: a later
+//             row can only move that boundary to a lesser row, which nothing past its ties
+//             can tie with.
 //             Saved (checkpoint): per partition its sorted rows and counts (chunks joined);
 //             the chunks are cut again on load. Incremental checkpoints save the partitions
 //             changed since the last (ivm/keyed-state.ts).
@@ -27,7 +34,7 @@
 // Retracts:   yes.
 //
 // Cost per step and touched partition: O(log n) per delta row + O(offset/CHUNK_MAX + limit)
-// to read the old and new windows. (ROW_NUMBER without limit is O(partition) per change, which
+// to read the old and new windows (+ the number of ties, with ties). (ROW_NUMBER without limit is O(partition) per change, which
 // is inherent: every later row is renumbered.) `compare` must not throw.
 
 import type { Circuit } from '../circuit.js'
@@ -164,12 +171,43 @@ class Partition {
     }
   }
 
-  /** Rows at positions [from, to), as distinct rows with the number of positions each fills. */
-  read(from: number, to: number): Window {
+  /** The position after the last row that `ties` finds equal to the row at `to` − 1 (`to`
+   *  when the partition is no longer): where a window with ties ends. */
+  tiedEnd(to: number, ties: (a: Row, b: Row) => number): number {
+    const chunks = this.chunks
+    let pos = 0
+    let last: Row | undefined
+    for (let c = 0; c < chunks.length; c++) {
+      const chunk = chunks[c]!
+      if (last === undefined && pos + chunk.positions < to) {
+        pos += chunk.positions
+        continue
+      }
+      const rows = chunk.rows
+      const counts = chunk.counts
+      for (let i = 0; i < rows.length; i++) {
+        const n = counts[i]!
+        if (n <= 0) continue
+        if (last === undefined) {
+          pos += n
+          if (pos >= to) last = rows[i]!
+        } else if (ties(rows[i]!, last) === 0) pos += n
+        else return pos
+      }
+    }
+    return pos > to ? pos : to
+  }
+
+  /** Rows at positions [from, to), as distinct rows with the number of positions each fills.
+   *  With `ties`, also every row after `to` that `ties` finds equal to the row at `to` − 1
+   *  (they follow it: the order refines `ties`). */
+  read(from: number, to: number, ties?: (a: Row, b: Row) => number): Window {
     const win = new Window()
     if (to <= from) return win
     const chunks = this.chunks
     let pos = 0
+    /** The row at position to − 1, once passed (with ties). */
+    let last: Row | undefined
     for (let c = 0; c < chunks.length; c++) {
       const chunk = chunks[c]!
       if (pos + chunk.positions <= from) {
@@ -181,14 +219,24 @@ class Partition {
       for (let i = 0; i < rows.length; i++) {
         const n = counts[i]!
         if (n <= 0) continue
+        if (last !== undefined) {
+          if (ties!(rows[i]!, last) !== 0) return win
+          win.rows.push(rows[i]!)
+          win.counts.push(n)
+          continue
+        }
         const start = pos > from ? pos : from
-        const end = pos + n < to ? pos + n : to
+        // the row at to − 1 fills all its positions when ties come along
+        const end = pos + n < to || ties !== undefined ? pos + n : to
         if (end > start) {
           win.rows.push(rows[i]!)
           win.counts.push(end - start)
         }
         pos += n
-        if (pos >= to) return win
+        if (pos >= to) {
+          if (ties === undefined) return win
+          last = rows[i]!
+        }
       }
     }
     return win
@@ -207,6 +255,9 @@ export interface TopKOptions {
   rowNumber?: boolean
   /** The input never retracts: with a limit, partitions keep only offset + limit positions. */
   appendOnly?: boolean
+  /** FETCH FIRST n ROWS WITH TIES: with a limit, the window also holds the rows after it that
+   *  `compare` finds equal to its last row. */
+  withTies?: boolean
 }
 
 export class TopKOperator extends BaseOperator {
@@ -217,7 +268,10 @@ export class TopKOperator extends BaseOperator {
   readonly offset: number
   readonly rowNumber: boolean
   readonly appendOnly: boolean
+  readonly withTies: boolean
   readonly #cmp: (a: Row, b: Row) => number
+  /** `compare` with ties, else undefined (what Partition.read extends the window by). */
+  readonly #ties: ((a: Row, b: Row) => number) | undefined
   readonly #partOf: (row: Row) => RowKey
   readonly #parts = new Map<RowKey, Partition>()
   readonly #journal = new Journal<ZSet>()
@@ -241,8 +295,10 @@ export class TopKOperator extends BaseOperator {
     this.limit = limit
     this.offset = offset
     this.rowNumber = options.rowNumber === true
+    this.withTies = options.withTies === true && limit !== undefined
     this.appendOnly = options.appendOnly === true && limit !== undefined
     this.#cmp = (a, b) => compare(a, b) || compareRows(a, b)
+    this.#ties = this.withTies ? compare : undefined
     this.#partOf = keyFunction(this.partitionColumns)
   }
 
@@ -274,7 +330,7 @@ export class TopKOperator extends BaseOperator {
       if (p.stamp !== stamp) {
         this.#changes?.changed(k)
         p.stamp = stamp
-        p.old = p.read(from, to)
+        p.old = p.read(from, to, this.#ties)
         touched.push(p)
         if (this.appendOnly) this.#touchedInTick.push(p)
       }
@@ -286,7 +342,7 @@ export class TopKOperator extends BaseOperator {
       const p = touched[t]!
       const old = p.old!
       p.old = null
-      const now = p.read(from, to)
+      const now = p.read(from, to, this.#ties)
       if (this.rowNumber) this.#diffNumbered(old, now, out)
       else this.#diff(old, now, prefixMode ? -1 : 1, out)
       if (p.size === 0) {
@@ -361,7 +417,8 @@ export class TopKOperator extends BaseOperator {
     this.#journal.commit()
     if (this.#touchedInTick.length === 0) return
     const keep = this.offset + this.limit!
-    for (const p of this.#touchedInTick) p.truncate(keep)
+    const ties = this.#ties
+    for (const p of this.#touchedInTick) p.truncate(ties === undefined ? keep : p.tiedEnd(keep, ties))
     this.#touchedInTick = []
   }
 
@@ -472,7 +529,7 @@ export class TopKOperator extends BaseOperator {
   }
 
   override describeState(): string {
-    const win = this.limit === undefined ? `offset ${this.offset}` : `limit ${this.limit} offset ${this.offset}${this.appendOnly ? ', append-only: the first ' + (this.offset + this.limit) + ' kept' : ''}`
+    const win = this.limit === undefined ? `offset ${this.offset}` : `limit ${this.limit}${this.withTies ? ' with ties' : ''} offset ${this.offset}${this.appendOnly ? ', append-only: the first ' + (this.offset + this.limit) + (this.withTies ? ' and their ties' : '') + ' kept' : ''}`
     return `partitions keyed by [${this.partitionColumns.map((c) => '#' + c).join(', ')}]: ${this.#parts.size} partitions, ${this.stateSize()} rows (${win})`
   }
 }

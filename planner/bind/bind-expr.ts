@@ -58,6 +58,9 @@ const OID_TYPES = new Set(['oid', 'regclass', 'regtype', 'regproc', 'regprocedur
 /** Placeholder call ids used between binding and aggregate/window resolution. */
 export const AGG_PLACEHOLDER = '__agg'
 export const WINDOW_PLACEHOLDER = '__window'
+/** `grouping(a, b)`: a call whose arguments are the grouping expressions it tests, replaced
+ *  after GROUP BY by the column holding its value (bind-query.ts). */
+export const GROUPING_PLACEHOLDER = '__grouping'
 
 const AGGREGATES = new Set([
   'count', 'sum', 'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or', 'every',
@@ -244,7 +247,7 @@ function bindArraySubquery(e: ast.ArraySubqueryExpr, ctx: ExprContext): ScalarEx
     const v: ast.ColumnRef = { kind: 'column', parts: ['__array_rows', '__array_value'], span }
     const agg: ast.FuncCall = { kind: 'func', name: ['array_agg'], args: [v], distinct: false, orderBy: [], filter: undefined, over: undefined, span }
     const from: ast.SubqueryTableRef = { kind: 'subquery', query: q, alias: { name: '__array_rows', columns: ['__array_value'] }, lateral: false, span }
-    inner = { kind: 'query', with: [], recursive: false, body: { kind: 'select', distinct: false, distinctOn: undefined, items: [{ expr: agg, alias: undefined, span }], from, where: undefined, groupBy: [], having: undefined, span }, orderBy: [], limit: undefined, offset: undefined, emitOnWindowClose: false, span }
+    inner = { kind: 'query', with: [], recursive: false, body: { kind: 'select', distinct: false, distinctOn: undefined, items: [{ expr: agg, alias: undefined, span }], from, where: undefined, groupBy: [], having: undefined, span }, orderBy: [], limit: undefined, withTies: false, offset: undefined, emitOnWindowClose: false, span }
   }
   const sub = ctx.bindSubquery(inner, ctx.scope)
   if (sub.columns.length !== 1) throw planError(ctx.err, SqlState.syntaxError, 'subquery must return only one column', span)
@@ -494,6 +497,7 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
   const name = e.name[e.name.length - 1]!
   if (e.over) return bindWindow(e, name, ctx)
   if (isAggregateName(name) && e.name.length === 1) return bindAggregate(e, name, ctx)
+  if (name === 'grouping' && e.name.length === 1) return bindGrouping(e, ctx)
   if (e.withinGroup !== undefined) throw planError(ctx.err, SqlState.wrongObjectType, `WITHIN GROUP specified, but ${name} is not an aggregate function`, e.span)
   if (e.distinct || e.orderBy.length > 0 || e.filter) throw planError(ctx.err, SqlState.wrongObjectType, `DISTINCT, ORDER BY or FILTER specified, but ${name} is not an aggregate function`, e.span)
   if (e.args.some((a) => a.kind === 'star')) throw planError(ctx.err, SqlState.syntaxError, `"*" is only allowed in COUNT(*)`, e.span)
@@ -528,6 +532,18 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
   const res = resolveFunction(name, args.map((a) => a.type))
   if (!res) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${args.map((a) => typeDisplayName(a.type === 'unknown' ? 'text' : a.type)).join(', ')}) does not exist`, e.span)
   return callResolved(name, res, args, ctx, e.span)
+}
+
+/** `grouping(a, …)`: where aggregates may be (it is answered per group), over the FROM scope;
+ *  whether its arguments are grouping expressions is checked once GROUP BY is bound. */
+function bindGrouping(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
+  const coll = ctx.aggregates
+  if (!coll) throw planError(ctx.err, SqlState.groupingError, `grouping operations are not allowed in ${ctx.clause}`, e.span)
+  if (e.distinct || e.orderBy.length > 0 || e.filter || e.withinGroup !== undefined) throw planError(ctx.err, SqlState.wrongObjectType, 'DISTINCT, ORDER BY or FILTER specified, but grouping is not an aggregate function', e.span)
+  if (e.args.length === 0 || e.args.some((a) => a.kind === 'star')) throw planError(ctx.err, SqlState.syntaxError, 'grouping takes one or more grouping expressions', e.span)
+  if (e.args.length > 31) throw planError(ctx.err, SqlState.tooManyArguments, 'GROUPING must have fewer than 32 arguments', e.span)
+  const argCtx: ExprContext = { ...ctx, scope: coll.inputScope, aggregates: undefined, windows: undefined, clause: 'arguments of GROUPING' }
+  return { kind: 'call', fn: GROUPING_PLACEHOLDER, args: e.args.map((a) => bindExpr(a, argCtx)), type: 'integer' }
 }
 
 function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr {

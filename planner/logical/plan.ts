@@ -146,6 +146,9 @@ export interface UnionNode {
   readonly kind: 'union'
   readonly inputs: readonly LogicalPlan[]
   readonly columns: readonly Column[]
+  /** GROUP BY GROUPING SETS / ROLLUP / CUBE: one input per grouping set, which this lists
+   *  (for EXPLAIN, as `(a, b), (a), ()`). */
+  readonly groupingSets?: string
 }
 
 /** INTERSECT / EXCEPT [ALL] (UNION DISTINCT is Distinct over Union). */
@@ -158,8 +161,10 @@ export interface SetOpNode {
   readonly columns: readonly Column[]
 }
 
-/** ORDER BY … LIMIT/OFFSET, optionally per partition (ROW_NUMBER() … <= N). With
- *  `rowNumber`, a last column holds the 1-based position within the partition. */
+/** ORDER BY … LIMIT/OFFSET, optionally per partition (ROW_NUMBER() … <= N, DISTINCT ON). With
+ *  `rowNumber`, a last column holds the 1-based position within the partition. With
+ *  `withTies` (FETCH FIRST n ROWS WITH TIES), the rows after the limit that are equal in
+ *  `orderBy` to the last row within it come too. */
 export interface TopKNode {
   readonly kind: 'topK'
   readonly input: LogicalPlan
@@ -168,6 +173,7 @@ export interface TopKNode {
   readonly limit: number | undefined
   readonly offset: number
   readonly rowNumber: boolean
+  readonly withTies: boolean
   readonly columns: readonly Column[]
 }
 

@@ -286,8 +286,8 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
       case 'topK': {
         const input = go(p.input)
         // the first row per partition of a stream needs only that row (a deduplication)
-        if (p.appendOnly && p.limit === 1 && p.offset === 0) return add(new ivm.TopOneOperator(input, p.partitionBy, rowComparator(p.orderBy), { rowNumber: p.rowNumber }))
-        return add(new ivm.TopKOperator(input, p.partitionBy, rowComparator(p.orderBy), p.limit, p.offset, { rowNumber: p.rowNumber, appendOnly: p.appendOnly }))
+        if (p.appendOnly && p.limit === 1 && p.offset === 0 && !p.withTies) return add(new ivm.TopOneOperator(input, p.partitionBy, rowComparator(p.orderBy), { rowNumber: p.rowNumber }))
+        return add(new ivm.TopKOperator(input, p.partitionBy, rowComparator(p.orderBy), p.limit, p.offset, { rowNumber: p.rowNumber, appendOnly: p.appendOnly, withTies: p.withTies }))
       }
     }
     throw new RivuletError(SqlState.internalError, `internal error: cannot render ${(p as DeltaPlan).kind}`)
