@@ -38,12 +38,13 @@ export class ChunkedRows {
   /** Distinct rows held. */
   size = 0
 
-  apply(row: Row, w: number, cmp: (a: Row, b: Row) => number): void {
+  /** Adds weight `w` to `row` (ordered by `cmp`, a total order); returns its new count. */
+  apply(row: Row, w: number, cmp: (a: Row, b: Row) => number): number {
     const chunks = this.chunks
     if (chunks.length === 0) {
       chunks.push(new Chunk([row], [w]))
       this.size++
-      return
+      return w
     }
     // first chunk whose last row ≥ row (else the last chunk)
     let lo = 0
@@ -77,13 +78,13 @@ export class ChunkedRows {
       chunk.positions += (now > 0 ? now : 0) - (before > 0 ? before : 0)
       if (now !== 0) {
         counts[found] = now
-        return
+        return now
       }
       rows.splice(found, 1)
       counts.splice(found, 1)
       this.size--
       if (rows.length === 0) chunks.splice(ci, 1)
-      return
+      return 0
     }
     rows.splice(a, 0, row)
     counts.splice(a, 0, w)
@@ -95,6 +96,7 @@ export class ChunkedRows {
       const left = new Chunk(rows.slice(0, half), counts.slice(0, half))
       chunks.splice(ci, 1, left, right)
     }
+    return w
   }
 
   /** Drops every position from `to` on (append-only input: all counts are positive). */
