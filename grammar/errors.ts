@@ -58,6 +58,8 @@ export const SqlState = {
   windowingError: '42P20',
   cannotCoerce: '42846',
   invalidRowCountInLimit: '2201W',
+  invalidPrecedingOrFollowingSize: '22013',
+  invalidArgumentForNthValue: '22016',
   readOnlyTransaction: '25006',
   objectNotInPrerequisiteState: '55000',
   invalidArgumentForLogarithm: '2201E',

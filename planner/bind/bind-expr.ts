@@ -23,15 +23,10 @@ export interface AggregateCollector {
   readonly calls: AggregateCall[]
 }
 
-/** A window call `ROW_NUMBER() OVER (...)` met in a select list. */
-export interface WindowCall {
-  readonly fn: 'row_number'
-  readonly partitionBy: readonly ScalarExpr[]
-  readonly orderBy: readonly SortKey[]
-}
-
+/** Binds the window calls (`f(...) OVER (...)`) met in a select list (bind-window.ts). */
 export interface WindowCollector {
-  readonly calls: WindowCall[]
+  /** The placeholder standing for the call's result until the query binder plans it. */
+  bind(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr
 }
 
 export interface ExprContext {
@@ -481,7 +476,10 @@ function bindCase(e: ast.CaseExpr, ctx: ExprContext): ScalarExpr {
 
 function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
   const name = e.name[e.name.length - 1]!
-  if (e.over) return bindWindow(e, name, ctx)
+  if (e.over) {
+    if (!ctx.windows) throw planError(ctx.err, SqlState.windowingError, `window functions are not allowed in ${ctx.clause}`, e.span)
+    return ctx.windows.bind(e, name, ctx)
+  }
   if (isAggregateName(name) && e.name.length === 1) return bindAggregate(e, name, ctx)
   if (e.distinct || e.orderBy.length > 0 || e.filter) throw planError(ctx.err, SqlState.wrongObjectType, `DISTINCT, ORDER BY or FILTER specified, but ${name} is not an aggregate function`, e.span)
   if (e.args.some((a) => a.kind === 'star')) throw planError(ctx.err, SqlState.syntaxError, `"*" is only allowed in COUNT(*)`, e.span)
@@ -527,78 +525,7 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
   const args = star ? [] : e.args.map((a) => bindExpr(a, argCtx))
   const filter = e.filter ? coerce(bindExpr(e.filter, argCtx), 'boolean', argCtx, e.filter.span, 'FILTER') : undefined
   const orderBy: SortKey[] = e.orderBy.map((o) => ({ expr: bindExpr(o.expr, argCtx), desc: o.desc, nullsFirst: o.nullsFirst ?? o.desc }))
-  let fn: AggregateFunction
-  let type: SqlType
-  let finalArgs: ScalarExpr[] = args
-  const arg0 = args[0]
-  const need = (n: number) => {
-    if (args.length !== n) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes ${n} argument${n === 1 ? '' : 's'}`, e.span)
-  }
-  switch (name) {
-    case 'count':
-      if (star) {
-        if (e.distinct) throw planError(ctx.err, SqlState.syntaxError, 'COUNT(DISTINCT *) is not valid', e.span)
-        fn = 'count_rows'
-      } else {
-        need(1)
-        fn = e.distinct ? 'count_distinct' : 'count'
-      }
-      type = 'bigint'
-      break
-    case 'sum': {
-      need(1)
-      const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
-      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function sum(${typeDisplayName(t)}) does not exist`, e.span)
-      fn = e.distinct ? 'sum_distinct' : 'sum'
-      type = t === 'smallint' || t === 'integer' ? 'bigint' : t === 'bigint' ? 'numeric' : t === 'real' ? 'real' : t
-      finalArgs = [coerce(arg0!, t, ctx, e.span)]
-      break
-    }
-    case 'avg': {
-      need(1)
-      const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
-      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function avg(${typeDisplayName(t)}) does not exist`, e.span)
-      fn = e.distinct ? 'avg_distinct' : 'avg'
-      type = isIntegerType(t) || t === 'numeric' ? 'numeric' : t === 'interval' ? 'interval' : 'double'
-      finalArgs = [coerce(arg0!, t, ctx, e.span)]
-      break
-    }
-    case 'min':
-    case 'max': {
-      need(1)
-      fn = name
-      type = arg0!.type === 'unknown' ? 'text' : arg0!.type
-      finalArgs = [coerce(arg0!, type, ctx, e.span)]
-      break
-    }
-    case 'string_agg': {
-      need(2)
-      fn = 'string_agg'
-      type = 'text'
-      finalArgs = [coerce(arg0!, 'text', ctx, e.span), coerce(args[1]!, 'text', ctx, e.span)]
-      break
-    }
-    case 'array_agg': {
-      need(1)
-      const t = arg0!.type === 'unknown' ? 'text' : arg0!.type
-      if (isArrayType(t)) throw unsupported(ctx.err, 'array_agg of arrays (multidimensional arrays)', e.span)
-      if (e.distinct) throw unsupported(ctx.err, 'array_agg(DISTINCT …)', e.span)
-      fn = 'array_agg'
-      type = arrayOf(t)
-      finalArgs = [coerce(arg0!, t, ctx, e.span)]
-      break
-    }
-    case 'bool_and':
-    case 'every':
-    case 'bool_or':
-      need(1)
-      fn = name === 'bool_or' ? 'bool_or' : 'bool_and'
-      type = 'boolean'
-      finalArgs = [coerce(arg0!, 'boolean', ctx, e.span)]
-      break
-    default:
-      throw unsupported(ctx.err, `aggregate ${name}`, e.span)
-  }
+  const { fn, type, args: finalArgs } = aggregateSignature(name, args, star, e.distinct, ctx, e.span)
   if (e.distinct && fn === 'string_agg' && orderBy.some((o) => !finalArgs.some((a) => sameExprShape(a, o.expr)))) {
     throw planError(ctx.err, SqlState.invalidColumnReference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', e.span)
   }
@@ -608,22 +535,87 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
   return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type }
 }
 
+/** The aggregate function, result type and coerced arguments of `name(args)` (also for
+ *  aggregates used as window functions). */
+export function aggregateSignature(name: string, args: readonly ScalarExpr[], star: boolean, distinct: boolean, ctx: ExprContext, span: ast.Span): { fn: AggregateFunction; type: SqlType; args: ScalarExpr[] } {
+  let fn: AggregateFunction
+  let type: SqlType
+  let finalArgs: ScalarExpr[] = args.slice()
+  const arg0 = args[0]
+  const need = (n: number) => {
+    if (args.length !== n) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes ${n} argument${n === 1 ? '' : 's'}`, span)
+  }
+  switch (name) {
+    case 'count':
+      if (star) {
+        if (distinct) throw planError(ctx.err, SqlState.syntaxError, 'COUNT(DISTINCT *) is not valid', span)
+        fn = 'count_rows'
+      } else {
+        need(1)
+        fn = distinct ? 'count_distinct' : 'count'
+      }
+      type = 'bigint'
+      break
+    case 'sum': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
+      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function sum(${typeDisplayName(t)}) does not exist`, span)
+      fn = distinct ? 'sum_distinct' : 'sum'
+      type = t === 'smallint' || t === 'integer' ? 'bigint' : t === 'bigint' ? 'numeric' : t === 'real' ? 'real' : t
+      finalArgs = [coerce(arg0!, t, ctx, span)]
+      break
+    }
+    case 'avg': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
+      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function avg(${typeDisplayName(t)}) does not exist`, span)
+      fn = distinct ? 'avg_distinct' : 'avg'
+      type = isIntegerType(t) || t === 'numeric' ? 'numeric' : t === 'interval' ? 'interval' : 'double'
+      finalArgs = [coerce(arg0!, t, ctx, span)]
+      break
+    }
+    case 'min':
+    case 'max': {
+      need(1)
+      fn = name
+      type = arg0!.type === 'unknown' ? 'text' : arg0!.type
+      finalArgs = [coerce(arg0!, type, ctx, span)]
+      break
+    }
+    case 'string_agg': {
+      need(2)
+      fn = 'string_agg'
+      type = 'text'
+      finalArgs = [coerce(arg0!, 'text', ctx, span), coerce(args[1]!, 'text', ctx, span)]
+      break
+    }
+    case 'array_agg': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'text' : arg0!.type
+      if (isArrayType(t)) throw unsupported(ctx.err, 'array_agg of arrays (multidimensional arrays)', span)
+      if (distinct) throw unsupported(ctx.err, 'array_agg(DISTINCT …)', span)
+      fn = 'array_agg'
+      type = arrayOf(t)
+      finalArgs = [coerce(arg0!, t, ctx, span)]
+      break
+    }
+    case 'bool_and':
+    case 'every':
+    case 'bool_or':
+      need(1)
+      fn = name === 'bool_or' ? 'bool_or' : 'bool_and'
+      type = 'boolean'
+      finalArgs = [coerce(arg0!, 'boolean', ctx, span)]
+      break
+    default:
+      throw unsupported(ctx.err, `aggregate ${name}`, span)
+  }
+  return { fn, type, args: finalArgs }
+}
+
 function sameExprShape(a: ScalarExpr, b: ScalarExpr): boolean {
   const strip = (x: ScalarExpr): ScalarExpr => (x.kind === 'cast' ? strip(x.arg) : x)
   return JSON.stringify(strip(a), jsonReplacer) === JSON.stringify(strip(b), jsonReplacer)
-}
-
-function bindWindow(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr {
-  if (!ctx.windows) throw planError(ctx.err, SqlState.windowingError, `window functions are not allowed in ${ctx.clause}`, e.span)
-  if (name !== 'row_number') throw unsupported(ctx.err, `window function ${name}`, e.span)
-  if (e.args.length > 0) throw planError(ctx.err, SqlState.undefinedFunction, 'function row_number() takes no arguments', e.span)
-  const over = e.over!
-  const wctx: ExprContext = { ...ctx, windows: undefined, clause: 'window definitions' }
-  const partitionBy = over.partitionBy.map((p) => bindExpr(p, wctx))
-  const orderBy = over.orderBy.map((o) => ({ expr: bindExpr(o.expr, wctx), desc: o.desc, nullsFirst: o.nullsFirst ?? o.desc }))
-  const index = ctx.windows.calls.length
-  ctx.windows.calls.push({ fn: 'row_number', partitionBy, orderBy })
-  return { kind: 'call', fn: WINDOW_PLACEHOLDER, args: [lit(index, 'integer')], type: 'bigint' }
 }
 
 function callResolved(name: string, res: Resolved | undefined, args: readonly ScalarExpr[], ctx: ExprContext, span: ast.Span): ScalarExpr {

@@ -2,7 +2,7 @@
 // the arrangement (index) it keeps or reads; `src/engine/render.ts` turns this into ivm operators,
 // sharing identical arrangements between views.
 
-import type { AggregateCall, AsOfMatch, Column, SortKey, WindowSpec } from '../logical/plan.js'
+import type { AggregateCall, AsOfMatch, Column, SortKey, WindowFunctionCall, WindowSpec } from '../logical/plan.js'
 import type { ColumnWatermark } from '../catalog.js'
 import type { TimeBound } from './temporal.js'
 import type { ScalarExpr } from '../expr/scalar.js'
@@ -20,6 +20,7 @@ export type DeltaPlan =
   | NegateDelta
   | UnionDelta
   | TopKDelta
+  | OverDelta
   | WindowDelta
   | UnnestDelta
   | EmitOnCloseDelta
@@ -156,6 +157,18 @@ export interface TopKDelta {
    *  pushed past offset + limit can never come back, so each partition keeps only its first
    *  offset + limit rows. */
   readonly appendOnly: boolean
+  readonly columns: readonly Column[]
+}
+
+/** Window functions OVER (PARTITION BY, ORDER BY): the input row, then one column per
+ *  function. State: per partition its rows in order (and, for aggregates whose frame reaches a
+ *  partition edge, the partition's total). */
+export interface OverDelta {
+  readonly kind: 'over'
+  readonly input: DeltaPlan
+  readonly partitionBy: readonly number[]
+  readonly orderBy: readonly SortKey[]
+  readonly functions: readonly WindowFunctionCall[]
   readonly columns: readonly Column[]
 }
 

@@ -2,7 +2,7 @@
 // stateful operator keeps (EXPLAIN / EXPLAIN MATERIALIZED VIEW).
 
 import { printScalar } from '../expr/print.js'
-import { describeWindow, printSortKeys } from '../logical/explain.js'
+import { describeOver, describeWindow, printSortKeys } from '../logical/explain.js'
 import type { DeltaPlan } from './delta-plan.js'
 import type { AggregateFunction } from '../logical/plan.js'
 import { deltaChildren } from './delta-plan.js'
@@ -44,6 +44,10 @@ export function deltaLine(p: DeltaPlan): string {
       return 'Union'
     case 'topK':
       return `TopK${p.partitionBy.length ? ' partition=' + keys(p.partitionBy) : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.rowNumber ? ' row_number' : ''}  // state: ${!p.appendOnly ? 'ordered rows per partition; unbounded' : p.offset + p.limit! === 1 ? 'one row per partition (append-only input)' : `the first ${p.offset + p.limit!} rows per partition (append-only input)`}`
+    case 'over': {
+      const totals = p.functions.filter((f) => isWindowAggregate(f.fn) && (f.frame.start.kind === 'unboundedPreceding' || f.frame.end.kind === 'unboundedFollowing')).length
+      return `Over ${describeOver(p)}  // state: rows per partition in order${totals > 0 ? `, ${totals} partition total${totals > 1 ? 's' : ''} (frames reaching a partition edge)` : ''}; a change recomputes only the rows it reaches; unbounded (not freed by watermarks yet)`
+    }
     case 'unnest':
       return `Unnest ${printScalar(p.array)}`
     case 'window':
@@ -71,6 +75,11 @@ export function deltaLine(p: DeltaPlan): string {
     case 'emitOnClose':
       return `EmitOnWindowClose on ${p.columns[p.column]?.name ?? '#' + p.column}  // state: rows not yet final; bounded: emitted and freed once ${watermarkText(p.sources)} ${p.strict ? '≥' : '>'} ${p.columns[p.column]?.name ?? '#' + p.column}${offsetText(p.offset)}`
   }
+}
+
+/** Aggregates among window functions (the ones that may keep a partition total). */
+function isWindowAggregate(fn: string): boolean {
+  return fn === 'count_rows' || fn === 'count' || fn === 'sum' || fn === 'avg' || fn === 'min' || fn === 'max'
 }
 
 /** MIN / MAX: over an insert-only input they keep only the extreme (EXPLAIN says so). */

@@ -104,6 +104,8 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
         appendOnly: p.limit !== undefined && appendOnly(p.input, opts),
         columns: p.columns,
       }
+    case 'over':
+      return { kind: 'over', input: lower(p.input, opts), partitionBy: p.partitionBy, orderBy: p.orderBy, functions: p.functions, columns: p.columns }
     case 'sort':
       return lower(p.input, opts)
     case 'timeJoin':
