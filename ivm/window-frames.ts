@@ -108,6 +108,15 @@ class Slice implements Positions {
 
   constructor(private readonly order: WindowOrder) {}
 
+  /** Points the slice at positions [start, …) of `source` (rows appended by the caller). */
+  reset(source: ChunkedRows, start: number): void {
+    this.source = source
+    this.start = start
+    this.rows.length = 0
+    this.#memoPos = -1
+    this.#memoRow = null
+  }
+
   rowAt(p: number): Row {
     const i = p - this.start
     if (i >= 0 && i < this.rows.length) return this.rows[i]!
@@ -307,9 +316,7 @@ export class FrameEvaluator {
     lo = lo < 0 ? 0 : lo
     hi = hi > n - 1 ? n - 1 : hi
     const slice = this.#slice
-    slice.source = part.rows
-    slice.start = lo
-    slice.rows.length = 0
+    slice.reset(part.rows, lo)
     part.rows.expand(lo, hi + 1, slice.rows)
     for (let i = from; i <= to; i++) rows.push(slice.rows[i - lo]!)
     try {
