@@ -55,24 +55,26 @@ export function describeTimeJoin(p: Pick<TimeJoinNode, 'mode' | 'outer' | 'leftK
 export function describeOver(p: { readonly partitionBy: readonly number[]; readonly orderBy: readonly SortKey[]; readonly functions: readonly WindowFunctionCall[] }): string {
   const part = p.partitionBy.length ? `partition=[${p.partitionBy.map((i) => '#' + i).join(', ')}] ` : ''
   const order = p.orderBy.length ? `order=[${printSortKeys(p.orderBy)}] ` : ''
-  return `${part}${order}fns=[${p.functions.map(describeWindowFunction).join(', ')}]`
+  // RANGE offsets over a timestamp are microseconds: printed as durations
+  const timed = p.orderBy[0]?.expr.type === 'timestamp'
+  return `${part}${order}fns=[${p.functions.map((f) => describeWindowFunction(f, timed)).join(', ')}]`
 }
 
-function describeWindowFunction(w: WindowFunctionCall): string {
+function describeWindowFunction(w: WindowFunctionCall, timed: boolean): string {
   const args = w.args.map(printScalar)
   if (w.fn === 'lag' || w.fn === 'lead' || w.fn === 'nth_value') args.splice(1, 0, String(w.offset))
   const call = `${w.fn === 'count_rows' ? 'count(*)' : `${w.fn}(${args.join(', ')})`}`
   const framed = w.fn !== 'row_number' && w.fn !== 'rank' && w.fn !== 'dense_rank' && w.fn !== 'lag' && w.fn !== 'lead'
-  return framed ? `${call} ${describeFrame(w.frame)}` : call
+  return framed ? `${call} ${describeFrame(w.frame, timed)}` : call
 }
 
-/** `rows 2 preceding..current row`, `range 10min preceding..current row` (RANGE offsets in µs
- *  print as durations only for timestamps, which the frame does not know: plain numbers). */
-export function describeFrame(f: FrameSpec): string {
-  return `${f.mode} ${frameBound(f.start)}..${frameBound(f.end)}`
+/** `rows 2 preceding..current row`, `range 10min preceding..current row` (`timed`: RANGE
+ *  offsets are microseconds of a timestamp). */
+export function describeFrame(f: FrameSpec, timed: boolean): string {
+  return `${f.mode} ${frameBound(f.start, f.mode === 'range' && timed)}..${frameBound(f.end, f.mode === 'range' && timed)}`
 }
 
-function frameBound(b: FrameBoundSpec): string {
+function frameBound(b: FrameBoundSpec, timed: boolean): string {
   switch (b.kind) {
     case 'unboundedPreceding':
       return 'unbounded preceding'
@@ -82,7 +84,7 @@ function frameBound(b: FrameBoundSpec): string {
       return 'current row'
     case 'preceding':
     case 'following':
-      return `${b.offset} ${b.kind}`
+      return `${timed ? duration(b.offset) : b.offset} ${b.kind}`
   }
 }
 
