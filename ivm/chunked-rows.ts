@@ -217,6 +217,36 @@ export class ChunkedRows {
     throw new Error(`ChunkedRows: no row at position ${pos}`)
   }
 
+  /** Drops the first rows while they fit in `n` positions (whole rows only); returns the
+   *  positions dropped. */
+  dropFront(n: number): number {
+    const chunks = this.chunks
+    let dropped = 0
+    let c = 0
+    while (c < chunks.length && dropped + chunks[c]!.positions <= n) {
+      dropped += chunks[c]!.positions
+      this.size -= chunks[c]!.rows.length
+      c++
+    }
+    chunks.splice(0, c)
+    const first = chunks[0]
+    if (first === undefined) return dropped
+    let k = 0
+    while (k < first.rows.length && dropped + Math.max(first.counts[k]!, 0) <= n) {
+      const m = Math.max(first.counts[k]!, 0)
+      dropped += m
+      first.positions -= m
+      k++
+    }
+    if (k > 0) {
+      first.rows.splice(0, k)
+      first.counts.splice(0, k)
+      this.size -= k
+      if (first.rows.length === 0) chunks.splice(0, 1)
+    }
+    return dropped
+  }
+
   /** Appends the row of every position in [from, to) to `into` (a row of count c c times). */
   expand(from: number, to: number, into: Row[]): void {
     const run = this.read(from, to)

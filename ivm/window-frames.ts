@@ -247,11 +247,14 @@ function reachForward(s: FrameBound, row: Row, b: number, n: number, at: Positio
   }
 }
 
-/** What a partition offers an evaluation: its rows, its size in positions, its number of
- *  peer groups (DENSE_RANK) and the total accumulator of each function that keeps one. */
+/** What a partition offers an evaluation: its rows, its size in positions, the positions
+ *  freed before them, its number of peer groups (DENSE_RANK, freed ones included) and the
+ *  total accumulator of each function that keeps one (freed rows included). */
 export interface PartitionView {
   readonly rows: ChunkedRows
   readonly positions: number
+  /** Positions freed from the front (rows the watermark has passed): ranks count them. */
+  readonly freed: number
   readonly groups: number
   readonly totals: unknown[]
 }
@@ -333,13 +336,13 @@ export class FrameEvaluator {
     const out = new Array<unknown>(to - from + 1)
     switch (f.kind) {
       case 'rowNumber':
-        for (let i = from; i <= to; i++) out[i - from] = i + 1
+        for (let i = from; i <= to; i++) out[i - from] = part.freed + i + 1
         return out
       case 'rank': {
         let groupStart = slice.peerEdge(slice.rowAt(from), false)
         for (let i = from; i <= to; i++) {
           if (i > from && order.peers(slice.rowAt(i - 1), slice.rowAt(i)) !== 0) groupStart = i
-          out[i - from] = groupStart + 1
+          out[i - from] = part.freed + groupStart + 1
         }
         return out
       }

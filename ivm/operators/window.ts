@@ -18,9 +18,14 @@
 //             whose frame reaches a partition edge, the accumulator of the whole partition.
 //             Output rows are not kept: the results before a step are recomputed from the
 //             rows before it (the step's changes are taken out, then put back).
-//             Saved (checkpoint): per partition its rows and counts; the rest is rebuilt.
+//             Saved (checkpoint): per partition its key, rows and counts, freed positions,
+//             peer groups and totals.
 // Linear:     no.
-// Watermark:  not used (state is not freed yet, also over append-only input).
+// Watermark:  with `freeing` (append-only input, ORDER BY the watermarked column first): at
+//             each commit after the watermark moved, the rows it passed leave every
+//             partition's front, but for those later rows may still read or whose results
+//             may still change (WindowFreeing). Ranks count the freed positions and groups;
+//             totals keep the freed rows' values. Without it, unbounded.
 // Retracts:   yes.
 //
 // Cost per step and touched partition: O(log n + CHUNK_MAX + n / CHUNK_MAX) per changed row to
@@ -37,6 +42,7 @@ class Partition implements PartitionView {
   readonly key: RowKey
   readonly rows = new ChunkedRows()
   positions = 0
+  freed = 0
   groups = 0
   readonly totals: unknown[]
   /** This step's changes (rows and weights), while the step runs. */
@@ -50,16 +56,34 @@ class Partition implements PartitionView {
 }
 
 /** A WindowOperator's state as plain data: per partition its distinct rows in order and
- *  their counts (parallel). */
+ *  their counts (parallel), the positions freed before them, its peer groups and totals. */
 export interface WindowState {
+  readonly keys: RowKey[]
   readonly rows: Row[][]
   readonly counts: number[][]
+  readonly freed: number[]
+  readonly groups: number[]
+  readonly totals: unknown[][]
+}
+
+/** Over an append-only input whose first ORDER BY value (ascending, NULLs last) a watermark
+ *  bounds: rows the watermark has passed are freed, but for the last `rows` of them and those
+ *  within `distance` of it, which later rows may still read or whose results may change
+ *  (planner/lower/window-retention.ts decides both). */
+export interface WindowFreeing {
+  /** Will no later row have this ORDER BY value or a smaller one, at this watermark? */
+  readonly isFinal: (v: unknown, watermark: number) => boolean
+  /** The watermark as the tick that is ending leaves it (read in advance()). */
+  readonly watermark: () => number
+  readonly rows: number
+  readonly distance: number
 }
 
 export interface WindowOptions {
   readonly partitionColumns: readonly number[]
   readonly order: WindowOrder
   readonly functions: readonly WindowFunction[]
+  readonly freeing?: WindowFreeing | undefined
 }
 
 export class WindowOperator extends BaseOperator {
@@ -77,6 +101,17 @@ export class WindowOperator extends BaseOperator {
   readonly #countsGroups: boolean
   readonly #below: (r: Row, t: Row) => boolean
   readonly #atOrBelow: (r: Row, t: Row) => boolean
+  readonly #freeing: WindowFreeing | undefined
+  /** Rows whose ORDER BY value the watermark has passed (a prefix of every partition). */
+  readonly #passed: (r: Row) => boolean
+  /** Passed rows farther than the freeing distance below the watermark. */
+  readonly #farPassed: (r: Row) => boolean
+  /** The watermark rows were last freed at, and the one the ending tick moved it to. */
+  #freedAt = -Infinity
+  #movedTo = -Infinity
+  /** Set with `freeing` only, so the circuit calls it at the end of every tick whose
+   *  watermarks moved. */
+  readonly advance: (() => void) | undefined
 
   constructor(input: Operator, options: WindowOptions) {
     super([input])
@@ -92,6 +127,21 @@ export class WindowOperator extends BaseOperator {
     const cmp = this.#cmp
     this.#below = (r, t) => cmp(r, t) < 0
     this.#atOrBelow = (r, t) => cmp(r, t) <= 0
+    const freeing = options.freeing
+    this.#freeing = freeing
+    const value = options.order.value
+    this.#passed = (r) => {
+      const v = value(r)
+      return v !== null && freeing !== undefined && freeing.isFinal(v, this.#movedTo)
+    }
+    const distance = freeing?.distance ?? 0
+    this.#farPassed = (r) => {
+      const v = value(r)
+      return v !== null && freeing !== undefined && freeing.isFinal((v as number) + distance, this.#movedTo)
+    }
+    // the watermark the tick moved to is visible here; rows are freed at commit, when no
+    // rollback can need them any more
+    this.advance = freeing === undefined ? undefined : () => (this.#movedTo = Math.max(this.#movedTo, freeing.watermark()))
   }
 
   step(): void {
@@ -120,7 +170,7 @@ export class WindowOperator extends BaseOperator {
       for (const p of touched) {
         p.changed = []
         p.weights = []
-        if (p.rows.size === 0) this.#parts.delete(p.key)
+        if (p.rows.size === 0 && p.freed === 0) this.#parts.delete(p.key)
       }
     }
     this.out = out.consolidate()
@@ -211,9 +261,25 @@ export class WindowOperator extends BaseOperator {
 
   override commit(): void {
     this.#journal.commit()
+    const freeing = this.#freeing
+    if (freeing === undefined || this.#movedTo <= this.#freedAt) return
+    // committed rows can no longer be retracted by a rollback: free what the watermark passed
+    this.#freedAt = this.#movedTo
+    for (const p of this.#parts.values()) this.#free(p, freeing)
+  }
+
+  #free(p: Partition, freeing: WindowFreeing): void {
+    const passed = p.rows.positionAfter(null, this.#passed)
+    const far = freeing.distance === 0 ? passed : p.rows.positionAfter(null, this.#farPassed)
+    const cut = Math.min(passed - freeing.rows, far)
+    if (cut <= 0) return
+    const dropped = p.rows.dropFront(cut)
+    p.freed += dropped
+    p.positions -= dropped
   }
 
   override rollback(): void {
+    this.#movedTo = this.#freedAt
     this.#journal.undo((d) => {
       for (let i = 0; i < d.rows.length; i++) this.#absorb(d.rows[i]!, -d.weights[i]!)
     })
@@ -228,13 +294,12 @@ export class WindowOperator extends BaseOperator {
       this.#parts.set(k, p)
     }
     this.#apply(p, row, w)
-    if (p.rows.size === 0) this.#parts.delete(k)
+    if (p.rows.size === 0 && p.freed === 0) this.#parts.delete(k)
   }
 
   /** Between ticks (nothing journaled). */
   saveState(): WindowState {
-    const rows: Row[][] = []
-    const counts: number[][] = []
+    const state: WindowState = { keys: [], rows: [], counts: [], freed: [], groups: [], totals: [] }
     for (const p of this.#parts.values()) {
       const pr: Row[] = []
       const pc: number[] = []
@@ -244,20 +309,32 @@ export class WindowOperator extends BaseOperator {
           pc.push(c.counts[i]!)
         }
       }
-      rows.push(pr)
-      counts.push(pc)
+      state.keys.push(p.key)
+      state.rows.push(pr)
+      state.counts.push(pc)
+      state.freed.push(p.freed)
+      state.groups.push(p.groups)
+      state.totals.push(p.totals)
     }
-    return { rows, counts }
+    return state
   }
 
-  /** Rebuilds the partitions (and their groups and totals) by applying the saved rows. */
+  /** Rebuilds the partitions from their saved rows; groups and totals (which count freed
+   *  rows) are taken as saved. */
   loadState(state: unknown): void {
     const s = state as WindowState
     this.#parts.clear()
     this.#journal.commit()
     for (let i = 0; i < s.rows.length; i++) {
       const rows = s.rows[i]!
-      for (let j = 0; j < rows.length; j++) this.#absorb(rows[j]!, s.counts[i]![j]!)
+      const key = s.keys[i]!
+      const p = new Partition(key, this.functions)
+      for (let j = 0; j < rows.length; j++) p.rows.apply(rows[j]!, s.counts[i]![j]!, this.#cmp)
+      p.positions = p.rows.positionCount()
+      p.freed = s.freed[i]!
+      p.groups = s.groups[i]!
+      for (let k = 0; k < p.totals.length; k++) p.totals[k] = s.totals[i]![k]
+      this.#parts.set(key, p)
     }
   }
 
@@ -269,7 +346,9 @@ export class WindowOperator extends BaseOperator {
 
   override describeState(): string {
     const totals = this.functions.filter(keepsTotal).length
-    return `partitions keyed by [${this.partitionColumns.map((c) => '#' + c).join(', ')}]: ${this.#parts.size} partitions, ${this.stateSize()} rows${totals > 0 ? `, ${totals} running total${totals > 1 ? 's' : ''} per partition` : ''}`
+    let freed = 0
+    for (const p of this.#parts.values()) freed += p.freed
+    return `partitions keyed by [${this.partitionColumns.map((c) => '#' + c).join(', ')}]: ${this.#parts.size} partitions, ${this.stateSize()} rows${totals > 0 ? `, ${totals} running total${totals > 1 ? 's' : ''} per partition` : ''}${this.#freeing ? `, ${freed} passed by the watermark freed` : ''}`
   }
 }
 

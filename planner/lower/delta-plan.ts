@@ -5,6 +5,7 @@
 import type { AggregateCall, AsOfMatch, Column, SortKey, WindowFunctionCall, WindowSpec } from '../logical/plan.js'
 import type { ColumnWatermark } from '../catalog.js'
 import type { TimeBound } from './temporal.js'
+import type { WindowRetention } from './window-retention.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 
 export type DeltaPlan =
@@ -169,6 +170,10 @@ export interface OverDelta {
   readonly partitionBy: readonly number[]
   readonly orderBy: readonly SortKey[]
   readonly functions: readonly WindowFunctionCall[]
+  /** Append-only input whose first ORDER BY column (ascending, NULLs last) this watermark
+   *  bounds: passed rows are freed but for `retention`. */
+  readonly freeBy?: ColumnWatermark | undefined
+  readonly retention?: WindowRetention | undefined
   readonly columns: readonly Column[]
 }
 

@@ -2,7 +2,7 @@
 // stateful operator keeps (EXPLAIN / EXPLAIN MATERIALIZED VIEW).
 
 import { printScalar } from '../expr/print.js'
-import { describeOver, describeWindow, printSortKeys } from '../logical/explain.js'
+import { describeOver, describeWindow, duration, printSortKeys } from '../logical/explain.js'
 import type { DeltaPlan } from './delta-plan.js'
 import type { AggregateFunction } from '../logical/plan.js'
 import { deltaChildren } from './delta-plan.js'
@@ -46,7 +46,9 @@ export function deltaLine(p: DeltaPlan): string {
       return `TopK${p.partitionBy.length ? ' partition=' + keys(p.partitionBy) : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.rowNumber ? ' row_number' : ''}  // state: ${!p.appendOnly ? 'ordered rows per partition; unbounded' : p.offset + p.limit! === 1 ? 'one row per partition (append-only input)' : `the first ${p.offset + p.limit!} rows per partition (append-only input)`}`
     case 'over': {
       const totals = p.functions.filter((f) => isWindowAggregate(f.fn) && (f.frame.start.kind === 'unboundedPreceding' || f.frame.end.kind === 'unboundedFollowing')).length
-      return `Over ${describeOver(p)}  // state: rows per partition in order${totals > 0 ? `, ${totals} partition total${totals > 1 ? 's' : ''} (frames reaching a partition edge)` : ''}; a change recomputes only the rows it reaches; unbounded (not freed by watermarks yet)`
+      const kept = p.retention === undefined ? '' : [p.retention.rows > 0 ? `the last ${p.retention.rows}` : '', p.retention.distance > 0 ? `those within ${p.columns[p.freeBy!.column]?.type === 'timestamp' ? duration(p.retention.distance) : p.retention.distance} of it` : ''].filter((x) => x).join(' and ')
+      const bound = p.freeBy ? `bounded: rows are freed once ${watermarkText(p.freeBy.sources)} passes their #${p.freeBy.column}${kept ? ` (but for ${kept})` : ''}` : 'unbounded (not freed: the input retracts, or no watermark bounds the first ORDER BY column)'
+      return `Over ${describeOver(p)}  // state: rows per partition in order${totals > 0 ? `, ${totals} partition total${totals > 1 ? 's' : ''} (frames reaching a partition edge)` : ''}; a change recomputes only the rows it reaches; ${bound}`
     }
     case 'unnest':
       return `Unnest ${printScalar(p.array)}`

@@ -281,8 +281,15 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
         return add(new ivm.NegateOperator(go(p.input)))
       case 'union':
         return add(new ivm.ConcatOperator(p.inputs.map(go)))
-      case 'over':
-        return add(new ivm.WindowOperator(go(p.input), windowOptions(p)))
+      case 'over': {
+        const options = windowOptions(p)
+        const freeBy = p.freeBy
+        const retention = p.retention
+        if (freeBy === undefined || retention === undefined) return add(new ivm.WindowOperator(go(p.input), options))
+        const isFinal = freeBy.strict ? (v: unknown, w: number) => (v as number) <= w : (v: unknown, w: number) => (v as number) < w
+        const freeing: ivm.WindowFreeing = { isFinal, watermark: () => ctx.watermark(freeBy.sources), rows: retention.rows, distance: retention.distance }
+        return add(new ivm.WindowOperator(go(p.input), { ...options, freeing }))
+      }
       case 'topK': {
         const input = go(p.input)
         // the first row per partition of a stream needs only that row (a deduplication)

@@ -2,7 +2,9 @@
 // step, over random inserts and deletes with duplicate rows, tied ORDER BY values and NULLs.
 import fc from 'fast-check'
 import { describe, it } from 'vitest'
-import { compareRows, count, max, min, rowKey, sumInt, window, type Frame, type FrameBound, type Row, type RowKey, type WindowFunction, type WindowOrder } from '../../../ivm/index.js'
+import { expect } from 'vitest'
+import { Circuit, compareRows, count, InputOperator, integrate, max, min, rowKey, sumInt, window, ZSet, type Frame, type FrameBound, type Row, type RowKey, type WindowFunction, type WindowOrder } from '../../../ivm/index.js'
+import { norm } from '../helpers.js'
 import { checkAll, expand, type Table } from './harness.js'
 
 // rows: [partition, order value (NULL sometimes), value]
@@ -143,5 +145,56 @@ describe('Window (oracle)', { timeout: 300_000 }, () => {
         build: (c, [i]) => window(c, i!, { partitionColumns: [0], order, functions }),
         oracle: ([t]) => naive(t!, order, functions),
       }))
+  }
+})
+
+// Over an append-only input with a watermark on the ORDER BY value: rows the watermark passed
+// are freed at commit but for what later rows may read or change (the retention the planner
+// computes, planner/lower/window-retention.ts, here written out per case). Every row arrives at
+// or after the watermark; some ticks roll back (nothing is freed, the state is restored).
+const freeCases: [string, WindowFunction[], number, number][] = [
+  ['ranks and running sum: nothing kept', [{ kind: 'rowNumber' }, { kind: 'rank' }, { kind: 'denseRank' }, agg(sumInt as never, running), agg(count as never, { start: unbounded, end: rows(-1) })], 1, 0],
+  ['LAG 2 and LEAD 1: the last 3 kept', [{ kind: 'lag', value: val, offset: 2, fallback }, { kind: 'lead', value: val, offset: 1, fallback }], 3, 0],
+  ['ROWS 2 PRECEDING .. 1 FOLLOWING, last_value', [agg(sumInt as never, { start: rows(-2), end: rows(1) }), { kind: 'lastValue', value: val, frame: { start: rows(-1), end: rows(0) } }], 3, 0],
+  ['RANGE 2 PRECEDING .. 1 FOLLOWING: within 3 kept', [agg(sumInt as never, { start: range(2, -1), end: range(1, 1) }), agg(max(compareOrder) as never, { start: range(2, -1), end: peers })], 0, 3],
+]
+
+describe('Window freeing by the watermark (append-only input)', { timeout: 300_000 }, () => {
+  for (const [name, functions, keepRows, distance] of freeCases) {
+    it(name, () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.record({ rows: fc.array(fc.tuple(fc.integer({ min: 0, max: 1 }), fc.option(fc.integer({ min: 0, max: 3 }), { freq: 8, nil: null }), fc.integer({ min: 0, max: 3 })), { maxLength: 5 }), advanceBy: fc.integer({ min: 0, max: 3 }), rollback: fc.boolean() }), { minLength: 1, maxLength: 14 }),
+          (ticks) => {
+            let wm = 0
+            const table: Row[] = []
+            const circuit = new Circuit()
+            const input = circuit.add(new InputOperator(() => ZSet.of(table.map((r) => [r, 1]))))
+            const op = window(circuit, input, { partitionColumns: [0], order: asc, functions, freeing: { isFinal: (v, w) => (v as number) < w, watermark: () => wm, rows: keepRows, distance } })
+            const sink = integrate(circuit, op)
+            for (const t of ticks) {
+              // at or after the watermark (a NULL time is never passed)
+              const fresh: Row[] = t.rows.map(([p, dt, v]) => [p, dt === null ? null : wm + dt, v])
+              if (fresh.length > 0) input.push(ZSet.of(fresh.map((r) => [r, 1])))
+              circuit.step()
+              circuit.endStep()
+              const before = wm
+              wm += t.advanceBy
+              circuit.advance()
+              circuit.endStep()
+              if (t.rollback) {
+                circuit.rollback()
+                wm = before
+              } else {
+                circuit.commit()
+                table.push(...fresh)
+              }
+              expect(norm(sink.contents())).toEqual(norm(ZSet.of(naive(table.map((r) => [r, 1]), asc, functions))))
+            }
+          },
+        ),
+        { numRuns: Number(process.env.ORACLE_RUNS ?? 100) },
+      )
+    })
   }
 })
