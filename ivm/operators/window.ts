@@ -45,9 +45,12 @@ class Partition implements PartitionView {
   freed = 0
   groups = 0
   readonly totals: unknown[]
-  /** This step's changes (rows and weights), while the step runs. */
+  /** This step's changes (rows and weights) while the step runs: as they came, then net
+   *  (distinct, in order) once absorbed, with the ranges of rows they reached before. */
   changed: Row[] = []
   weights: number[] = []
+  from: (Row | null)[] = []
+  to: (Row | null)[] = []
 
   constructor(key: RowKey, functions: readonly WindowFunction[]) {
     this.key = key
@@ -163,30 +166,41 @@ export class WindowOperator extends BaseOperator {
       p.changed.push(r)
       p.weights.push(d.weights[i]!)
     }
+    // the whole delta is absorbed before any result is computed (an aggregate's result may
+    // raise): a rollback then undoes exactly the journaled delta
+    for (const p of touched) this.#absorbChanges(p)
     const out = new ZSet()
     try {
-      for (const p of touched) this.#stepPartition(p, out)
+      for (const p of touched) this.#emitChanges(p, out)
     } finally {
       for (const p of touched) {
         p.changed = []
         p.weights = []
+        p.from = []
+        p.to = []
         if (p.rows.size === 0 && p.freed === 0) this.#parts.delete(p.key)
       }
     }
     this.out = out.consolidate()
   }
 
-  /** Applies a partition's changes and emits the results they alter. */
-  #stepPartition(p: Partition, out: ZSet): void {
+  /** Nets a partition's changes, notes the rows they reach before the step, applies them. */
+  #absorbChanges(p: Partition): void {
     const { rows, weights } = netChanges(p.changed, p.weights, this.#cmp)
-    if (rows.length === 0) return
-    // ranges of rows (null: open to the partition's edge) whose results may change
-    const from: (Row | null)[] = []
-    const to: (Row | null)[] = []
-    this.#ranges(p, rows, from, to)
+    p.changed = rows
+    p.weights = weights
+    this.#ranges(p, rows, p.from, p.to)
     for (let i = 0; i < rows.length; i++) this.#apply(p, rows[i]!, weights[i]!)
-    this.#ranges(p, rows, from, to)
-    const merged = mergeRanges(from, to, this.#cmp)
+  }
+
+  /** Emits the results a partition's (absorbed) changes alter: the reached rows' results
+   *  after the step minus before it (the changes taken out for that, then put back). */
+  #emitChanges(p: Partition, out: ZSet): void {
+    const rows = p.changed
+    const weights = p.weights
+    if (rows.length === 0) return
+    this.#ranges(p, rows, p.from, p.to)
+    const merged = mergeRanges(p.from, p.to, this.#cmp)
     for (let i = 0; i < rows.length; i++) this.#apply(p, rows[i]!, -weights[i]!)
     try {
       this.#emit(p, merged, -1, out)
