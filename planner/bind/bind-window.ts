@@ -34,9 +34,10 @@ export class WindowBinder implements WindowCollector {
 
   constructor(named: readonly ast.NamedWindow[] | undefined, err: ErrorContext) {
     this.#err = err
+    // each named window may build on the ones before it only (as PostgreSQL), so none loops
     for (const w of named ?? []) {
       if (this.#named.has(w.name)) throw planError(err, SqlState.windowingError, `window "${w.name}" is already defined`, w.span)
-      this.#named.set(w.name, w.spec)
+      this.#named.set(w.name, this.#resolve(w.spec))
     }
   }
 
@@ -58,14 +59,14 @@ export class WindowBinder implements WindowCollector {
     return { kind: 'call', fn: WINDOW_PLACEHOLDER, args: [lit(index, 'integer')], type: call.type }
   }
 
-  /** The spec with its named base (`OVER w`, `OVER (w ORDER BY …)`) filled in, as PostgreSQL:
+  /** The spec with its named base (`OVER w`, `OVER (w ORDER BY …)`; already resolved) filled
+   *  in, as PostgreSQL:
    *  a copy may add ORDER BY and a frame, never override PARTITION BY or ORDER BY, and may not
    *  copy a window that has a frame. */
   #resolve(spec: ast.WindowSpec): ast.WindowSpec {
     if (spec.base === undefined) return spec
-    const named = this.#named.get(spec.base)
-    if (named === undefined) throw planError(this.#err, SqlState.undefinedObject, `window "${spec.base}" does not exist`, spec.span)
-    const base = this.#resolve(named)
+    const base = this.#named.get(spec.base)
+    if (base === undefined) throw planError(this.#err, SqlState.undefinedObject, `window "${spec.base}" does not exist`, spec.span)
     const bare = spec.partitionBy.length === 0 && spec.orderBy.length === 0 && spec.frame === undefined
     if (bare) return base
     if (spec.partitionBy.length > 0) throw planError(this.#err, SqlState.windowingError, `cannot override PARTITION BY clause of window "${spec.base}"`, spec.span)
