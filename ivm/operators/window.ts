@@ -25,7 +25,9 @@
 //             each commit after the watermark moved, the rows it passed leave every
 //             partition's front, but for those later rows may still read or whose results
 //             may still change (WindowFreeing). Ranks count the freed positions and groups;
-//             totals keep the freed rows' values. Without it, unbounded.
+//             totals keep the freed rows' values. With `partitionFinal` (a PARTITION BY
+//             column the watermark bounds, e.g. window_start), a partition it has passed is
+//             freed whole. Without either, unbounded.
 // Retracts:   yes.
 //
 // Cost per step and touched partition: O(log n + CHUNK_MAX + n / CHUNK_MAX) per changed row to
@@ -40,6 +42,8 @@ import { ZSet, type Row } from '../zset.js'
 
 class Partition implements PartitionView {
   readonly key: RowKey
+  /** A row of the partition (its PARTITION BY values), kept when every row is freed. */
+  readonly sample: Row
   readonly rows = new ChunkedRows()
   positions = 0
   freed = 0
@@ -52,8 +56,9 @@ class Partition implements PartitionView {
   from: (Row | null)[] = []
   to: (Row | null)[] = []
 
-  constructor(key: RowKey, functions: readonly WindowFunction[]) {
+  constructor(key: RowKey, sample: Row, functions: readonly WindowFunction[]) {
     this.key = key
+    this.sample = sample
     this.totals = functions.map((f) => (keepsTotal(f) ? f.aggregator.create() : undefined))
   }
 }
@@ -62,6 +67,7 @@ class Partition implements PartitionView {
  *  their counts (parallel), the positions freed before them, its peer groups and totals. */
 export interface WindowState {
   readonly keys: RowKey[]
+  readonly samples: Row[]
   readonly rows: Row[][]
   readonly counts: number[][]
   readonly freed: number[]
@@ -87,6 +93,9 @@ export interface WindowOptions {
   readonly order: WindowOrder
   readonly functions: readonly WindowFunction[]
   readonly freeing?: WindowFreeing | undefined
+  /** A PARTITION BY value the watermark has passed (read in advance()): that partition gets
+   *  no more changes, and is freed whole at commit. */
+  readonly partitionFinal?: ((row: Row) => boolean) | undefined
 }
 
 export class WindowOperator extends BaseOperator {
@@ -112,8 +121,11 @@ export class WindowOperator extends BaseOperator {
   /** The watermark rows were last freed at, and the one the ending tick moved it to. */
   #freedAt = -Infinity
   #movedTo = -Infinity
-  /** Set with `freeing` only, so the circuit calls it at the end of every tick whose
-   *  watermarks moved. */
+  readonly #partitionFinal: ((row: Row) => boolean) | undefined
+  /** Partitions found final by advance(), freed at commit. */
+  #finalParts: Partition[] = []
+  /** Set with `freeing` or `partitionFinal` only, so the circuit calls it at the end of every
+   *  tick whose watermarks moved. */
   readonly advance: (() => void) | undefined
 
   constructor(input: Operator, options: WindowOptions) {
@@ -142,9 +154,18 @@ export class WindowOperator extends BaseOperator {
       const v = value(r)
       return v !== null && freeing !== undefined && freeing.isFinal((v as number) + distance, this.#movedTo)
     }
-    // the watermark the tick moved to is visible here; rows are freed at commit, when no
-    // rollback can need them any more
-    this.advance = freeing === undefined ? undefined : () => (this.#movedTo = Math.max(this.#movedTo, freeing.watermark()))
+    this.#partitionFinal = options.partitionFinal
+    // the watermark the tick moved to is visible here; rows and partitions are freed at
+    // commit, when no rollback can need them any more
+    this.advance = freeing === undefined && options.partitionFinal === undefined ? undefined : () => this.#advance()
+  }
+
+  #advance(): void {
+    if (this.#freeing !== undefined) this.#movedTo = Math.max(this.#movedTo, this.#freeing.watermark())
+    const final = this.#partitionFinal
+    if (final === undefined) return
+    this.#finalParts = []
+    for (const p of this.#parts.values()) if (final(p.sample)) this.#finalParts.push(p)
   }
 
   step(): void {
@@ -159,7 +180,7 @@ export class WindowOperator extends BaseOperator {
       const k = this.#partOf(r)
       let p = this.#parts.get(k)
       if (p === undefined) {
-        p = new Partition(k, this.functions)
+        p = new Partition(k, r, this.functions)
         this.#parts.set(k, p)
       }
       if (p.changed.length === 0) touched.push(p)
@@ -275,6 +296,8 @@ export class WindowOperator extends BaseOperator {
 
   override commit(): void {
     this.#journal.commit()
+    for (const p of this.#finalParts) if (this.#parts.get(p.key) === p) this.#parts.delete(p.key)
+    this.#finalParts = []
     const freeing = this.#freeing
     if (freeing === undefined || this.#movedTo <= this.#freedAt) return
     // committed rows can no longer be retracted by a rollback: free what the watermark passed
@@ -294,6 +317,7 @@ export class WindowOperator extends BaseOperator {
 
   override rollback(): void {
     this.#movedTo = this.#freedAt
+    this.#finalParts = []
     this.#journal.undo((d) => {
       for (let i = 0; i < d.rows.length; i++) this.#absorb(d.rows[i]!, -d.weights[i]!)
     })
@@ -304,7 +328,7 @@ export class WindowOperator extends BaseOperator {
     const k = this.#partOf(row)
     let p = this.#parts.get(k)
     if (p === undefined) {
-      p = new Partition(k, this.functions)
+      p = new Partition(k, row, this.functions)
       this.#parts.set(k, p)
     }
     this.#apply(p, row, w)
@@ -313,7 +337,7 @@ export class WindowOperator extends BaseOperator {
 
   /** Between ticks (nothing journaled). */
   saveState(): WindowState {
-    const state: WindowState = { keys: [], rows: [], counts: [], freed: [], groups: [], totals: [] }
+    const state: WindowState = { keys: [], samples: [], rows: [], counts: [], freed: [], groups: [], totals: [] }
     for (const p of this.#parts.values()) {
       const pr: Row[] = []
       const pc: number[] = []
@@ -324,6 +348,7 @@ export class WindowOperator extends BaseOperator {
         }
       }
       state.keys.push(p.key)
+      state.samples.push(p.sample)
       state.rows.push(pr)
       state.counts.push(pc)
       state.freed.push(p.freed)
@@ -342,7 +367,7 @@ export class WindowOperator extends BaseOperator {
     for (let i = 0; i < s.rows.length; i++) {
       const rows = s.rows[i]!
       const key = s.keys[i]!
-      const p = new Partition(key, this.functions)
+      const p = new Partition(key, s.samples[i]!, this.functions)
       for (let j = 0; j < rows.length; j++) p.rows.apply(rows[j]!, s.counts[i]![j]!, this.#cmp)
       p.positions = p.rows.positionCount()
       p.freed = s.freed[i]!

@@ -174,6 +174,9 @@ export interface OverDelta {
    *  bounds: passed rows are freed but for `retention`. */
   readonly freeBy?: ColumnWatermark | undefined
   readonly retention?: WindowRetention | undefined
+  /** A PARTITION BY column a watermark bounds: a partition it has passed can no longer
+   *  change and is freed whole. */
+  readonly partitionFreeBy?: ColumnWatermark | undefined
   readonly columns: readonly Column[]
 }
 

@@ -47,7 +47,10 @@ export function deltaLine(p: DeltaPlan): string {
     case 'over': {
       const totals = p.functions.filter((f) => isWindowAggregate(f.fn) && (f.frame.start.kind === 'unboundedPreceding' || f.frame.end.kind === 'unboundedFollowing')).length
       const kept = p.retention === undefined ? '' : [p.retention.rows > 0 ? `the last ${p.retention.rows}` : '', p.retention.distance > 0 ? `those within ${p.columns[p.freeBy!.column]?.type === 'timestamp' ? duration(p.retention.distance) : p.retention.distance} of it` : ''].filter((x) => x).join(' and ')
-      const bound = p.freeBy ? `bounded: rows are freed once ${watermarkText(p.freeBy.sources)} passes their #${p.freeBy.column}${kept ? ` (but for ${kept})` : ''}` : 'unbounded (not freed: the input retracts, or no watermark bounds the first ORDER BY column)'
+      const pf = p.partitionFreeBy
+      const rowsFreed = p.freeBy ? `rows are freed once ${watermarkText(p.freeBy.sources)} passes their #${p.freeBy.column}${kept ? ` (but for ${kept})` : ''}` : ''
+      const partsFreed = pf ? `a partition is freed once ${watermarkText(pf.sources)} ${pf.strict ? '≥' : '>'} its #${pf.column}${offsetText(pf.offset)}` : ''
+      const bound = rowsFreed || partsFreed ? `bounded: ${[rowsFreed, partsFreed].filter((x) => x).join('; ')}` : 'unbounded (not freed: the input retracts, or no watermark bounds the first ORDER BY column or a PARTITION BY column)'
       return `Over ${describeOver(p)}  // state: rows per partition in order${totals > 0 ? `, ${totals} partition total${totals > 1 ? 's' : ''} (frames reaching a partition edge)` : ''}; a change recomputes only the rows it reaches; ${bound}`
     }
     case 'unnest':

@@ -108,7 +108,10 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
     case 'over': {
       const input = lower(p.input, opts)
       const freeing = overFreeing(p, opts)
-      return { kind: 'over', input, partitionBy: p.partitionBy, orderBy: p.orderBy, functions: p.functions, ...freeing, columns: p.columns }
+      // a partition the watermark has passed (a closed window_start) gets no more changes
+      const bounds = opts.watermarks ? watermarkColumns(p.input, opts.watermarks, opts.intervalMicros) : []
+      const partitionFreeBy = freeingBound(bounds.filter((w) => p.partitionBy.includes(w.column)))
+      return { kind: 'over', input, partitionBy: p.partitionBy, orderBy: p.orderBy, functions: p.functions, ...freeing, ...(partitionFreeBy ? { partitionFreeBy } : {}), columns: p.columns }
     }
     case 'sort':
       return lower(p.input, opts)

@@ -282,7 +282,8 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
       case 'union':
         return add(new ivm.ConcatOperator(p.inputs.map(go)))
       case 'over': {
-        const options = windowOptions(p)
+        const pf = p.partitionFreeBy
+        const options: ivm.WindowOptions = { ...windowOptions(p), partitionFinal: pf === undefined ? undefined : ((isFinal, c) => (row: Row) => isFinal(row[c]))(finality(pf), pf.column) }
         const freeBy = p.freeBy
         const retention = p.retention
         if (freeBy === undefined || retention === undefined) return add(new ivm.WindowOperator(go(p.input), options))

@@ -69,4 +69,20 @@ describe('Window', { timeout: 120_000 }, () => {
     expect(out).toEqual(expected([['p', N * 10, 7, ((N - 1) * N * 10) / 2 + 7], 1]))
     expect(calls() - before).toBeLessThan(20)
   })
+
+  it('frees a partition whole once it is final, at commit (a rollback keeps it)', () => {
+    const d = new Driver()
+    let closed = -1
+    const w = window(d.circuit, d.input, { partitionColumns: [0], order: byTime, functions: [{ kind: 'rank' }], partitionFinal: (r) => (r[0] as number) <= closed })
+    d.step(ins([0, 1, 'a'], [0, 2, 'b'], [1, 1, 'c']), w)
+    d.circuit.commit()
+    closed = 0
+    d.circuit.advance()
+    d.circuit.rollback()
+    expect(w.stateSize()).toBe(3)
+    d.circuit.advance()
+    d.circuit.commit()
+    expect(w.stateSize()).toBe(1)
+    expect(w.describeState()).toBe('partitions keyed by [#0]: 1 partitions, 1 rows')
+  })
 })
