@@ -7,7 +7,7 @@
 import type * as ast from '../../grammar/index.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit } from '../expr/scalar.js'
-import type { Column, FrameBoundSpec, FrameSpec, LogicalPlan, SortKey, WindowFunctionCall } from '../logical/plan.js'
+import type { Column, FrameBoundSpec, FrameSpec, LogicalPlan, SortKey, WindowAggregate, WindowFunctionCall } from '../logical/plan.js'
 import { jsonReplacer, mapExpr } from '../logical/tree.js'
 import { isIntegerType, isNumericType, typeDisplayName, type SqlType } from '../types.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
@@ -25,7 +25,8 @@ export interface BoundWindowCall {
 const DEFAULT_FRAME: FrameSpec = { mode: 'range', start: { kind: 'unboundedPreceding' }, end: { kind: 'currentRow' } }
 
 const RANKING = new Set(['row_number', 'rank', 'dense_rank'])
-const WINDOW_AGGREGATES = new Set(['count', 'sum', 'avg', 'min', 'max'])
+const WINDOW_AGGREGATES = new Set(['count', 'sum', 'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or', 'every'])
+const FRAME_AGGREGATES = new Set<string>(['count_rows', 'count', 'sum', 'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or'])
 
 export class WindowBinder implements WindowCollector {
   readonly calls: BoundWindowCall[] = []
@@ -100,9 +101,9 @@ export class WindowBinder implements WindowCollector {
     }
     if (WINDOW_AGGREGATES.has(name) && e.name.length === 1) {
       const sig = aggregateSignature(name, args, star, false, ctx, e.span)
-      if (sig.fn !== 'count_rows' && sig.fn !== 'count' && sig.fn !== 'sum' && sig.fn !== 'avg' && sig.fn !== 'min' && sig.fn !== 'max') noSuch()
+      if (!FRAME_AGGREGATES.has(sig.fn)) noSuch()
       if (sig.type === 'interval') throw unsupported(ctx.err, `${name} over intervals as a window function`, e.span)
-      return { fn: sig.fn as 'count_rows' | 'count' | 'sum' | 'avg' | 'min' | 'max', args: sig.args, offset: 0, frame, type: sig.type }
+      return { fn: sig.fn as WindowAggregate, args: sig.args, offset: 0, frame, type: sig.type }
     }
     throw unsupported(ctx.err, `window function ${name}`, e.span)
   }

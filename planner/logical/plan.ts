@@ -195,7 +195,10 @@ export interface FrameSpec {
   readonly end: FrameBoundSpec
 }
 
-export type WindowFunctionName = 'row_number' | 'rank' | 'dense_rank' | 'lag' | 'lead' | 'first_value' | 'last_value' | 'nth_value' | 'count_rows' | 'count' | 'sum' | 'avg' | 'min' | 'max'
+export type WindowFunctionName = 'row_number' | 'rank' | 'dense_rank' | 'lag' | 'lead' | 'first_value' | 'last_value' | 'nth_value' | WindowAggregate
+
+/** The aggregates that work over a frame (their accumulators retract exactly). */
+export type WindowAggregate = 'count_rows' | 'count' | 'sum' | 'avg' | 'min' | 'max' | 'string_agg' | 'array_agg' | 'bool_and' | 'bool_or'
 
 /** One window function of an Over node. `args` are input columns: LAG/LEAD (value, default),
  *  FIRST/LAST/NTH_VALUE and aggregates (value); `offset` is LAG/LEAD's offset and NTH_VALUE's

@@ -424,11 +424,11 @@ function windowOptions(p: Extract<DeltaPlan, { kind: 'over' }>): ivm.WindowOptio
     return desc ? -c : c
   }
   const order: ivm.WindowOrder = { peers, value, compareValues }
-  const functions = p.functions.map((f) => windowFunction(f, desc))
+  const functions = p.functions.map((f) => windowFunction(f, desc, p.orderBy))
   return { partitionColumns: p.partitionBy, order, functions }
 }
 
-function windowFunction(f: WindowFunctionCall, desc: boolean): ivm.WindowFunction {
+function windowFunction(f: WindowFunctionCall, desc: boolean, windowOrder: readonly SortKey[]): ivm.WindowFunction {
   const frame: ivm.Frame = { start: frameBound(f.frame.mode, f.frame.start, desc), end: frameBound(f.frame.mode, f.frame.end, desc) }
   switch (f.fn) {
     case 'row_number':
@@ -447,7 +447,9 @@ function windowFunction(f: WindowFunctionCall, desc: boolean): ivm.WindowFunctio
     case 'nth_value':
       return { kind: 'nthValue', value: valueOf(f.args[0]!), n: f.offset, frame }
     default: {
-      const { aggregator, arg } = aggregateSpec({ fn: f.fn, args: f.args, orderBy: [], filter: undefined, type: f.type })
+      // STRING_AGG / ARRAY_AGG list a frame's values in the window's order
+      const orderBy = f.fn === 'string_agg' || f.fn === 'array_agg' ? windowOrder : []
+      const { aggregator, arg } = aggregateSpec({ fn: f.fn, args: f.args, orderBy, filter: undefined, type: f.type })
       return { kind: 'aggregate', aggregator, arg, frame }
     }
   }

@@ -17,6 +17,7 @@ const FORMS: [string, string][] = [
   ['RANGE frames over a number', 'SELECT id, sum(v) OVER (PARTITION BY g ORDER BY o RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS a, count(*) OVER (ORDER BY o DESC RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) AS b, min(v) OVER (ORDER BY o RANGE BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS c FROM t'],
   ['RANGE over a timestamp: the sliding window', "SELECT id, count(*) OVER w AS n, sum(v) OVER w AS s, max(v) OVER w AS hi FROM t WINDOW w AS (PARTITION BY g ORDER BY ts RANGE BETWEEN INTERVAL '10' MINUTE PRECEDING AND CURRENT ROW)"],
   ['FIRST_VALUE, LAST_VALUE, NTH_VALUE', 'SELECT id, first_value(v) OVER w AS f, last_value(v) OVER w AS l, nth_value(v, 2) OVER w AS n2, first_value(id) OVER (ORDER BY id ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING) AS f2, last_value(id) OVER (PARTITION BY g) AS l2 FROM t WINDOW w AS (PARTITION BY g ORDER BY o, id)'],
+  ['STRING_AGG, ARRAY_AGG, BOOL_AND, BOOL_OR over frames', "SELECT id, string_agg(CAST(v AS TEXT), '/') OVER w AS s, array_agg(o) OVER (w ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS a, bool_and(v > 0) OVER w AS ba, bool_or(o > 2) OVER (PARTITION BY g) AS bo FROM t WINDOW w AS (PARTITION BY g ORDER BY o, id)"],
   ['windows over a grouped query', 'SELECT g, sum(v) AS s, rank() OVER (ORDER BY sum(v) DESC NULLS LAST) AS r, sum(count(*)) OVER (ORDER BY g) AS running FROM t GROUP BY g'],
 ]
 
