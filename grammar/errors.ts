@@ -60,6 +60,7 @@ export const SqlState = {
   invalidRowCountInLimit: '2201W',
   invalidPrecedingOrFollowingSize: '22013',
   invalidArgumentForNthValue: '22016',
+  invalidArgumentForNtile: '22014',
   readOnlyTransaction: '25006',
   objectNotInPrerequisiteState: '55000',
   invalidArgumentForLogarithm: '2201E',

@@ -39,6 +39,10 @@ export interface Frame {
 
 export type WindowFunction =
   | { readonly kind: 'rowNumber' | 'rank' | 'denseRank' }
+  /** Relative ranks, of the whole partition: (rank − 1) / (rows − 1), the share of rows up to
+   *  the last peer, and the bucket of `n` nearly equal ones (the first buckets one larger). */
+  | { readonly kind: 'percentRank' | 'cumeDist' }
+  | { readonly kind: 'ntile'; readonly n: number }
   /** The value `offset` rows before (lag) / after (lead), else `fallback` of the current row. */
   | { readonly kind: 'lag' | 'lead'; readonly value: (row: Row) => unknown; readonly offset: number; readonly fallback: (row: Row) => unknown }
   /** The value of the frame's first / last / n-th row (NULL when the frame has none). */
@@ -199,6 +203,13 @@ export function reach(f: WindowFunction, row: Row, a: number, b: number, n: numb
     case 'denseRank':
       hi = n - 1
       break
+    case 'percentRank':
+    case 'cumeDist':
+    case 'ntile':
+      // they divide by the partition's size: every row
+      lo = 0
+      hi = n - 1
+      break
     case 'lag':
       hi = b + f.offset
       break
@@ -301,6 +312,10 @@ export class FrameEvaluator {
           break
         case 'rowNumber':
         case 'denseRank':
+        case 'percentRank':
+        case 'cumeDist':
+        case 'ntile':
+          // they run over the whole partition (reach): the slice already holds it
           break
         default: {
           const { start, end } = f.frame
@@ -343,6 +358,30 @@ export class FrameEvaluator {
         for (let i = from; i <= to; i++) {
           if (i > from && order.peers(slice.rowAt(i - 1), slice.rowAt(i)) !== 0) groupStart = i
           out[i - from] = part.freed + groupStart + 1
+        }
+        return out
+      }
+      case 'percentRank':
+      case 'cumeDist': {
+        // the run is the whole partition (reach): peer groups are all inside the slice
+        const total = part.freed + n
+        let groupStart = from
+        for (let i = from; i <= to; i++) {
+          if (i > from && order.peers(slice.rowAt(i - 1), slice.rowAt(i)) !== 0) groupStart = i
+          if (f.kind === 'percentRank') out[i - from] = total > 1 ? (part.freed + groupStart) / (total - 1) : 0
+          else out[i - from] = (part.freed + slice.peerEdge(slice.rowAt(i), true)) / total
+        }
+        return out
+      }
+      case 'ntile': {
+        // n buckets of `size` rows, the first `extra` of them one row larger
+        const total = part.freed + n
+        const size = Math.floor(total / f.n)
+        const extra = total % f.n
+        const big = extra * (size + 1)
+        for (let i = from; i <= to; i++) {
+          const p = part.freed + i
+          out[i - from] = p < big ? Math.floor(p / (size + 1)) + 1 : extra + Math.floor((p - big) / size) + 1
         }
         return out
       }

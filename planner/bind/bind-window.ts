@@ -85,6 +85,17 @@ export class WindowBinder implements WindowCollector {
       if (args.length > 0 || star) noSuch()
       return { fn: name as 'row_number' | 'rank' | 'dense_rank', args: [], offset: 0, frame, type: 'bigint' }
     }
+    if (name === 'percent_rank' || name === 'cume_dist') {
+      if (args.length > 0 || star) noSuch()
+      return { fn: name, args: [], offset: 0, frame, type: 'double' }
+    }
+    if (name === 'ntile') {
+      if (args.length !== 1) noSuch()
+      const v = constantNumber(e.args[0]!)
+      if (v === undefined || !Number.isInteger(v)) throw unsupported(ctx.err, 'an ntile argument other than an integer constant', e.span)
+      if (v < 1) throw planError(ctx.err, SqlState.invalidArgumentForNtile, 'argument of ntile must be greater than zero', e.args[0]!.span)
+      return { fn: 'ntile', args: [], offset: v, frame, type: 'integer' }
+    }
     if (name === 'lag' || name === 'lead') {
       if (args.length < 1 || args.length > 3) noSuch()
       const type: SqlType = args[0]!.type === 'unknown' ? 'text' : args[0]!.type

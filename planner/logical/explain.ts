@@ -62,9 +62,9 @@ export function describeOver(p: { readonly partitionBy: readonly number[]; reado
 
 function describeWindowFunction(w: WindowFunctionCall, timed: boolean): string {
   const args = w.args.map(printScalar)
-  if (w.fn === 'lag' || w.fn === 'lead' || w.fn === 'nth_value') args.splice(1, 0, String(w.offset))
+  if (w.fn === 'lag' || w.fn === 'lead' || w.fn === 'nth_value' || w.fn === 'ntile') args.splice(1, 0, String(w.offset))
   const call = `${w.fn === 'count_rows' ? 'count(*)' : `${w.fn}(${args.join(', ')})`}`
-  const framed = w.fn !== 'row_number' && w.fn !== 'rank' && w.fn !== 'dense_rank' && w.fn !== 'lag' && w.fn !== 'lead'
+  const framed = w.fn !== 'row_number' && w.fn !== 'rank' && w.fn !== 'dense_rank' && w.fn !== 'percent_rank' && w.fn !== 'cume_dist' && w.fn !== 'ntile' && w.fn !== 'lag' && w.fn !== 'lead'
   return framed ? `${call} ${describeFrame(w.frame, timed)}` : call
 }
 

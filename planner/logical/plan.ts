@@ -195,14 +195,14 @@ export interface FrameSpec {
   readonly end: FrameBoundSpec
 }
 
-export type WindowFunctionName = 'row_number' | 'rank' | 'dense_rank' | 'lag' | 'lead' | 'first_value' | 'last_value' | 'nth_value' | WindowAggregate
+export type WindowFunctionName = 'row_number' | 'rank' | 'dense_rank' | 'percent_rank' | 'cume_dist' | 'ntile' | 'lag' | 'lead' | 'first_value' | 'last_value' | 'nth_value' | WindowAggregate
 
 /** The aggregates that work over a frame (their accumulators retract exactly). */
 export type WindowAggregate = 'count_rows' | 'count' | 'sum' | 'avg' | 'min' | 'max' | 'string_agg' | 'array_agg' | 'bool_and' | 'bool_or'
 
 /** One window function of an Over node. `args` are input columns: LAG/LEAD (value, default),
- *  FIRST/LAST/NTH_VALUE and aggregates (value); `offset` is LAG/LEAD's offset and NTH_VALUE's
- *  n. Functions without a frame (ranks, LAG/LEAD) carry the default one. */
+ *  FIRST/LAST/NTH_VALUE and aggregates (value); `offset` is LAG/LEAD's offset, NTH_VALUE's
+ *  n and NTILE's number of buckets. Functions without a frame (ranks, LAG/LEAD) carry the default one. */
 export interface WindowFunctionCall {
   readonly fn: WindowFunctionName
   readonly args: readonly ScalarExpr[]

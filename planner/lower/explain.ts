@@ -84,7 +84,7 @@ export function deltaLine(p: DeltaPlan): string {
 
 /** Aggregates among window functions (the ones that may keep a partition total). */
 function isWindowAggregate(fn: string): boolean {
-  return fn !== 'row_number' && fn !== 'rank' && fn !== 'dense_rank' && fn !== 'lag' && fn !== 'lead' && fn !== 'first_value' && fn !== 'last_value' && fn !== 'nth_value'
+  return fn !== 'row_number' && fn !== 'rank' && fn !== 'dense_rank' && fn !== 'percent_rank' && fn !== 'cume_dist' && fn !== 'ntile' && fn !== 'lag' && fn !== 'lead' && fn !== 'first_value' && fn !== 'last_value' && fn !== 'nth_value'
 }
 
 /** MIN / MAX: over an insert-only input they keep only the extreme (EXPLAIN says so). */

@@ -20,8 +20,8 @@ export interface WindowRetention {
 }
 
 /** The retention of an Over node's functions, or undefined when passed rows cannot be freed
- *  (a frame reaching UNBOUNDED FOLLOWING, FIRST/NTH_VALUE from UNBOUNDED PRECEDING, or ROWS and
- *  RANGE offsets mixed, whose reaches do not add up). */
+ *  (a frame reaching UNBOUNDED FOLLOWING, FIRST/NTH_VALUE from UNBOUNDED PRECEDING, relative
+ *  ranks, or ROWS and RANGE offsets mixed, whose reaches do not add up). */
 export function windowRetention(functions: readonly WindowFunctionCall[]): WindowRetention | undefined {
   let back = 0
   let forward = 0
@@ -33,6 +33,11 @@ export function windowRetention(functions: readonly WindowFunctionCall[]): Windo
       case 'rank':
       case 'dense_rank':
         continue
+      case 'percent_rank':
+      case 'cume_dist':
+      case 'ntile':
+        // divided by the partition's size, which every new row changes
+        return undefined
       case 'lag':
         back = Math.max(back, f.offset)
         continue

@@ -437,6 +437,12 @@ function windowFunction(f: WindowFunctionCall, desc: boolean, windowOrder: reado
       return { kind: 'rank' }
     case 'dense_rank':
       return { kind: 'denseRank' }
+    case 'percent_rank':
+      return { kind: 'percentRank' }
+    case 'cume_dist':
+      return { kind: 'cumeDist' }
+    case 'ntile':
+      return { kind: 'ntile', n: f.offset }
     case 'lag':
     case 'lead':
       return { kind: f.fn, value: valueOf(f.args[0]!), offset: f.offset, fallback: f.args[1] ? valueOf(f.args[1]) : () => null }

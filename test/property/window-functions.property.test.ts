@@ -11,6 +11,7 @@ import { Engine } from '../../src/engine/engine.js'
 const FORMS: [string, string][] = [
   ['LAG / LEAD', 'SELECT id, g, lag(v) OVER w AS a, lead(v, 2, -1) OVER w AS b, lag(o, 3) OVER w AS c FROM t WINDOW w AS (PARTITION BY g ORDER BY o, id)'],
   ['LAG / LEAD among tied ORDER BY values', 'SELECT id, lag(id) OVER (PARTITION BY g ORDER BY o) AS a, lead(v) OVER (ORDER BY o DESC) AS b FROM t'],
+  ['PERCENT_RANK, CUME_DIST, NTILE', 'SELECT id, percent_rank() OVER w AS pr, cume_dist() OVER w AS cd, ntile(3) OVER (PARTITION BY g ORDER BY o, id) AS t3 FROM t WINDOW w AS (PARTITION BY g ORDER BY o)'],
   ['ROW_NUMBER, RANK, DENSE_RANK', 'SELECT id, row_number() OVER w AS rn, rank() OVER w AS r, dense_rank() OVER w AS dr, rank() OVER (ORDER BY v DESC) AS r2 FROM t WINDOW w AS (PARTITION BY g ORDER BY o)'],
   ['running aggregates (default frame)', 'SELECT id, sum(v) OVER w AS s, count(v) OVER w AS c, count(*) OVER w AS n, avg(v) OVER w AS a, min(v) OVER w AS lo, max(v) OVER w AS hi FROM t WINDOW w AS (PARTITION BY g ORDER BY o)'],
   ['ROWS frames', 'SELECT id, sum(v) OVER (PARTITION BY g ORDER BY o, id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS a, max(v) OVER (ORDER BY ts, id ROWS 2 PRECEDING) AS b, count(v) OVER (PARTITION BY g ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS c, sum(o) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS d FROM t'],

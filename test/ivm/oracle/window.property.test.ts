@@ -78,6 +78,28 @@ function naive(t: Table, order: WindowOrder, fs: readonly WindowFunction[]): Tab
             out.push(j + 1)
             break
           }
+          case 'percentRank':
+          case 'cumeDist': {
+            let first = i
+            while (first > 0 && isPeer(first - 1, i)) first--
+            let last = i
+            while (last < n - 1 && isPeer(last + 1, i)) last++
+            out.push(f.kind === 'percentRank' ? (n > 1 ? first / (n - 1) : 0) : (last + 1) / n)
+            break
+          }
+          case 'ntile': {
+            // deal rows out: bucket b gets floor(n / k) rows, plus one for the first n % k
+            let b = 1
+            let left = i
+            for (;;) {
+              const size = Math.floor(n / f.n) + (b <= n % f.n ? 1 : 0)
+              if (left < size) break
+              left -= size
+              b++
+            }
+            out.push(b)
+            break
+          }
           case 'denseRank': {
             let groups = 1
             for (let j = 1; j <= i; j++) if (!isPeer(j - 1, j)) groups++
@@ -115,6 +137,7 @@ const agg = (aggregator: WindowFunction & { kind: 'aggregate' } extends { aggreg
 const cases: [string, WindowOrder, WindowFunction[]][] = [
   ['row_number, rank, dense_rank', asc, [{ kind: 'rowNumber' }, { kind: 'rank' }, { kind: 'denseRank' }]],
   ['rank, dense_rank DESC NULLS FIRST', desc, [{ kind: 'rank' }, { kind: 'denseRank' }]],
+  ['percent_rank, cume_dist, ntile', asc, [{ kind: 'percentRank' }, { kind: 'cumeDist' }, { kind: 'ntile', n: 3 }, { kind: 'ntile', n: 1 }]],
   ['lag / lead with offsets and defaults', asc, [{ kind: 'lag', value: val, offset: 1, fallback }, { kind: 'lead', value: val, offset: 2, fallback }, { kind: 'lag', value: val, offset: 0, fallback }]],
   ['running sum and count (default frame)', asc, [agg(sumInt as never, running), agg(count as never, running)]],
   ['sum over ROWS 1 PRECEDING .. 1 FOLLOWING', asc, [agg(sumInt as never, { start: rows(-1), end: rows(1) })]],
