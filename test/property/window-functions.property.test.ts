@@ -45,6 +45,22 @@ function sorted(rows: readonly (readonly unknown[])[]): string[] {
   return rows.map((r) => JSON.stringify(r, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x === undefined ? null : x))).sort()
 }
 
+/** Runs `count` ticks, creating the view `late` before tick `lateAt`; after each, the views
+ *  `early` (and `late`) equal the ad hoc result of `query`. */
+function runTicks(db: Engine, query: string, count: number, lateAt: number, tick: (i: number) => void): void {
+  let late = false
+  for (let i = 0; i < count; i++) {
+    if (i === lateAt) {
+      db.execute(`CREATE MATERIALIZED VIEW late AS ${query}`)
+      late = true
+    }
+    tick(i)
+    const expected = sorted(db.query(query).rows)
+    expect(sorted(db.query('SELECT * FROM early').rows)).toEqual(expected)
+    if (late) expect(sorted(db.query('SELECT * FROM late').rows)).toEqual(expected)
+  }
+}
+
 describe('window functions in views = ad hoc recompute, after every tick', () => {
   for (const [name, query] of FORMS) {
     it(name, () => {
@@ -54,17 +70,9 @@ describe('window functions in views = ad hoc recompute, after every tick', () =>
           try {
             db.execute('CREATE TABLE t (id INT PRIMARY KEY, g INT, o INT, ts TIMESTAMP, v INT)')
             db.execute(`CREATE MATERIALIZED VIEW early AS ${query}`)
-            let late = false
-            for (let i = 0; i < ticks.length; i++) {
-              if (i === lateAt) {
-                db.execute(`CREATE MATERIALIZED VIEW late AS ${query}`)
-                late = true
-              }
+            runTicks(db, query, ticks.length, lateAt, (i) => {
               for (const s of ticks[i]!) db.execute(s)
-              const expected = sorted(db.query(query).rows)
-              expect(sorted(db.query('SELECT * FROM early').rows)).toEqual(expected)
-              if (late) expect(sorted(db.query('SELECT * FROM late').rows)).toEqual(expected)
-            }
+            })
           } finally {
             db.close()
           }
@@ -96,22 +104,13 @@ describe('window functions over a stream, freed by the watermark = ad hoc recomp
             db.execute("CREATE STREAM s (id INT, g INT, v INT, ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '2' MINUTE)")
             db.execute(`CREATE MATERIALIZED VIEW early AS ${query}`)
             expect(db.query('EXPLAIN MATERIALIZED VIEW early').rows.join('\n')).toContain('bounded: ')
-            let late = false
-            let clock = 0
             let nextId = 1
-            for (let i = 0; i < ticks.length; i++) {
-              if (i === lateAt) {
-                db.execute(`CREATE MATERIALIZED VIEW late AS ${query}`)
-                late = true
-              }
-              // event times wander around a clock that moves forward: some arrive late
-              const values = ticks[i]!.map(([gg, dt, vv]) => `(${nextId++}, ${gg}, ${sqlValue(vv)}, ${ts(Math.max(0, clock + dt))})`)
-              clock += 1
+            runTicks(db, query, ticks.length, lateAt, (i) => {
+              // event times wander around a clock that moves forward (a minute a tick): some
+              // arrive late
+              const values = ticks[i]!.map(([gg, dt, vv]) => `(${nextId++}, ${gg}, ${sqlValue(vv)}, ${ts(Math.max(0, i + dt))})`)
               db.execute(`INSERT INTO s VALUES ${values.join(', ')}`)
-              const expected = sorted(db.query(query).rows)
-              expect(sorted(db.query('SELECT * FROM early').rows)).toEqual(expected)
-              if (late) expect(sorted(db.query('SELECT * FROM late').rows)).toEqual(expected)
-            }
+            })
           } finally {
             db.close()
           }
