@@ -26,4 +26,4 @@ export { LookupJoinOperator, lookupJoin, type LookupJoinOptions } from './lookup
 export { AsOfJoinOperator, asOfJoin, type AsOfJoinOptions } from './asof-join.js'
 export { IntervalJoinOperator, intervalJoin, type IntervalJoinOptions, type IntervalJoinKind } from './interval-join.js'
 export { SessionReduceOperator, sessionReduce, SESSION_START, SESSION_END, type SessionReduceOptions } from './session-reduce.js'
-export { WindowOperator, window, type WindowFreeing, type WindowOptions, type WindowState } from './window.js'
+export { WindowOperator, window, WHOLE_AT, type WindowFreeing, type WindowOptions, type WindowState } from './window.js'

@@ -12,7 +12,9 @@
 //             changed row, for ROW_NUMBER/RANK/DENSE_RANK and running aggregates the rows from
 //             it to the partition end — and kept as ranges of rows (by the total order). Then
 //             out = results over those ranges after the step − results before it, so rows whose
-//             results did not change cancel (the output is consolidated).
+//             results did not change cancel (the output is consolidated). A batch of at least
+//             WHOLE_AT changes and a sixteenth of the partition (a backfill) recomputes the
+//             partition whole instead of finding a range per change.
 // State kept: per partition a ChunkedRows (distinct rows in total order with their counts,
 //             ivm/chunked-rows.ts); for DENSE_RANK the number of peer groups; for aggregates
 //             whose frame reaches a partition edge, the accumulator of the whole partition.
@@ -55,6 +57,8 @@ class Partition implements PartitionView {
   weights: number[] = []
   from: (Row | null)[] = []
   to: (Row | null)[] = []
+  /** This step recomputes the whole partition (many changes for its size). */
+  whole = false
 
   constructor(key: RowKey, sample: Row, functions: readonly WindowFunction[]) {
     this.key = key
@@ -199,6 +203,7 @@ export class WindowOperator extends BaseOperator {
         p.weights = []
         p.from = []
         p.to = []
+        p.whole = false
         if (p.rows.size === 0 && p.freed === 0) this.#parts.delete(p.key)
       }
     }
@@ -210,7 +215,8 @@ export class WindowOperator extends BaseOperator {
     const { rows, weights } = netChanges(p.changed, p.weights, this.#cmp)
     p.changed = rows
     p.weights = weights
-    this.#ranges(p, rows, p.from, p.to)
+    p.whole = this.#many(p, rows.length)
+    if (!p.whole) this.#ranges(p, rows, p.from, p.to)
     for (let i = 0; i < rows.length; i++) this.#apply(p, rows[i]!, weights[i]!)
   }
 
@@ -220,8 +226,11 @@ export class WindowOperator extends BaseOperator {
     const rows = p.changed
     const weights = p.weights
     if (rows.length === 0) return
-    this.#ranges(p, rows, p.from, p.to)
-    const merged = mergeRanges(p.from, p.to, this.#cmp)
+    // many changes for the partition's size (a backfill, a first batch): the whole partition,
+    // not a range per changed row
+    if (!p.whole) p.whole = this.#many(p, rows.length)
+    if (!p.whole) this.#ranges(p, rows, p.from, p.to)
+    const merged: [Row | null, Row | null][] = p.whole ? [[null, null]] : mergeRanges(p.from, p.to, this.#cmp)
     for (let i = 0; i < rows.length; i++) this.#apply(p, rows[i]!, -weights[i]!)
     try {
       this.#emit(p, merged, -1, out)
@@ -229,6 +238,12 @@ export class WindowOperator extends BaseOperator {
       for (let i = 0; i < rows.length; i++) this.#apply(p, rows[i]!, weights[i]!)
     }
     this.#emit(p, merged, 1, out)
+  }
+
+  /** Are `changes` many for `p` (a batch, at least a sixteenth of its rows)? Then its results
+   *  are recomputed whole rather than found per changed row. */
+  #many(p: Partition, changes: number): boolean {
+    return changes >= WHOLE_AT && changes * 16 >= p.positions
   }
 
   /** For each changed row present in `p`, the range of rows whose results it can alter. */
@@ -390,6 +405,9 @@ export class WindowOperator extends BaseOperator {
     return `partitions keyed by [${this.partitionColumns.map((c) => '#' + c).join(', ')}]: ${this.#parts.size} partitions, ${this.stateSize()} rows${totals > 0 ? `, ${totals} running total${totals > 1 ? 's' : ''} per partition` : ''}${this.#freeing ? `, ${freed} passed by the watermark freed` : ''}`
   }
 }
+
+/** The fewest changes of one partition in one step that may recompute it whole. */
+export const WHOLE_AT = 64
 
 /** The changes as distinct rows in total order with their net weights (zeros dropped). */
 function netChanges(rows: readonly Row[], weights: readonly number[], cmp: (a: Row, b: Row) => number): { rows: Row[]; weights: number[] } {

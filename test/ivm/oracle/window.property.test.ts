@@ -3,7 +3,7 @@
 import fc from 'fast-check'
 import { describe, it } from 'vitest'
 import { expect } from 'vitest'
-import { Circuit, compareRows, count, InputOperator, integrate, max, min, rowKey, sumInt, window, ZSet, type Frame, type FrameBound, type Row, type RowKey, type WindowFunction, type WindowOrder } from '../../../ivm/index.js'
+import { Circuit, compareRows, count, InputOperator, integrate, max, min, rowKey, sumInt, WHOLE_AT, window, ZSet, type Frame, type FrameBound, type Row, type RowKey, type WindowFunction, type WindowOrder } from '../../../ivm/index.js'
 import { norm } from '../helpers.js'
 import { checkAll, expand, type Table } from './harness.js'
 
@@ -220,4 +220,35 @@ describe('Window freeing by the watermark (append-only input)', { timeout: 300_0
       )
     })
   }
+})
+
+// Batches of WHOLE_AT or more changes for a partition recompute it whole: big random batches
+// of inserts and deletes, every form at once, against the naive evaluation.
+describe('Window with batches that recompute partitions whole', { timeout: 300_000 }, () => {
+  it('equals the naive evaluation after every batch', () => {
+    const functions = cases.flatMap(([, order, fs]) => (order === asc ? fs : []))
+    // one partition and many distinct rows (still tied ORDER BY values), so a batch is
+    // WHOLE_AT changes or more for it
+    const one = fc.tuple(fc.constant(0), fc.option(fc.integer({ min: 0, max: 40 }), { freq: 8, nil: null }), fc.integer({ min: 0, max: 1000 })) as fc.Arbitrary<Row>
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.array(one, { minLength: WHOLE_AT, maxLength: 3 * WHOLE_AT }), fc.nat({ max: 2 * WHOLE_AT })), { minLength: 1, maxLength: 4 }), (batches) => {
+        const table: Row[] = []
+        const circuit = new Circuit()
+        const input = circuit.add(new InputOperator(() => ZSet.of(table.map((r) => [r, 1]))))
+        const sink = integrate(circuit, window(circuit, input, { partitionColumns: [0], order: asc, functions }))
+        for (const [inserts, deletes] of batches) {
+          const d = new ZSet()
+          for (const r of inserts) d.push(r, 1)
+          for (let i = 0; i < deletes && table.length > 0; i++) d.push(table.splice((i * 7) % table.length, 1)[0]!, -1)
+          table.push(...inserts)
+          input.push(d)
+          circuit.step()
+          circuit.endStep()
+          circuit.commit()
+          expect(norm(sink.contents())).toEqual(norm(ZSet.of(naive(table.map((r) => [r, 1]), asc, functions))))
+        }
+      }),
+      { numRuns: Number(process.env.ORACLE_RUNS ?? 30) },
+    )
+  })
 })
