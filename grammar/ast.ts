@@ -301,6 +301,9 @@ export interface FuncCall {
   readonly distinct: boolean
   /** ORDER BY inside the argument list (STRING_AGG). */
   readonly orderBy: readonly OrderItem[]
+  /** `WITHIN GROUP (ORDER BY …)` of an ordered-set aggregate (percentile_cont, mode, …); the
+   *  arguments are then its direct arguments (the fraction). */
+  readonly withinGroup?: readonly OrderItem[]
   readonly filter: Expr | undefined
   readonly over: WindowSpec | undefined
   readonly span: Span
@@ -424,6 +427,21 @@ export interface JoinTableRef {
   readonly span: Span
 }
 
+/** `ROLLUP (…)`, `CUBE (…)` and `GROUPING SETS (…)` in GROUP BY, each a list of grouping
+ *  sets. A parenthesized list `(a, b)` among the elements (an implicit row) is one element of
+ *  several expressions, `()` (an implicit row of none) the empty set. The elements of ROLLUP
+ *  and CUBE are expressions; GROUPING SETS also nests ROLLUP, CUBE and GROUPING SETS. */
+export interface GroupingSetsItem {
+  readonly kind: 'groupingSets'
+  readonly form: 'rollup' | 'cube' | 'sets'
+  readonly elements: readonly GroupByItem[]
+  readonly span: Span
+}
+
+/** A GROUP BY item: an expression (an implicit row `(a, b)` is its expressions, as in
+ *  PostgreSQL) or a list of grouping sets. */
+export type GroupByItem = Expr | GroupingSetsItem
+
 export interface SelectBody {
   readonly kind: 'select'
   readonly distinct: boolean
@@ -433,7 +451,7 @@ export interface SelectBody {
   /** Empty when there is no FROM. A comma list is folded into `join` nodes with comma=true. */
   readonly from: TableRef | undefined
   readonly where: Expr | undefined
-  readonly groupBy: readonly Expr[]
+  readonly groupBy: readonly GroupByItem[]
   readonly having: Expr | undefined
   /** `WINDOW w AS (...), ...` */
   readonly windows?: readonly NamedWindow[] | undefined
@@ -482,6 +500,9 @@ export interface Query {
   readonly body: QueryBody
   readonly orderBy: readonly OrderItem[]
   readonly limit: Expr | undefined
+  /** `FETCH FIRST n ROWS WITH TIES`: `limit` is n, and the rows tied with the n-th in ORDER BY
+   *  come too. */
+  readonly withTies: boolean
   readonly offset: Expr | undefined
   /** `EMIT ON WINDOW CLOSE` after the query (later issue; parsed now). */
   readonly emitOnWindowClose: boolean

@@ -69,6 +69,8 @@ export const SqlState = {
   ioError: '58030',
   dataCorrupted: 'XX001',
   lockNotAvailable: '55P03',
+  statementTooComplex: '54001',
+  tooManyArguments: '54023',
 } as const
 
 /** Converts a 0-based offset into a 1-based (line, column) position in `text`. */

@@ -1477,6 +1477,19 @@ export class SqlParser extends EmbeddedActionsParser {
       },
     })
     this.consume(7, T.RParen)
+    let withinGroup: A.OrderItem[] | undefined
+    this.option(6, {
+      GATE: () => is(this.LA(2), T.GROUP),
+      DEF: () => {
+        this.consume(13, T.WITHIN)
+        this.consume(14, T.GROUP)
+        this.consume(15, T.LParen)
+        this.consume(16, T.ORDER)
+        this.consume(17, T.BY)
+        withinGroup = this.subrule(5, this.orderList)
+        this.consume(18, T.RParen)
+      },
+    })
     let filter: A.Expr | undefined
     this.option(4, {
       GATE: () => is(this.LA(2), T.LParen),
@@ -1504,7 +1517,7 @@ export class SqlParser extends EmbeddedActionsParser {
         ])
       },
     })
-    return { kind: 'func', name, args, distinct, orderBy, filter, over, span: this.sp(start) }
+    return { kind: 'func', name, args, distinct, orderBy, filter, over, span: this.sp(start), ...(withinGroup ? { withinGroup } : {}) }
   })
 
   windowSpec = this.RULE('windowSpec', (): A.WindowSpec => {
@@ -1663,12 +1676,15 @@ export class SqlParser extends EmbeddedActionsParser {
       orderBy = this.subrule(1, this.orderList)
     })
     let limit: A.Expr | undefined
+    let withTies = false
     let offset: A.Expr | undefined
     let limitSeen = false
     this.option(1, {
       MAX_LOOKAHEAD: 1,
       DEF: () => {
-        limit = this.subrule(2, this.limitClause).value
+        const l = this.subrule(2, this.limitClause)
+        limit = l.value
+        withTies = l.withTies
         limitSeen = true
       },
     })
@@ -1683,7 +1699,9 @@ export class SqlParser extends EmbeddedActionsParser {
       MAX_LOOKAHEAD: 1,
       GATE: () => !limitSeen,
       DEF: () => {
-        limit = this.subrule(4, this.limitClause).value
+        const l = this.subrule(4, this.limitClause)
+        limit = l.value
+        withTies = l.withTies
       },
     })
     let emitOnWindowClose = false
@@ -1701,21 +1719,23 @@ export class SqlParser extends EmbeddedActionsParser {
       body,
       orderBy,
       limit,
+      withTies,
       offset,
       emitOnWindowClose,
       span: this.sp(start),
     }
   })
 
-  /** `LIMIT n | LIMIT ALL | FETCH {FIRST|NEXT} [n] {ROW|ROWS} ONLY`; value undefined = no limit. */
-  limitClause = this.RULE('limitClause', (): { value: A.Expr | undefined } =>
+  /** `LIMIT n | LIMIT ALL | FETCH {FIRST|NEXT} [n] {ROW|ROWS} {ONLY | WITH TIES}`; value
+   *  undefined = no limit. */
+  limitClause = this.RULE('limitClause', (): { value: A.Expr | undefined; withTies: boolean } =>
     this.or(0, [
       {
         ALT: () => {
           this.consume(0, T.LIMIT)
           return this.or(1, [
-            { ALT: () => (this.consume(1, T.ALL), { value: undefined }) },
-            { ALT: () => ({ value: this.subrule(0, this.expr) }) },
+            { ALT: () => (this.consume(1, T.ALL), { value: undefined, withTies: false }) },
+            { ALT: () => ({ value: this.subrule(0, this.expr), withTies: false }) },
           ])
         },
       },
@@ -1732,11 +1752,14 @@ export class SqlParser extends EmbeddedActionsParser {
             },
           })
           this.or(3, [{ ALT: () => this.consume(5, T.ROW) }, { ALT: () => this.consume(6, T.ROWS) }])
-          this.consume(7, T.ONLY)
+          const withTies = this.or(4, [
+            { ALT: () => (this.consume(7, T.ONLY), false) },
+            { ALT: () => (this.consume(8, T.WITH), this.consume(9, T.TIES), true) },
+          ])
           if (value === undefined) {
             value = { kind: 'literal', value: { type: 'integer', text: '1' }, span: this.sp(fetch.startOffset) }
           }
-          return { value }
+          return { value, withTies }
         },
       },
     ]),
@@ -1867,11 +1890,11 @@ export class SqlParser extends EmbeddedActionsParser {
       this.consume(7, T.WHERE)
       where = this.subrule(3, this.expr)
     })
-    let groupBy: A.Expr[] = []
+    let groupBy: A.GroupByItem[] = []
     this.option(4, () => {
       this.consume(8, T.GROUP)
       this.consume(9, T.BY)
-      groupBy = this.subrule(4, this.exprList)
+      groupBy = this.subrule(4, this.groupByList)
     })
     let having: A.Expr | undefined
     this.option(5, () => {
@@ -1899,6 +1922,61 @@ export class SqlParser extends EmbeddedActionsParser {
     const spec = this.subrule(1, this.windowSpec)
     return { name, spec, span: this.sp(start) }
   })
+
+  /** GROUP BY's items, `()`, `ROLLUP (…)`, `CUBE (…)` and `GROUPING SETS (…)` among them. */
+  groupByList = this.RULE('groupByList', (): A.GroupByItem[] => {
+    const out = [this.subrule(0, this.groupByItem)]
+    this.many(0, () => {
+      this.consume(0, T.Comma)
+      out.push(this.subrule(1, this.groupByItem))
+    })
+    return out
+  })
+
+  /** ROLLUP, CUBE and GROUPING are not keywords: the words mean grouping sets only here, and
+   *  only before their parenthesis (`rollup(x)` elsewhere is a call). */
+  groupByItem = this.RULE('groupByItem', (): A.GroupByItem => this.or(0, this.groupByItemOr))
+
+  private readonly groupByItemOr: OrMethodOpts<A.GroupByItem> = {
+    IGNORE_AMBIGUITIES: true,
+    MAX_LOOKAHEAD: 1,
+    DEF: [
+      {
+        // `()`: the empty grouping set, an implicit row of no expressions
+        GATE: () => is(this.LA(2), T.RParen),
+        ALT: (): A.GroupByItem => {
+          const start = this.start()
+          this.consume(0, T.LParen)
+          this.consume(1, T.RParen)
+          return { kind: 'row', items: [], explicit: false, span: this.sp(start) }
+        },
+      },
+      {
+        GATE: () => is(this.LA(1), T.Identifier) && (word(this.LA(1)) === 'rollup' || word(this.LA(1)) === 'cube') && is(this.LA(2), T.LParen),
+        ALT: (): A.GroupByItem => {
+          const start = this.start()
+          const form = word(this.consume(2, T.Identifier)) === 'rollup' ? 'rollup' : 'cube'
+          this.consume(3, T.LParen)
+          const elements = this.subrule(0, this.exprList)
+          this.consume(4, T.RParen)
+          return { kind: 'groupingSets', form, elements, span: this.sp(start) }
+        },
+      },
+      {
+        GATE: () => is(this.LA(1), T.Identifier) && word(this.LA(1)) === 'grouping' && is(this.LA(2), T.Identifier) && word(this.LA(2)) === 'sets',
+        ALT: (): A.GroupByItem => {
+          const start = this.start()
+          this.consume(5, T.Identifier)
+          this.consume(6, T.Identifier)
+          this.consume(7, T.LParen)
+          const elements = this.subrule(1, this.groupByList)
+          this.consume(8, T.RParen)
+          return { kind: 'groupingSets', form: 'sets', elements, span: this.sp(start) }
+        },
+      },
+      { ALT: (): A.GroupByItem => this.subrule(2, this.expr) },
+    ],
+  }
 
   selectList = this.RULE('selectList', (): A.SelectItem[] => {
     const out = [this.subrule(0, this.selectItem)]
@@ -3037,6 +3115,7 @@ export class SqlParser extends EmbeddedActionsParser {
               },
               orderBy: [],
               limit: undefined,
+              withTies: false,
               offset: undefined,
               emitOnWindowClose: false,
               span,

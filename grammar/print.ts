@@ -139,7 +139,7 @@ function funcName(name: readonly string[]): string {
 }
 
 function isPlainCall(f: A.FuncCall): boolean {
-  return !f.distinct && f.orderBy.length === 0 && f.filter === undefined && f.over === undefined
+  return !f.distinct && f.orderBy.length === 0 && f.withinGroup === undefined && f.filter === undefined && f.over === undefined
 }
 
 function printFunc(f: A.FuncCall): string {
@@ -159,6 +159,7 @@ function printFunc(f: A.FuncCall): string {
   else args = (f.distinct ? 'DISTINCT ' : '') + exprs(f.args)
   if (f.orderBy.length > 0) args += ` ORDER BY ${orderItems(f.orderBy)}`
   let s = `${funcName(f.name)}(${args})`
+  if (f.withinGroup !== undefined) s += ` WITHIN GROUP (ORDER BY ${orderItems(f.withinGroup)})`
   if (f.filter !== undefined) s += ` FILTER (WHERE ${expr(f.filter, 0)})`
   if (f.over !== undefined) s += ` OVER ${f.over.base !== undefined && f.over.partitionBy.length === 0 && f.over.orderBy.length === 0 && f.over.frame === undefined ? quoteIdent(f.over.base) : windowSpec(f.over)}`
   return s
@@ -312,8 +313,14 @@ export function printQuery(q: A.Query): string {
   }
   s += queryBody(q.body)
   if (q.orderBy.length > 0) s += ` ORDER BY ${orderItems(q.orderBy)}`
-  if (q.limit !== undefined) s += ` LIMIT ${expr(q.limit, 0)}`
-  if (q.offset !== undefined) s += ` OFFSET ${expr(q.offset, 0)}`
+  if (q.withTies) {
+    // the standard's order: OFFSET before FETCH (LIMIT has no WITH TIES)
+    if (q.offset !== undefined) s += ` OFFSET ${expr(q.offset, 0)} ROWS`
+    s += ` FETCH FIRST ${q.limit!.kind === 'literal' ? expr(q.limit!, 0) : `(${expr(q.limit!, 0)})`} ROWS WITH TIES`
+  } else {
+    if (q.limit !== undefined) s += ` LIMIT ${expr(q.limit, 0)}`
+    if (q.offset !== undefined) s += ` OFFSET ${expr(q.offset, 0)}`
+  }
   if (q.emitOnWindowClose) s += ' EMIT ON WINDOW CLOSE'
   return s
 }
@@ -357,10 +364,21 @@ function selectBody(b: A.SelectBody): string {
   s += selectItems(b.items)
   if (b.from !== undefined) s += ` FROM ${tableRef(b.from)}`
   if (b.where !== undefined) s += ` WHERE ${expr(b.where, 0)}`
-  if (b.groupBy.length > 0) s += ` GROUP BY ${exprs(b.groupBy)}`
+  if (b.groupBy.length > 0) s += ` GROUP BY ${groupByItems(b.groupBy)}`
   if (b.having !== undefined) s += ` HAVING ${expr(b.having, 0)}`
   if (b.windows !== undefined) s += ` WINDOW ${b.windows.map((w) => `${quoteIdent(w.name)} AS ${windowSpec(w.spec)}`).join(', ')}`
   return s
+}
+
+function groupByItems(items: readonly A.GroupByItem[]): string {
+  return items.map(groupByItem).join(', ')
+}
+
+function groupByItem(g: A.GroupByItem): string {
+  if (g.kind === 'row' && !g.explicit && g.items.length === 0) return '()'
+  if (g.kind !== 'groupingSets') return expr(g, 0)
+  const head = g.form === 'rollup' ? 'ROLLUP' : g.form === 'cube' ? 'CUBE' : 'GROUPING SETS'
+  return `${head} (${groupByItems(g.elements)})`
 }
 
 function tableAlias(a: A.TableAlias | undefined): string {

@@ -132,12 +132,43 @@ export class ChunkedRows {
     }
   }
 
-  /** Rows at positions [from, to), as distinct rows with the number of positions each fills. */
-  read(from: number, to: number): RowRun {
+  /** The position after the last row that `ties` finds equal to the row at `to` − 1 (`to`
+   *  when there are not that many positions): where a run with ties ends. */
+  tiedEnd(to: number, ties: (a: Row, b: Row) => number): number {
+    const chunks = this.chunks
+    let pos = 0
+    let last: Row | undefined
+    for (let c = 0; c < chunks.length; c++) {
+      const chunk = chunks[c]!
+      if (last === undefined && pos + chunk.positions < to) {
+        pos += chunk.positions
+        continue
+      }
+      const rows = chunk.rows
+      const counts = chunk.counts
+      for (let i = 0; i < rows.length; i++) {
+        const n = counts[i]!
+        if (n <= 0) continue
+        if (last === undefined) {
+          pos += n
+          if (pos >= to) last = rows[i]!
+        } else if (ties(rows[i]!, last) === 0) pos += n
+        else return pos
+      }
+    }
+    return pos > to ? pos : to
+  }
+
+  /** Rows at positions [from, to), as distinct rows with the number of positions each fills.
+   *  With `ties`, also every row after `to` that `ties` finds equal to the row at `to` − 1
+   *  (they follow it: the order refines `ties`). */
+  read(from: number, to: number, ties?: (a: Row, b: Row) => number): RowRun {
     const win = new RowRun()
     if (to <= from) return win
     const chunks = this.chunks
     let pos = 0
+    /** The row at position to − 1, once passed (with ties). */
+    let last: Row | undefined
     for (let c = 0; c < chunks.length; c++) {
       const chunk = chunks[c]!
       if (pos + chunk.positions <= from) {
@@ -149,14 +180,24 @@ export class ChunkedRows {
       for (let i = 0; i < rows.length; i++) {
         const n = counts[i]!
         if (n <= 0) continue
+        if (last !== undefined) {
+          if (ties!(rows[i]!, last) !== 0) return win
+          win.rows.push(rows[i]!)
+          win.counts.push(n)
+          continue
+        }
         const start = pos > from ? pos : from
-        const end = pos + n < to ? pos + n : to
+        // the row at to − 1 fills all its positions when ties come along
+        const end = pos + n < to || ties !== undefined ? pos + n : to
         if (end > start) {
           win.rows.push(rows[i]!)
           win.counts.push(end - start)
         }
         pos += n
-        if (pos >= to) return win
+        if (pos >= to) {
+          if (ties === undefined) return win
+          last = rows[i]!
+        }
       }
     }
     return win

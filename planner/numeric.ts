@@ -568,7 +568,14 @@ export function numericSqrt(v: NumericValue): NumericValue {
   const [weight] = baseWeight(c, s)
   // PostgreSQL's estimate of the result's decimal weight (C division truncates toward zero)
   const sweight = Math.trunc(((weight + 1) * 4) / 2) - 1
-  const rscale = Math.min(Math.max(NUMERIC_MIN_SIG_DIGITS - sweight, s, 0), NUMERIC_MAX_DISPLAY_SCALE)
+  return numericSqrtAtScale(v, Math.min(Math.max(NUMERIC_MIN_SIG_DIGITS - sweight, s, 0), NUMERIC_MAX_DISPLAY_SCALE))
+}
+
+/** sqrt(v) of a finite v ≥ 0 rounded (half up) to `rscale` decimals (stddev takes the
+ *  variance's scale). */
+export function numericSqrtAtScale(v: NumericValue, rscale: number): NumericValue {
+  const c = big(coefOf(v))
+  const s = scaleOf(v)
   // round(sqrt(c / 10^s) · 10^rscale) = round(sqrt(N)) with N = c · 10^(2·rscale − s): k is
   // floor(sqrt(N)) (= isqrt(floor N)), and it rounds up when sqrt(N) ≥ k + ½, i.e. 4N ≥ (2k + 1)²
   const shift = 2 * rscale - s

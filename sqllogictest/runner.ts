@@ -1103,7 +1103,7 @@ class FileRun {
           (batch) => {
             if (batch.columns.length > 0) st.columns = batch.columns
             for (const [row, diff] of batch.changes) {
-              const key = JSON.stringify(row)
+              const key = JSON.stringify(row, bigintAsText)
               const e = st.acc.get(key)
               if (e === undefined) st.acc.set(key, { row, weight: diff })
               else {
@@ -1154,4 +1154,9 @@ class FileRun {
     if (out.ok) this.#counts.passed++
     else this.#fail(r, `delta ${name}: ${out.reason}`, [...shown('expected', out.expected), ...shown('actual', out.actual)])
   }
+}
+
+/** JSON.stringify replacer for row keys: a bigint (a 64-bit value beyond 2^53) as its digits. */
+function bigintAsText(_key: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? `${v}n` : v
 }

@@ -123,7 +123,7 @@ export interface EngineOptions {
    *  `CHECKPOINT` and on close). Recovery replays only the log after the newest checkpoint. */
   readonly checkpointInterval?: number
   /** With `dir`: a checkpoint is also taken once the ticks since the last one have done about
-   *  this many milliseconds of work (default 1 000; 0: by the interval only), so recovery,
+   *  this many milliseconds of work (default 500; 0: by the interval only), so recovery,
    *  which replays them at about their live cost, stays about that short under a heavy load.
    *  At most one checkpoint per ten times the last one's duration of work, so checkpoints
    *  never take more than about a tenth of the engine's time. */

@@ -111,7 +111,7 @@ function toChunks(v: unknown[], c: number[]): MinMaxChunks {
 
 /** Index of the chunk where `value` belongs: the first chunk whose last value is ≥ value, or
  *  the last chunk (value beyond every chunk). */
-function chunkOf(cv: readonly unknown[][], value: unknown, cmp: (a: unknown, b: unknown) => number): number {
+export function chunkOf(cv: readonly unknown[][], value: unknown, cmp: (a: unknown, b: unknown) => number): number {
   let hi = cv.length - 1
   // fast path: the last chunk (new extremes, retracting the extreme)
   if (cmp(cv[hi]![0], value) <= 0) return hi

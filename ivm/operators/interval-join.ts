@@ -39,6 +39,11 @@
 //             joining or leaving its map, is noted on the side itself (object-changes.ts: a
 //             side that came and went between two checkpoints costs nothing), so the next part
 //             holds only those sides.
+//             Derived sides (deriveSides): a side that keeps no match counts or pads and that
+//             the watermarks free holds exactly the input rows advance() has not freed, so a
+//             checkpoint may leave it out when its input's history is kept (a stream's, in the
+//             log): refill() rebuilds it from that history after loadKeyed. Its changes are
+//             then not noted, and no snapshot copies its key sides.
 //
 // Freeing:    with both watermarks (every later left change, insert or delete, has time ≥ wl;
 //             right: ≥ wr; watermarks never decrease, except when a rollback restores them with
@@ -405,6 +410,10 @@ export class IntervalJoinOperator extends BaseOperator {
   readonly #journal = new Journal<StepUndo | AdvanceUndo>()
   /** Key sides changed since the last saveKeyed (null until one asked). */
   #changes: ObjectChanges<KeySide> | null = null
+  /** Sides checkpoints leave out, rebuilt from their input's history instead (see the
+   *  header: Derived sides). */
+  #derivedLeft = false
+  #derivedRight = false
   #leftRows = 0
   #rightRows = 0
   #stamp = 0
@@ -646,8 +655,8 @@ export class IntervalJoinOperator extends BaseOperator {
     if (ks === undefined) {
       ks = new KeySide(key, isLeft)
       map.set(key, ks)
-      this.#changes?.inserted(ks)
-    } else this.#changes?.changed(ks)
+      this.#tracker(ks)?.inserted(ks)
+    } else this.#tracker(ks)?.changed(ks)
     const rows = d.rows
     const ts = d.times
     const ws = d.weights
@@ -708,7 +717,7 @@ export class IntervalJoinOperator extends BaseOperator {
         touched.push(e)
       }
       // noted before the change (a checkpoint's snapshot may copy the key side first)
-      this.#changes?.changed(e.side)
+      this.#tracker(e.side)?.changed(e.side)
       e.matches += ds[i]!
     }
   }
@@ -720,7 +729,7 @@ export class IntervalJoinOperator extends BaseOperator {
   /** Takes a live entry out of its bucket (and its key side out of the map when empty). */
   #remove(e: Entry): void {
     const ks = e.side
-    this.#changes?.changed(ks)
+    this.#tracker(ks)?.changed(ks)
     const times = ks.times
     const at = lowerBound(times, e.time)
     const bucket = ks.buckets[at]!
@@ -734,7 +743,7 @@ export class IntervalJoinOperator extends BaseOperator {
       if (times.length === 0) {
         const map = ks.left ? this.#left : this.#right
         if (map.get(ks.key) === ks) {
-          this.#changes?.deleted(ks)
+          this.#tracker(ks)?.deleted(ks)
           map.delete(ks.key)
         }
       }
@@ -789,8 +798,8 @@ export class IntervalJoinOperator extends BaseOperator {
     const map = ks.left ? this.#left : this.#right
     if (!map.has(ks.key)) {
       map.set(ks.key, ks)
-      this.#changes?.inserted(ks)
-    } else this.#changes?.changed(ks)
+      this.#tracker(ks)?.inserted(ks)
+    } else this.#tracker(ks)?.changed(ks)
     return ks
   }
 
@@ -886,7 +895,7 @@ export class IntervalJoinOperator extends BaseOperator {
           undo.pads.push(e)
           undo.oldPads.push(e.pad)
           emitted.push(this.#pad(e), target - e.pad)
-          this.#changes?.changed(ks)
+          this.#tracker(ks)?.changed(ks)
           e.pad = target
         }
       }
@@ -894,7 +903,7 @@ export class IntervalJoinOperator extends BaseOperator {
     let cut = 0
     while (cut < n && times[cut]! < own && (isLeft ? this.#deadLeft(times[cut]!, other) : this.#deadRight(times[cut]!, other))) cut++
     if (cut === 0) return
-    this.#changes?.changed(ks)
+    this.#tracker(ks)?.changed(ks)
     const freedTimes = times.splice(0, cut)
     const freedBuckets = ks.buckets.splice(0, cut)
     let entries = 0
@@ -903,7 +912,7 @@ export class IntervalJoinOperator extends BaseOperator {
     else this.#rightRows -= entries
     undo.freed.push({ side: ks, times: freedTimes, buckets: freedBuckets, entries })
     if (times.length === 0) {
-      this.#changes?.deleted(ks)
+      this.#tracker(ks)?.deleted(ks)
       ;(isLeft ? this.#left : this.#right).delete(ks.key)
     }
   }
@@ -930,7 +939,7 @@ export class IntervalJoinOperator extends BaseOperator {
         for (let i = es.length - 1; i >= 0; i--) {
           const e = es[i]!
           const w0 = old[3 * i]!
-          this.#changes?.changed(e.side)
+          this.#tracker(e.side)?.changed(e.side)
           if (w0 === 0) {
             if (e.live) this.#remove(e)
           } else if (!e.live) this.#reinsert(e)
@@ -951,11 +960,85 @@ export class IntervalJoinOperator extends BaseOperator {
         }
         for (let i = u.pads.length - 1; i >= 0; i--) {
           const e = u.pads[i]!
-          this.#changes?.changed(e.side)
+          this.#tracker(e.side)?.changed(e.side)
           e.pad = u.oldPads[i]!
         }
       }
     })
+  }
+
+  /** Whether a side can be left out of checkpoints and rebuilt from its input's history: it
+   *  keeps no match counts or pads (it is not preserved by an outer join) and the watermarks
+   *  free it, so what it holds is every input row the watermarks have not freed. */
+  canDerive(isLeft: boolean): boolean {
+    return !(isLeft ? this.#preserveLeft : this.#preserveRight) && (isLeft ? this.#leftHints : this.#rightHints) !== null
+  }
+
+  /** Which sides checkpoints leave out from now on (saveKeyed, snapshotKeyed, fuzzyBaseKeyed;
+   *  loadKeyed then loads the other side only, and refill() rebuilds these). After a change
+   *  the caller's next part must be a base: the notes since the last part no longer match.
+   *  Called between ticks, with no snapshot in flight. */
+  deriveSides(left: boolean, right: boolean): void {
+    if ((left && !this.canDerive(true)) || (right && !this.canDerive(false))) throw new Error('IntervalJoin: a preserved or unbounded side cannot be derived')
+    this.#derivedLeft = left
+    this.#derivedRight = right
+  }
+
+  /** Whether advance() would have freed a row of this side at time t, with the watermarks as
+   *  they are now (the test is downward closed in t: a history chunk whose newest time is
+   *  freed holds nothing the side keeps). */
+  freed(isLeft: boolean, t: number): boolean {
+    const lwf = this.#leftWatermark
+    const rwf = this.#rightWatermark
+    if (lwf === undefined || rwf === undefined) return false
+    return this.#freedAt(isLeft, t, lwf(), rwf())
+  }
+
+  #freedAt(isLeft: boolean, t: number, wl: number, wr: number): boolean {
+    return isLeft ? t < wl && this.#deadLeft(t, wr) : t < wr && this.#deadRight(t, wl)
+  }
+
+  /** Rebuilds a derived side after loadKeyed: `history` is every row its input has had (or at
+   *  least every one advance() has not freed), in arrival order; the side takes those the
+   *  watermarks have not freed, as step() and advance() would have left them. Emits nothing
+   *  and journals nothing (the state is committed state). */
+  refill(isLeft: boolean, history: ZSet): void {
+    const tc = isLeft ? this.leftTime : this.rightTime
+    const cols = isLeft ? this.leftKey : this.rightKey
+    const keyOf = isLeft ? this.#leftKeyOf : this.#rightKeyOf
+    const rows = history.rows
+    const weights = history.weights
+    const wl = this.#leftWatermark?.() ?? -Infinity
+    const wr = this.#rightWatermark?.() ?? -Infinity
+    // one row at a time, in arrival order (mostly time order: appended at its key's end)
+    const one = new SideDelta()
+    const stamp = ++this.#stamp
+    const touched: Entry[] = []
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const t = row[tc]
+      // (a row with a NULL key or time never entered the side; its time was checked then)
+      if (typeof t !== 'number' || this.#freedAt(isLeft, t, wl, wr) || hasNull(row, cols)) continue
+      const k = keyOf(row)
+      one.rows[0] = row
+      one.times[0] = t
+      one.weights[0] = weights[i]!
+      this.#absorb(k, one, isLeft, stamp, touched)
+    }
+    for (let i = 0; i < touched.length; i++) if (touched[i]!.weight === 0 && touched[i]!.live) this.#remove(touched[i]!)
+  }
+
+  /** The tracker noting a key side's changes: none for a derived side. */
+  #tracker(ks: KeySide): ObjectChanges<KeySide> | null {
+    return (ks.left ? this.#derivedLeft : this.#derivedRight) ? null : this.#changes
+  }
+
+  /** The maps checkpoints save (a derived side's is left out). */
+  #savedMaps(): Map<RowKey, KeySide>[] {
+    const maps: Map<RowKey, KeySide>[] = []
+    if (!this.#derivedLeft) maps.push(this.#left)
+    if (!this.#derivedRight) maps.push(this.#right)
+    return maps
   }
 
   /** The held rows of both sides (as of the last commit: called between ticks, when the
@@ -1006,7 +1089,7 @@ export class IntervalJoinOperator extends BaseOperator {
       this.#changes = this.#newChanges()
       const keys: string[] = []
       const values: KeySideEntry[] = []
-      for (const map of [this.#left, this.#right]) {
+      for (const map of this.#savedMaps()) {
         for (const ks of map.values()) {
           keys.push(partKey(ks))
           values.push(this.#keySideEntry(ks))
@@ -1045,7 +1128,7 @@ export class IntervalJoinOperator extends BaseOperator {
     const entryOf = (ks: KeySide): KeySideEntry => this.#keySideEntry(ks)
     if (all || this.#changes === null) {
       this.#changes = this.#newChanges()
-      const sides = [...this.#left.values(), ...this.#right.values()]
+      const sides = this.#savedMaps().flatMap((m) => [...m.values()])
       return snapshotObjects(this.#changes, sides, null, partKey, valueOf, entryOf)
     }
     return snapshotObjects(this.#changes, null, this.#changes.take(), partKey, valueOf, entryOf)
@@ -1058,7 +1141,7 @@ export class IntervalJoinOperator extends BaseOperator {
   /** A base read while ticks go on (fuzzyObjectBase), recording changes afresh from here. */
   fuzzyBaseKeyed(): KeyedSnapshot {
     this.#changes = this.#newChanges()
-    return fuzzyObjectBase([this.#left, this.#right], partKey, (ks) => this.#keySideEntry(ks))
+    return fuzzyObjectBase(this.#savedMaps(), partKey, (ks) => this.#keySideEntry(ks))
   }
 
   #isLive(ks: KeySide): boolean {
@@ -1068,7 +1151,7 @@ export class IntervalJoinOperator extends BaseOperator {
   #newChanges(): ObjectChanges<KeySide> {
     return new ObjectChanges<KeySide>(
       (ks) => this.#isLive(ks),
-      () => this.#left.size + this.#right.size,
+      () => (this.#derivedLeft ? 0 : this.#left.size) + (this.#derivedRight ? 0 : this.#right.size),
     )
   }
 

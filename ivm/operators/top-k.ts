@@ -11,15 +11,22 @@
 //             changes is retracted and re-inserted with its new number.
 //             limit undefined without rowNumber: out = Δin(p) − (prefix_new − prefix_old),
 //             the prefix being positions [0, offset) — O(offset), not O(partition).
-// State kept: per partition a chunked sorted list: chunks of ≤ CHUNK_MAX distinct rows with
-//             their counts, each chunk knowing its number of positions. An update is a binary
-//             search over chunks, one inside the chunk and a splice of ≤ CHUNK_MAX entries, so
-//             a change in a 1M-row partition never moves the whole partition. Reading a window
-//             skips whole chunks: O(offset/CHUNK + limit).
+//             With `withTies` (FETCH FIRST n ROWS WITH TIES), the window also holds every row
+//             after position offset + limit − 1 that `compare` finds equal to the row there
+//             (they follow it in the order, `compare` then the whole row); so a change to the
+//             row at the boundary brings in or takes out all its ties at once.
+// State kept: per partition a chunked sorted list (ChunkedRows, ivm/chunked-rows.ts): chunks
+//             of ≤ CHUNK_MAX distinct rows with their counts, each chunk knowing its number of
+//             positions. An update is a binary search over chunks, one inside the chunk and a
+//             splice of ≤ CHUNK_MAX entries, so a change in a 1M-row partition never moves the
+//             whole partition. Reading a window skips whole chunks: O(offset/CHUNK + limit).
 //             With `appendOnly` (the input never retracts) and a limit, a row pushed to a
 //             position ≥ offset + limit can never move back into the window, so at each
 //             commit every partition the tick touched is cut to its first offset + limit
 //             positions (not before: a rollback undoes the tick by retracting its rows).
+//             With ties, the cut is after the ties of the row at offset + limit − 1: a later
+//             row can only move that boundary to a lesser row, which nothing past its ties
+//             can tie with.
 //             Saved (checkpoint): per partition its sorted rows and counts (chunks joined);
 //             the chunks are cut again on load. Incremental checkpoints save the partitions
 //             changed since the last (ivm/keyed-state.ts).
@@ -27,8 +34,9 @@
 // Retracts:   yes.
 //
 // Cost per step and touched partition: O(log n) per delta row + O(offset/CHUNK_MAX + limit)
-// to read the old and new windows. (ROW_NUMBER without limit is O(partition) per change, which
-// is inherent: every later row is renumbered.) `compare` must not throw.
+// to read the old and new windows (+ the number of ties, with ties). (ROW_NUMBER without limit
+// is O(partition) per change, which is inherent: every later row is renumbered.) `compare` must
+// not throw.
 
 import type { Circuit } from '../circuit.js'
 import { compareRows, keyFunction, type RowKey } from '../key.js'
@@ -60,6 +68,9 @@ export interface TopKOptions {
   rowNumber?: boolean
   /** The input never retracts: with a limit, partitions keep only offset + limit positions. */
   appendOnly?: boolean
+  /** FETCH FIRST n ROWS WITH TIES: with a limit, the window also holds the rows after it that
+   *  `compare` finds equal to its last row. */
+  withTies?: boolean
 }
 
 export class TopKOperator extends BaseOperator {
@@ -70,7 +81,10 @@ export class TopKOperator extends BaseOperator {
   readonly offset: number
   readonly rowNumber: boolean
   readonly appendOnly: boolean
+  readonly withTies: boolean
   readonly #cmp: (a: Row, b: Row) => number
+  /** `compare` with ties, else undefined (what Partition.read extends the window by). */
+  readonly #ties: ((a: Row, b: Row) => number) | undefined
   readonly #partOf: (row: Row) => RowKey
   readonly #parts = new Map<RowKey, Partition>()
   readonly #journal = new Journal<ZSet>()
@@ -94,8 +108,10 @@ export class TopKOperator extends BaseOperator {
     this.limit = limit
     this.offset = offset
     this.rowNumber = options.rowNumber === true
+    this.withTies = options.withTies === true && limit !== undefined
     this.appendOnly = options.appendOnly === true && limit !== undefined
     this.#cmp = (a, b) => compare(a, b) || compareRows(a, b)
+    this.#ties = this.withTies ? compare : undefined
     this.#partOf = keyFunction(this.partitionColumns)
   }
 
@@ -127,7 +143,7 @@ export class TopKOperator extends BaseOperator {
       if (p.stamp !== stamp) {
         this.#changes?.changed(k)
         p.stamp = stamp
-        p.old = p.read(from, to)
+        p.old = p.read(from, to, this.#ties)
         touched.push(p)
         if (this.appendOnly) this.#touchedInTick.push(p)
       }
@@ -139,7 +155,7 @@ export class TopKOperator extends BaseOperator {
       const p = touched[t]!
       const old = p.old!
       p.old = null
-      const now = p.read(from, to)
+      const now = p.read(from, to, this.#ties)
       if (this.rowNumber) this.#diffNumbered(old, now, out)
       else this.#diff(old, now, prefixMode ? -1 : 1, out)
       if (p.size === 0) {
@@ -214,7 +230,8 @@ export class TopKOperator extends BaseOperator {
     this.#journal.commit()
     if (this.#touchedInTick.length === 0) return
     const keep = this.offset + this.limit!
-    for (const p of this.#touchedInTick) p.truncate(keep)
+    const ties = this.#ties
+    for (const p of this.#touchedInTick) p.truncate(ties === undefined ? keep : p.tiedEnd(keep, ties))
     this.#touchedInTick = []
   }
 
@@ -325,7 +342,7 @@ export class TopKOperator extends BaseOperator {
   }
 
   override describeState(): string {
-    const win = this.limit === undefined ? `offset ${this.offset}` : `limit ${this.limit} offset ${this.offset}${this.appendOnly ? ', append-only: the first ' + (this.offset + this.limit) + ' kept' : ''}`
+    const win = this.limit === undefined ? `offset ${this.offset}` : `limit ${this.limit}${this.withTies ? ' with ties' : ''} offset ${this.offset}${this.appendOnly ? ', append-only: the first ' + (this.offset + this.limit) + (this.withTies ? ' and their ties' : '') + ' kept' : ''}`
     return `partitions keyed by [${this.partitionColumns.map((c) => '#' + c).join(', ')}]: ${this.#parts.size} partitions, ${this.stateSize()} rows (${win})`
   }
 }

@@ -11,7 +11,7 @@ import { INT8_MAX, INT8_MIN, arrayOf, elementType, isArrayType, isIntegerType, i
 import { EMPTY_ARRAY } from '../array-value.js'
 import { isNumeric, numericFromInteger, numericNeg, numericToDouble, parseNumericText, type NumericValue } from '../numeric.js'
 import { RivuletError } from '../../grammar/index.js'
-import { jsonReplacer } from '../logical/tree.js'
+import { jsonReplacer, referencedColumns } from '../logical/tree.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import type { Scope } from './scope.js'
 import type { Catalog, RegType } from '../catalog.js'
@@ -53,8 +53,22 @@ const OID_TYPES = new Set(['oid', 'regclass', 'regtype', 'regproc', 'regprocedur
 /** Placeholder call ids used between binding and aggregate/window resolution. */
 export const AGG_PLACEHOLDER = '__agg'
 export const WINDOW_PLACEHOLDER = '__window'
+/** `grouping(a, b)`: a call whose arguments are the grouping expressions it tests, replaced
+ *  after GROUP BY by the column holding its value (bind-query.ts). */
+export const GROUPING_PLACEHOLDER = '__grouping'
 
-const AGGREGATES = new Set(['count', 'sum', 'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or', 'every'])
+const AGGREGATES = new Set([
+  'count', 'sum', 'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or', 'every',
+  'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop', 'bit_and', 'bit_or', 'bit_xor',
+  'approx_count_distinct', 'approx_percentile', 'percentile_cont', 'percentile_disc', 'mode',
+])
+
+/** Aggregates that take WITHIN GROUP (ORDER BY x) (approx_percentile also takes x as its first
+ *  argument, without it). */
+const ORDERED_SET_AGGREGATES = new Set(['percentile_cont', 'percentile_disc', 'mode', 'approx_percentile'])
+
+/** Aggregates whose DISTINCT form differs from the plain one and is kept in the call. */
+const DISTINCT_SENSITIVE = new Set<AggregateFunction>(['string_agg', 'var_samp', 'var_pop', 'stddev_samp', 'stddev_pop', 'bit_xor'])
 
 export function isAggregateName(name: string): boolean {
   return AGGREGATES.has(name)
@@ -228,7 +242,7 @@ function bindArraySubquery(e: ast.ArraySubqueryExpr, ctx: ExprContext): ScalarEx
     const v: ast.ColumnRef = { kind: 'column', parts: ['__array_rows', '__array_value'], span }
     const agg: ast.FuncCall = { kind: 'func', name: ['array_agg'], args: [v], distinct: false, orderBy: [], filter: undefined, over: undefined, span }
     const from: ast.SubqueryTableRef = { kind: 'subquery', query: q, alias: { name: '__array_rows', columns: ['__array_value'] }, lateral: false, span }
-    inner = { kind: 'query', with: [], recursive: false, body: { kind: 'select', distinct: false, distinctOn: undefined, items: [{ expr: agg, alias: undefined, span }], from, where: undefined, groupBy: [], having: undefined, span }, orderBy: [], limit: undefined, offset: undefined, emitOnWindowClose: false, span }
+    inner = { kind: 'query', with: [], recursive: false, body: { kind: 'select', distinct: false, distinctOn: undefined, items: [{ expr: agg, alias: undefined, span }], from, where: undefined, groupBy: [], having: undefined, span }, orderBy: [], limit: undefined, withTies: false, offset: undefined, emitOnWindowClose: false, span }
   }
   const sub = ctx.bindSubquery(inner, ctx.scope)
   if (sub.columns.length !== 1) throw planError(ctx.err, SqlState.syntaxError, 'subquery must return only one column', span)
@@ -481,6 +495,8 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
     return ctx.windows.bind(e, name, ctx)
   }
   if (isAggregateName(name) && e.name.length === 1) return bindAggregate(e, name, ctx)
+  if (name === 'grouping' && e.name.length === 1) return bindGrouping(e, ctx)
+  if (e.withinGroup !== undefined) throw planError(ctx.err, SqlState.wrongObjectType, `WITHIN GROUP specified, but ${name} is not an aggregate function`, e.span)
   if (e.distinct || e.orderBy.length > 0 || e.filter) throw planError(ctx.err, SqlState.wrongObjectType, `DISTINCT, ORDER BY or FILTER specified, but ${name} is not an aggregate function`, e.span)
   if (e.args.some((a) => a.kind === 'star')) throw planError(ctx.err, SqlState.syntaxError, `"*" is only allowed in COUNT(*)`, e.span)
   const args = e.args.map((a) => bindExpr(a, ctx))
@@ -516,31 +532,47 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
   return callResolved(name, res, args, ctx, e.span)
 }
 
+/** `grouping(a, …)`: where aggregates may be (it is answered per group), over the FROM scope;
+ *  whether its arguments are grouping expressions is checked once GROUP BY is bound. */
+function bindGrouping(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
+  const coll = ctx.aggregates
+  if (!coll) throw planError(ctx.err, SqlState.groupingError, `grouping operations are not allowed in ${ctx.clause}`, e.span)
+  if (e.distinct || e.orderBy.length > 0 || e.filter || e.withinGroup !== undefined) throw planError(ctx.err, SqlState.wrongObjectType, 'DISTINCT, ORDER BY or FILTER specified, but grouping is not an aggregate function', e.span)
+  if (e.args.length === 0 || e.args.some((a) => a.kind === 'star')) throw planError(ctx.err, SqlState.syntaxError, 'grouping takes one or more grouping expressions', e.span)
+  if (e.args.length > 31) throw planError(ctx.err, SqlState.tooManyArguments, 'GROUPING must have fewer than 32 arguments', e.span)
+  const argCtx: ExprContext = { ...ctx, scope: coll.inputScope, aggregates: undefined, windows: undefined, clause: 'arguments of GROUPING' }
+  return { kind: 'call', fn: GROUPING_PLACEHOLDER, args: e.args.map((a) => bindExpr(a, argCtx)), type: 'integer' }
+}
+
 function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr {
   const coll = ctx.aggregates
   if (!coll) throw planError(ctx.err, SqlState.groupingError, `aggregate functions are not allowed in ${ctx.clause}`, e.span)
   // aggregate arguments are bound in the FROM scope and may not nest aggregates
   const argCtx: ExprContext = { ...ctx, scope: coll.inputScope, aggregates: undefined, windows: undefined, clause: 'aggregate function calls' }
+  if (e.withinGroup !== undefined || (ORDERED_SET_AGGREGATES.has(name) && name !== 'approx_percentile')) return bindOrderedSetAggregate(e, name, ctx, argCtx, coll)
   const star = e.args.length === 1 && e.args[0]!.kind === 'star'
   const args = star ? [] : e.args.map((a) => bindExpr(a, argCtx))
   const filter = e.filter ? coerce(bindExpr(e.filter, argCtx), 'boolean', argCtx, e.filter.span, 'FILTER') : undefined
   const orderBy: SortKey[] = e.orderBy.map((o) => ({ expr: bindExpr(o.expr, argCtx), desc: o.desc, nullsFirst: o.nullsFirst ?? o.desc }))
-  const { fn, type, args: finalArgs } = aggregateSignature(name, args, star, e.distinct, ctx, e.span)
+  const { fn, type, args: finalArgs, value } = aggregateSignature(name, args, star, e.distinct, ctx, e.span)
+  if (value !== undefined) orderBy.push(value)
   if (e.distinct && fn === 'string_agg' && orderBy.some((o) => !finalArgs.some((a) => sameExprShape(a, o.expr)))) {
     throw planError(ctx.err, SqlState.invalidColumnReference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', e.span)
   }
   const index = coll.calls.length
-  // DISTINCT is idempotent for MIN/MAX/BOOL_AND/BOOL_OR
-  coll.calls.push({ fn, args: finalArgs, orderBy, filter, type, ...(e.distinct && fn === 'string_agg' ? { distinct: true } : {}) })
+  // DISTINCT is idempotent for the others (MIN, MAX, BOOL_AND, BIT_AND, APPROX_COUNT_DISTINCT, …)
+  coll.calls.push({ fn, args: finalArgs, orderBy, filter, type, ...(e.distinct && DISTINCT_SENSITIVE.has(fn) ? { distinct: true } : {}) })
   return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type }
 }
 
 /** The aggregate function, result type and coerced arguments of `name(args)` (also for
- *  aggregates used as window functions). */
-export function aggregateSignature(name: string, args: readonly ScalarExpr[], star: boolean, distinct: boolean, ctx: ExprContext, span: ast.Span): { fn: AggregateFunction; type: SqlType; args: ScalarExpr[] } {
+ *  aggregates used as window functions); `value`: the key the call orders its values by, for
+ *  approx_percentile(x, q) (x, as in its WITHIN GROUP form). */
+export function aggregateSignature(name: string, args: readonly ScalarExpr[], star: boolean, distinct: boolean, ctx: ExprContext, span: ast.Span): { fn: AggregateFunction; type: SqlType; args: ScalarExpr[]; value?: SortKey } {
   let fn: AggregateFunction
   let type: SqlType
   let finalArgs: ScalarExpr[] = args.slice()
+  let value: SortKey | undefined
   const arg0 = args[0]
   const need = (n: number) => {
     if (args.length !== n) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes ${n} argument${n === 1 ? '' : 's'}`, span)
@@ -607,10 +639,110 @@ export function aggregateSignature(name: string, args: readonly ScalarExpr[], st
       type = 'boolean'
       finalArgs = [coerce(arg0!, 'boolean', ctx, span)]
       break
+    case 'stddev':
+    case 'stddev_samp':
+    case 'stddev_pop':
+    case 'variance':
+    case 'var_samp':
+    case 'var_pop': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
+      if (!isNumericType(t)) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(t)}) does not exist`, span)
+      fn = name === 'stddev' ? 'stddev_samp' : name === 'variance' ? 'var_samp' : name
+      type = t === 'real' || t === 'double' ? 'double' : 'numeric'
+      finalArgs = [coerce(arg0!, t, ctx, span)]
+      break
+    }
+    case 'bit_and':
+    case 'bit_or':
+    case 'bit_xor': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'integer' : arg0!.type
+      if (!isIntegerType(t)) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(t)}) does not exist`, span)
+      fn = name
+      type = t
+      finalArgs = [coerce(arg0!, t, ctx, span)]
+      break
+    }
+    case 'approx_count_distinct': {
+      need(1)
+      const t = arg0!.type === 'unknown' ? 'text' : arg0!.type
+      fn = 'approx_count_distinct'
+      type = 'bigint'
+      finalArgs = [coerce(arg0!, t, ctx, span)]
+      break
+    }
+    case 'approx_percentile': {
+      // approx_percentile(x, q [, relative error]): the WITHIN GROUP form with x moved out
+      if (args.length !== 2 && args.length !== 3) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes 2 or 3 arguments`, span)
+      fn = 'approx_percentile'
+      type = 'double'
+      finalArgs = args.slice(1).map((a) => constantDirectArgument(a, 'double', ctx, span))
+      value = { expr: coerceToDouble(arg0!, name, ctx, span), desc: false, nullsFirst: false }
+      break
+    }
     default:
       throw unsupported(ctx.err, `aggregate ${name}`, span)
   }
-  return { fn, type, args: finalArgs }
+  return { fn, type, args: finalArgs, ...(value !== undefined ? { value } : {}) }
+}
+
+/** `f(direct args) WITHIN GROUP (ORDER BY x)`: the call's args are the direct arguments (as
+ *  constants), its one ORDER BY key the aggregated value. */
+function bindOrderedSetAggregate(e: ast.FuncCall, name: string, ctx: ExprContext, argCtx: ExprContext, coll: AggregateCollector): ScalarExpr {
+  const within = e.withinGroup
+  if (e.distinct) throw planError(ctx.err, SqlState.syntaxError, 'cannot use DISTINCT with WITHIN GROUP', e.span)
+  if (e.orderBy.length > 0) throw planError(ctx.err, SqlState.syntaxError, 'cannot use multiple ORDER BY clauses with WITHIN GROUP', e.span)
+  const direct = e.args.map((a) => bindExpr(a, argCtx))
+  const keys = (within ?? []).map((o) => bindExpr(o.expr, argCtx))
+  // as in PostgreSQL, a call that does not fit (a plain aggregate with WITHIN GROUP, an
+  // ordered-set one without) is no such function: the direct and the ordered arguments' types
+  const signature = () => `function ${name}(${[...direct, ...keys].map((a) => typeDisplayName(a.type === 'unknown' ? 'text' : a.type)).join(', ')}) does not exist`
+  const directCount = name === 'mode' ? [0] : name === 'approx_percentile' ? [1, 2] : [1]
+  if (within === undefined || !ORDERED_SET_AGGREGATES.has(name) || keys.length !== 1 || !directCount.includes(direct.length)) throw planError(ctx.err, SqlState.undefinedFunction, signature(), e.span)
+  const item = within[0]!
+  let x = keys[0]!
+  const fraction = direct[0]
+  const arrayForm = fraction !== undefined && isArrayType(fraction.type) && name !== 'approx_percentile'
+  let type: SqlType
+  switch (name) {
+    case 'mode':
+    case 'percentile_disc':
+      type = x.type === 'unknown' ? 'text' : x.type
+      x = coerce(x, type, ctx, e.span)
+      break
+    case 'percentile_cont':
+      if (x.type === 'interval') type = 'interval'
+      else if (isNumericType(x.type) || x.type === 'unknown') {
+        type = 'double'
+        x = coerce(x, 'double', ctx, e.span)
+      } else throw planError(ctx.err, SqlState.undefinedFunction, signature(), e.span)
+      break
+    default:
+      type = 'double'
+      x = coerceToDouble(x, name, ctx, e.span)
+  }
+  const args = direct.map((d, i) => constantDirectArgument(d, i === 0 && arrayForm ? arrayOf('double') : 'double', ctx, e.span))
+  const index = coll.calls.length
+  let resultType: SqlType = type
+  if (arrayForm) {
+    if (isArrayType(type)) throw unsupported(ctx.err, `${name} of arrays with an array of fractions (multidimensional arrays)`, e.span)
+    resultType = arrayOf(type)
+  }
+  const filter = e.filter ? coerce(bindExpr(e.filter, argCtx), 'boolean', argCtx, e.filter.span, 'FILTER') : undefined
+  coll.calls.push({ fn: name as AggregateFunction, args, orderBy: [{ expr: x, desc: item.desc, nullsFirst: item.nullsFirst ?? item.desc }], filter, type: resultType })
+  return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type: resultType }
+}
+
+/** An ordered-set aggregate's direct argument: evaluated once, so it may not read the rows. */
+function constantDirectArgument(d: ScalarExpr, t: SqlType, ctx: ExprContext, span: ast.Span): ScalarExpr {
+  if (referencedColumns(d).size > 0) throw unsupported(ctx.err, 'a direct argument of an ordered-set aggregate that reads the rows (only constants)', span)
+  return coerce(d, t, ctx, span)
+}
+
+function coerceToDouble(x: ScalarExpr, name: string, ctx: ExprContext, span: ast.Span): ScalarExpr {
+  if (!isNumericType(x.type) && x.type !== 'unknown') throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(x.type)}) does not exist`, span)
+  return coerce(x, 'double', ctx, span)
 }
 
 function sameExprShape(a: ScalarExpr, b: ScalarExpr): boolean {

@@ -12,7 +12,7 @@ import type { Catalog } from '../catalog.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import { Scope, type ScopeColumn } from './scope.js'
 import { evaluateRecursiveCte, isRecursive } from './recursive-cte.js'
-import { AGG_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext } from './bind-expr.js'
+import { AGG_PLACEHOLDER, GROUPING_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext } from './bind-expr.js'
 import { planWindows, WindowBinder } from './bind-window.js'
 
 export interface BoundQuery {
@@ -47,7 +47,7 @@ export class QueryBinder {
             const inner = new Map(m)
             if (working) inner.set(cte.name, working)
             else inner.delete(cte.name)
-            return this.bindQuery({ kind: 'query', with: [], recursive: false, body, orderBy: [], limit: undefined, offset: undefined, emitOnWindowClose: false, span: cte.query.span }, outer, inner)
+            return this.bindQuery({ kind: 'query', with: [], recursive: false, body, orderBy: [], limit: undefined, withTies: false, offset: undefined, emitOnWindowClose: false, span: cte.query.span }, outer, inner)
           }
           m.set(cte.name, evaluateRecursiveCte(cte, bindBody, this.#catalog.evaluate?.bind(this.#catalog), this.#err))
           continue
@@ -77,8 +77,13 @@ export class QueryBinder {
       sortKeys = q.orderBy.map((o) => this.#outputSortKey(o, columns))
     }
     const allColumns = outputColumns(plan)
+    if (q.withTies) {
+      // PostgreSQL's checks: ties are defined by ORDER BY, and there must be a count to tie at
+      if (sortKeys.length === 0) throw planError(this.#err, SqlState.syntaxError, 'WITH TIES cannot be specified without ORDER BY clause', q.limit!.span)
+      if (limit === undefined) throw planError(this.#err, SqlState.invalidRowCountInLimit, 'row count cannot be null in FETCH FIRST ... WITH TIES clause', q.limit!.span)
+    }
     if (limit !== undefined || offset > 0) {
-      plan = { kind: 'topK', input: plan, partitionBy: [], orderBy: sortKeys, limit, offset, rowNumber: false, columns: allColumns }
+      plan = { kind: 'topK', input: plan, partitionBy: [], orderBy: sortKeys, limit, offset, rowNumber: false, withTies: q.withTies, columns: allColumns }
     } else if (sortKeys.length > 0) {
       plan = { kind: 'sort', input: plan, orderBy: sortKeys, columns: allColumns }
     }
@@ -203,7 +208,6 @@ export class QueryBinder {
   }
 
   #bindSelectInner(s: ast.SelectBody, outer: Scope | undefined, ctes: Ctes, orderItems: readonly ast.OrderItem[]) {
-    if (s.distinctOn) throw unsupported(this.#err, 'DISTINCT ON', s.span)
     // FROM
     let from: BoundFrom
     if (s.from) from = this.#bindFrom(s.from, outer, ctes)
@@ -249,45 +253,64 @@ export class QueryBinder {
     const having = s.having ? coerce(bindExpr(s.having, this.#ctx(scope, 'HAVING', { aggregates: aggs })), 'boolean', { err: this.#err }, s.having.span, 'argument of HAVING') : undefined
     // ORDER BY: output position, output name, or an expression over the FROM scope
     type Pending = { kind: 'output'; index: number; item: ast.OrderItem } | { kind: 'expr'; expr: ScalarExpr; item: ast.OrderItem }
-    const pending: Pending[] = []
-    for (const o of orderItems) {
+    // DISTINCT ON (exprs) names its expressions as ORDER BY does (position, output name or
+    // expression), so both resolve to the same output columns and can be matched
+    const pendingItem = (o: ast.OrderItem, clause: string): Pending => {
       if (o.expr.kind === 'literal' && o.expr.value.type === 'integer') {
         const n = Number(o.expr.value.text)
-        if (n < 1 || n > items.length) throw planError(this.#err, SqlState.invalidColumnReference, `ORDER BY position ${n} is not in select list`, o.expr.span)
-        pending.push({ kind: 'output', index: n - 1, item: o })
-        continue
+        if (n < 1 || n > items.length) throw planError(this.#err, SqlState.invalidColumnReference, `${clause} position ${n} is not in select list`, o.expr.span)
+        return { kind: 'output', index: n - 1, item: o }
       }
       if (o.expr.kind === 'column' && o.expr.parts.length === 1) {
         const name = o.expr.parts[0]!
         const matches = items.map((it, i) => (it.name === name ? i : -1)).filter((i) => i >= 0)
-        if (matches.length === 1 || (matches.length > 1 && matches.every((m) => sameExpr(items[m]!.expr, items[matches[0]!]!.expr)))) {
-          pending.push({ kind: 'output', index: matches[0]!, item: o })
-          continue
-        }
-        if (matches.length > 1) throw planError(this.#err, SqlState.ambiguousColumn, `ORDER BY "${name}" is ambiguous`, o.expr.span)
+        if (matches.length === 1 || (matches.length > 1 && matches.every((m) => sameExpr(items[m]!.expr, items[matches[0]!]!.expr)))) return { kind: 'output', index: matches[0]!, item: o }
+        if (matches.length > 1) throw planError(this.#err, SqlState.ambiguousColumn, `${clause} "${name}" is ambiguous`, o.expr.span)
       }
-      pending.push({ kind: 'expr', expr: bindExpr(o.expr, this.#ctx(scope, 'ORDER BY', { aggregates: aggs, windows })), item: o })
+      return { kind: 'expr', expr: bindExpr(o.expr, this.#ctx(scope, clause, { aggregates: aggs, windows })), item: o }
     }
+    const pending: Pending[] = orderItems.map((o) => pendingItem(o, 'ORDER BY'))
+    const distinctOn: Pending[] = (s.distinctOn ?? []).map((e) => pendingItem({ expr: e, desc: false, nullsFirst: undefined, span: e.span }, 'SELECT DISTINCT ON'))
     // GROUP BY
-    const grouped = s.groupBy.length > 0 || aggs.calls.length > 0 || having !== undefined
+    const usesGrouping = items.some((it) => containsGrouping(it.expr)) || (having !== undefined && containsGrouping(having)) || [...pending, ...distinctOn].some((p) => p.kind === 'expr' && containsGrouping(p.expr)) || windows.calls.some((w) => w.partitionBy.some(containsGrouping) || w.orderBy.some((k) => containsGrouping(k.expr)) || w.call.args.some(containsGrouping))
+    const grouped = s.groupBy.length > 0 || aggs.calls.length > 0 || having !== undefined || usesGrouping
     let groupExprs: ScalarExpr[] = []
+    /** The grouping() calls met, as indexes into groupExprs, in the order of their columns. */
+    const groupingCalls: number[][] = []
     if (grouped) {
-      groupExprs = s.groupBy.map((g) => this.#bindGroupBy(g, scope, s.items, items))
+      const expanded = this.#groupingSets(s, scope, items)
+      groupExprs = expanded.exprs
+      // one grouping set is a plain GROUP BY (its expressions, in order); several, or grouping()
+      // calls to answer, are a union of one aggregate per set
+      const single = expanded.sets.length === 1 && !usesGrouping
+      if (single) groupExprs = expanded.sets[0]!.map((i) => expanded.exprs[i]!)
       const G = groupExprs.length
       const aggColumns: Column[] = [
         ...groupExprs.map((g, i) => ({ name: g.kind === 'column' ? scope.columns[g.index]!.name : `group${i + 1}`, type: g.type })),
         ...aggs.calls.map((a) => ({ name: a.fn, type: a.type })),
       ]
-      plan = { kind: 'aggregate', input: plan, groupBy: groupExprs, aggregates: aggs.calls as AggregateCall[], global: G === 0, columns: aggColumns }
-      const resolve = (e: ScalarExpr, span: ast.Span) => this.#resolvePostAgg(e, groupExprs, span, scope)
+      const resolve = (e: ScalarExpr, span: ast.Span) => this.#resolvePostAgg(e, groupExprs, span, scope, groupingCalls, G + aggs.calls.length)
       for (const it of items) it.expr = resolve(it.expr, s.span)
-      for (const p of pending) if (p.kind === 'expr') p.expr = resolve(p.expr, p.item.span)
-      if (having) plan = { kind: 'filter', input: plan, predicate: resolve(having, s.having!.span), columns: aggColumns }
+      for (const p of [...pending, ...distinctOn]) if (p.kind === 'expr') p.expr = resolve(p.expr, p.item.span)
+      const havingResolved = having ? resolve(having, s.having!.span) : undefined
+      // (window calls are resolved below, and may add grouping() calls: resolve them first)
+      for (const w of windows.calls) {
+        w.partitionBy.forEach((e) => resolve(e, s.span))
+        w.orderBy.forEach((k) => resolve(k.expr, s.span))
+        w.call.args.forEach((e) => resolve(e, s.span))
+      }
+      if (single) plan = { kind: 'aggregate', input: plan, groupBy: groupExprs, aggregates: aggs.calls as AggregateCall[], global: G === 0, columns: aggColumns }
+      else {
+        const columns: Column[] = [...aggColumns, ...groupingCalls.map((_, k) => ({ name: `grouping${k + 1}`, type: 'integer' as const }))]
+        plan = groupingSetsPlan(plan, groupExprs, expanded.sets, aggs.calls as AggregateCall[], groupingCalls, columns)
+        aggColumns.push(...columns.slice(aggColumns.length))
+      }
+      if (havingResolved) plan = { kind: 'filter', input: plan, predicate: havingResolved, columns: aggColumns }
     }
     // window calls: a lone ROW_NUMBER() becomes a TopK that appends the row number (so a
     // filter on it can become a top-N, limit-row-number); anything else Over nodes
     if (windows.calls.length > 0) {
-      const resolveW = (e: ScalarExpr) => (grouped ? this.#resolvePostAgg(e, groupExprs, s.span, scope) : e)
+      const resolveW = (e: ScalarExpr) => (grouped ? this.#resolvePostAgg(e, groupExprs, s.span, scope, groupingCalls, groupExprs.length + aggs.calls.length) : e)
       const base = outputColumns(plan)
       const w = windows.calls[0]!
       let replaceW: (e: ScalarExpr) => ScalarExpr
@@ -311,6 +334,7 @@ export class QueryBinder {
           limit: undefined,
           offset: 0,
           rowNumber: true,
+          withTies: false,
           columns: [...cols, { name: 'row_number', type: 'bigint' }],
         }
         replaceW = (e: ScalarExpr) => mapExpr(e, (x) => (x.kind === 'call' && x.fn === WINDOW_PLACEHOLDER ? col(rnIndex, 'bigint') : x))
@@ -320,32 +344,93 @@ export class QueryBinder {
         replaceW = planned.replace
       }
       for (const it of items) it.expr = replaceW(it.expr)
-      for (const p of pending) if (p.kind === 'expr') p.expr = replaceW(p.expr)
+      for (const p of [...pending, ...distinctOn]) if (p.kind === 'expr') p.expr = replaceW(p.expr)
     }
     // projection (+ hidden ORDER BY columns)
     const exprs = items.map((i) => i.expr)
     const columns: Column[] = items.map((i) => ({ name: i.name, type: i.expr.type }))
     const visible = columns.length
-    const sortKeys: SortKey[] = []
-    for (const p of pending) {
-      const desc = p.item.desc
-      const nullsFirst = p.item.nullsFirst ?? desc
-      if (p.kind === 'output') {
-        sortKeys.push({ expr: col(p.index, columns[p.index]!.type), desc, nullsFirst })
-        continue
-      }
+    const plainDistinct = s.distinct && s.distinctOn === undefined
+    // the output column of an ORDER BY or DISTINCT ON item, hidden when not in the select list
+    const outputIndex = (p: Pending): number => {
+      if (p.kind === 'output') return p.index
       let at = exprs.findIndex((e) => sameExpr(e, p.expr))
       if (at < 0) {
-        if (s.distinct) throw planError(this.#err, SqlState.invalidColumnReference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', p.item.span)
+        if (plainDistinct) throw planError(this.#err, SqlState.invalidColumnReference, 'for SELECT DISTINCT, ORDER BY expressions must appear in select list', p.item.span)
         at = exprs.length
         exprs.push(p.expr)
         columns.push({ name: `__order${at}`, type: p.expr.type })
       }
-      sortKeys.push({ expr: col(at, columns[at]!.type), desc, nullsFirst })
+      return at
     }
+    const sortKeys: SortKey[] = []
+    const sortColumns: number[] = []
+    for (const p of pending) {
+      const desc = p.item.desc
+      const at = outputIndex(p)
+      sortColumns.push(at)
+      sortKeys.push({ expr: col(at, columns[at]!.type), desc, nullsFirst: p.item.nullsFirst ?? desc })
+    }
+    const distinctColumns: number[] = []
+    const distinctSpans: ast.Span[] = []
+    for (const p of distinctOn) {
+      const at = outputIndex(p)
+      if (distinctColumns.includes(at)) continue
+      distinctColumns.push(at)
+      distinctSpans.push(p.item.span)
+    }
+    if (s.distinctOn !== undefined && sortColumns.length > 0) checkDistinctOnOrder(distinctColumns, distinctSpans, sortColumns, this.#err)
     plan = { kind: 'project', input: plan, exprs, columns }
-    if (s.distinct) plan = { kind: 'distinct', input: plan, columns }
+    if (plainDistinct) plan = { kind: 'distinct', input: plan, columns }
+    // DISTINCT ON: the first row of each group of equal DISTINCT ON values in ORDER BY order,
+    // ties (and the lack of an ORDER BY) broken by the whole row, so that the row kept depends
+    // only on the rows, never on the order they arrived in
+    if (s.distinctOn !== undefined) plan = { kind: 'topK', input: plan, partitionBy: distinctColumns, orderBy: sortKeys, limit: 1, offset: 0, rowNumber: false, withTies: false, columns }
     return { plan, columns, sortKeys, visible }
+  }
+
+  /** GROUP BY's grouping sets, as PostgreSQL expands them: each item is a list of sets (an
+   *  expression: one set of it; ROLLUP (a, b): (a, b), (a), (); CUBE: every subset; GROUPING
+   *  SETS: its elements' sets, one after another), and the items combine as a cross product
+   *  (each set of one with each of the next, concatenated). Returns the distinct grouping
+   *  expressions and each set as indexes into them. */
+  #groupingSets(s: ast.SelectBody, scope: Scope, items: readonly { expr: ScalarExpr; name: string }[]): { exprs: ScalarExpr[]; sets: number[][] } {
+    const exprs: ScalarExpr[] = []
+    const indexOf = (g: ast.Expr): number => {
+      const e = this.#bindGroupBy(g, scope, s.items, items)
+      const i = exprs.findIndex((x) => sameExpr(x, e))
+      return i >= 0 ? i : exprs.push(e) - 1
+    }
+    // `(a, b)` without ROW is its expressions (a list, not a row value)
+    const element = (g: ast.Expr): number[] => (g.kind === 'row' && !g.explicit ? g.items.map(indexOf) : [indexOf(g)])
+    const tooMany = (n: number, span: ast.Span): void => {
+      if (n > MAX_GROUPING_SETS) throw planError(this.#err, SqlState.statementTooComplex, `too many grouping sets present (maximum ${MAX_GROUPING_SETS})`, span)
+    }
+    const expand = (g: ast.GroupByItem): number[][] => {
+      if (g.kind !== 'groupingSets') return [element(g)]
+      // (the parser gives ROLLUP and CUBE expressions only; GROUPING SETS nests the others)
+      const parts = g.elements.map((x) => (x.kind === 'groupingSets' ? [] : element(x)))
+      switch (g.form) {
+        case 'rollup':
+          return parts.map((_, n) => parts.slice(0, parts.length - n).flat()).concat([[]])
+        case 'cube': {
+          tooMany(2 ** parts.length, g.span)
+          const out: number[][] = []
+          for (let mask = (1 << parts.length) - 1; mask >= 0; mask--) out.push(parts.filter((_, i) => (mask & (1 << (parts.length - 1 - i))) !== 0).flat())
+          return out
+        }
+        case 'sets':
+          return g.elements.flatMap(expand)
+      }
+    }
+    let sets: number[][] = [[]]
+    for (const g of s.groupBy) {
+      const next = expand(g)
+      tooMany(sets.length * next.length, g.span)
+      sets = sets.flatMap((a) => next.map((b) => [...a, ...b.filter((i) => !a.includes(i))]))
+    }
+    // a set names each expression once
+    return { exprs, sets: sets.map((set) => set.filter((v, i) => set.indexOf(v) === i)) }
   }
 
   #bindGroupBy(g: ast.Expr, scope: Scope, astItems: readonly ast.SelectItem[], items: readonly { expr: ScalarExpr; name: string }[]): ScalarExpr {
@@ -367,9 +452,21 @@ export class QueryBinder {
   /** Rewrites an expression bound over the FROM scope so it reads the aggregate's output:
    *  group expressions → their column, aggregate placeholders → their column; any other
    *  column reference is an error (it is neither grouped nor aggregated). */
-  #resolvePostAgg(e: ScalarExpr, groupExprs: readonly ScalarExpr[], span: ast.Span, scope: Scope): ScalarExpr {
+  #resolvePostAgg(e: ScalarExpr, groupExprs: readonly ScalarExpr[], span: ast.Span, scope: Scope, groupingCalls: number[][], groupingAt: number): ScalarExpr {
     const G = groupExprs.length
     const walk = (x: ScalarExpr): ScalarExpr => {
+      if (x.kind === 'call' && x.fn === GROUPING_PLACEHOLDER) {
+        // grouping(a, b): a column after the aggregates' (one per distinct call), a constant
+        // in each grouping set's branch
+        const args = x.args.map((a) => {
+          const i = groupExprs.findIndex((g) => sameExpr(g, a))
+          if (i < 0) throw planError(this.#err, SqlState.groupingError, 'arguments to GROUPING must be grouping expressions of the associated query level', span)
+          return i
+        })
+        let k = groupingCalls.findIndex((c) => c.length === args.length && c.every((v, j) => v === args[j]))
+        if (k < 0) k = groupingCalls.push(args) - 1
+        return col(groupingAt + k, 'integer')
+      }
       for (let i = 0; i < G; i++) if (sameExpr(x, groupExprs[i]!)) return col(i, x.type)
       if (x.kind === 'call' && x.fn === AGG_PLACEHOLDER) return col(G + ((x.args[0] as { value: number }).value), x.type)
       if (x.kind === 'column') {
@@ -764,6 +861,57 @@ function renameColumns(b: BoundQuery, names: readonly string[], err: ErrorContex
   if (names.length > b.columns.length) throw planError(err, SqlState.invalidColumnReference, `table has ${b.columns.length} columns available but ${names.length} columns specified`, span)
   const columns = b.columns.map((c, i) => ({ name: names[i] ?? c.name, type: c.type }))
   return { plan: { kind: 'project', input: b.plan, exprs: columns.map((c, i) => col(i, c.type)), columns }, columns }
+}
+
+/** PostgreSQL's rule: with ORDER BY, the DISTINCT ON expressions are its leftmost items (in
+ *  any order among themselves); an ORDER BY made only of DISTINCT ON expressions may name
+ *  fewer of them. Otherwise "which row is first" would not be what ORDER BY says. */
+function checkDistinctOnOrder(distinctColumns: readonly number[], spans: readonly ast.Span[], sortColumns: readonly number[], err: ErrorContext): void {
+  let skipped = false
+  for (const c of sortColumns) {
+    if (!distinctColumns.includes(c)) skipped = true
+    else if (skipped) throw planError(err, SqlState.invalidColumnReference, 'SELECT DISTINCT ON expressions must match initial ORDER BY expressions', spans[distinctColumns.indexOf(c)]!)
+  }
+  if (!skipped) return
+  const missing = distinctColumns.findIndex((c) => !sortColumns.includes(c))
+  if (missing >= 0) throw planError(err, SqlState.invalidColumnReference, 'SELECT DISTINCT ON expressions must match initial ORDER BY expressions', spans[missing]!)
+}
+
+/** PostgreSQL's limit on the grouping sets of one GROUP BY. */
+const MAX_GROUPING_SETS = 4096
+
+function containsGrouping(e: ScalarExpr): boolean {
+  let found = false
+  visitExpr(e, (x) => {
+    if (x.kind === 'call' && x.fn === GROUPING_PLACEHOLDER) found = true
+  })
+  return found
+}
+
+/** GROUP BY with several grouping sets: one aggregate per set, each projected to the same
+ *  columns (every grouping expression, NULL where the set does not group by it; the
+ *  aggregates; the value of each grouping() call, a constant per set), their UNION ALL. A
+ *  plain plan of plain operators, each maintained as it always is: the cost is one aggregate's
+ *  state per set. */
+function groupingSetsPlan(input: LogicalPlan, groupExprs: readonly ScalarExpr[], sets: readonly (readonly number[])[], aggregates: readonly AggregateCall[], groupingCalls: readonly (readonly number[])[], columns: readonly Column[]): LogicalPlan {
+  const G = groupExprs.length
+  const branches = sets.map((set): LogicalPlan => {
+    const aggColumns: Column[] = [...set.map((i) => columns[i]!), ...aggregates.map((_, k) => columns[G + k]!)]
+    const agg: LogicalPlan = { kind: 'aggregate', input, groupBy: set.map((i) => groupExprs[i]!), aggregates, global: set.length === 0, columns: aggColumns }
+    const exprs: ScalarExpr[] = [
+      ...groupExprs.map((g, i) => {
+        const at = set.indexOf(i)
+        return at >= 0 ? col(at, g.type) : lit(null, g.type)
+      }),
+      ...aggregates.map((a, k) => col(set.length + k, a.type)),
+      // grouping(a, b, …): bit n−1−j is set when the j-th argument is not grouped in this set
+      ...groupingCalls.map((args) => lit(args.reduce((bits, g, j) => (set.includes(g) ? bits : bits | (1 << (args.length - 1 - j))), 0), 'integer')),
+    ]
+    return { kind: 'project', input: agg, exprs, columns }
+  })
+  if (branches.length === 1) return branches[0]!
+  const names = (set: readonly number[]): string => `(${set.map((i) => columns[i]!.name).join(', ')})`
+  return { kind: 'union', inputs: branches, columns, groupingSets: sets.map(names).join(', ') }
 }
 
 function containsPlaceholder(e: ScalarExpr): boolean {

@@ -47,6 +47,7 @@ export class WindowBinder implements WindowCollector {
     if (e.distinct) throw unsupported(ctx.err, 'DISTINCT in a window function', e.span)
     if (e.filter) throw unsupported(ctx.err, 'FILTER in a window function', e.span)
     if (e.orderBy.length > 0) throw unsupported(ctx.err, 'ORDER BY inside a window function call', e.span)
+    if (e.withinGroup !== undefined) throw unsupported(ctx.err, 'WITHIN GROUP in a window function (an ordered-set aggregate over a window)', e.span)
     // window calls do not nest; aggregates inside them are the grouped query's
     const wctx: ExprContext = { ...ctx, windows: undefined, clause: 'window functions' }
     const partitionBy = spec.partitionBy.map((p) => bindExpr(p, wctx))

@@ -25,11 +25,11 @@ function line(p: LogicalPlan): string {
     case 'distinct':
       return 'Distinct'
     case 'union':
-      return 'Union all'
+      return p.groupingSets !== undefined ? `Union all of grouping sets ${p.groupingSets}` : 'Union all'
     case 'setOp':
       return `${p.op === 'except' ? 'Except' : 'Intersect'}${p.all ? ' all' : ''}`
     case 'topK':
-      return `TopK${p.partitionBy.length ? ' partition=[' + p.partitionBy.map((i) => '#' + i).join(', ') + ']' : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.rowNumber ? ' row_number' : ''}`
+      return `TopK${p.partitionBy.length ? ' partition=[' + p.partitionBy.map((i) => '#' + i).join(', ') + ']' : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.withTies ? ' with_ties' : ''}${p.rowNumber ? ' row_number' : ''}`
     case 'sort':
       return `Sort ${printSortKeys(p.orderBy)}`
     case 'window':

@@ -33,17 +33,33 @@ export type AggregateFunction =
   | 'array_agg'
   | 'bool_and'
   | 'bool_or'
+  | 'var_samp'
+  | 'var_pop'
+  | 'stddev_samp'
+  | 'stddev_pop'
+  | 'bit_and'
+  | 'bit_or'
+  | 'bit_xor'
+  | 'approx_count_distinct'
+  | 'percentile_cont'
+  | 'percentile_disc'
+  | 'mode'
+  | 'approx_percentile'
   | 'single_value'
 
 export interface AggregateCall {
   readonly fn: AggregateFunction
   /** Arguments over the aggregate's input row (empty for count_rows). For string_agg:
-   *  [value, delimiter]. */
+   *  [value, delimiter]. For the ordered-set aggregates (percentile_cont, percentile_disc,
+   *  mode, approx_percentile): the direct arguments, constants (the fraction or an array of
+   *  fractions; approx_percentile's optional relative error). */
   readonly args: readonly ScalarExpr[]
-  /** ORDER BY inside the call (string_agg). */
+  /** ORDER BY inside the call (string_agg, array_agg); WITHIN GROUP (ORDER BY x) of an
+   *  ordered-set aggregate: its one key is the aggregated value. */
   readonly orderBy: readonly SortKey[]
   readonly filter: ScalarExpr | undefined
-  /** STRING_AGG(DISTINCT …): each distinct (value, delimiter) once. */
+  /** STRING_AGG(DISTINCT …): each distinct (value, delimiter) once; for the aggregates whose
+   *  result depends on multiplicities (var_*, stddev_*, bit_xor): each distinct value once. */
   readonly distinct?: boolean
   readonly type: SqlType
 }
@@ -131,6 +147,9 @@ export interface UnionNode {
   readonly kind: 'union'
   readonly inputs: readonly LogicalPlan[]
   readonly columns: readonly Column[]
+  /** GROUP BY GROUPING SETS / ROLLUP / CUBE: one input per grouping set, which this lists
+   *  (for EXPLAIN, as `(a, b), (a), ()`). */
+  readonly groupingSets?: string
 }
 
 /** INTERSECT / EXCEPT [ALL] (UNION DISTINCT is Distinct over Union). */
@@ -143,8 +162,10 @@ export interface SetOpNode {
   readonly columns: readonly Column[]
 }
 
-/** ORDER BY … LIMIT/OFFSET, optionally per partition (ROW_NUMBER() … <= N). With
- *  `rowNumber`, a last column holds the 1-based position within the partition. */
+/** ORDER BY … LIMIT/OFFSET, optionally per partition (ROW_NUMBER() … <= N, DISTINCT ON). With
+ *  `rowNumber`, a last column holds the 1-based position within the partition. With
+ *  `withTies` (FETCH FIRST n ROWS WITH TIES), the rows after the limit that are equal in
+ *  `orderBy` to the last row within it come too. */
 export interface TopKNode {
   readonly kind: 'topK'
   readonly input: LogicalPlan
@@ -153,6 +174,7 @@ export interface TopKNode {
   readonly limit: number | undefined
   readonly offset: number
   readonly rowNumber: boolean
+  readonly withTies: boolean
   readonly columns: readonly Column[]
 }
 

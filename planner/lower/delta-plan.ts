@@ -143,6 +143,9 @@ export interface UnionDelta {
   readonly kind: 'union'
   readonly inputs: readonly DeltaPlan[]
   readonly columns: readonly Column[]
+  /** The grouping sets whose aggregates these inputs are (GROUP BY GROUPING SETS / ROLLUP /
+   *  CUBE), for EXPLAIN. */
+  readonly groupingSets?: string
 }
 
 /** Per-partition ORDER BY … LIMIT/OFFSET, optionally appending ROW_NUMBER. */
@@ -154,6 +157,9 @@ export interface TopKDelta {
   readonly limit: number | undefined
   readonly offset: number
   readonly rowNumber: boolean
+  /** FETCH FIRST n ROWS WITH TIES: the rows tied in `orderBy` with the last within the limit
+   *  come too (append-only: partitions keep those ties as well). */
+  readonly withTies: boolean
   /** The input only inserts (a stream through row-wise steps) and there is a limit: a row
    *  pushed past offset + limit can never come back, so each partition keeps only its first
    *  offset + limit rows. */

@@ -41,9 +41,9 @@ export function deltaLine(p: DeltaPlan): string {
     case 'negate':
       return 'Negate'
     case 'union':
-      return 'Union'
+      return p.groupingSets !== undefined ? `Union of grouping sets ${p.groupingSets}  // state: none (one Reduce per set below keeps its own)` : 'Union'
     case 'topK':
-      return `TopK${p.partitionBy.length ? ' partition=' + keys(p.partitionBy) : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.rowNumber ? ' row_number' : ''}  // state: ${!p.appendOnly ? 'ordered rows per partition; unbounded' : p.offset + p.limit! === 1 ? 'one row per partition (append-only input)' : `the first ${p.offset + p.limit!} rows per partition (append-only input)`}`
+      return `TopK${p.partitionBy.length ? ' partition=' + keys(p.partitionBy) : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.withTies ? ' with_ties' : ''}${p.rowNumber ? ' row_number' : ''}  // state: ${!p.appendOnly ? 'ordered rows per partition; unbounded' : p.withTies ? `the first ${p.offset + p.limit!} rows per partition and their ties (append-only input)` : p.offset + p.limit! === 1 ? 'one row per partition (append-only input)' : `the first ${p.offset + p.limit!} rows per partition (append-only input)`}`
     case 'over': {
       const totals = p.functions.filter((f) => isWindowAggregate(f.fn) && (f.frame.start.kind === 'unboundedPreceding' || f.frame.end.kind === 'unboundedFollowing')).length
       const kept = p.retention === undefined ? '' : [p.retention.rows > 0 ? `the last ${p.retention.rows}` : '', p.retention.distance > 0 ? `those within ${p.columns[p.freeBy!.column]?.type === 'timestamp' ? duration(p.retention.distance) : p.retention.distance} of it` : ''].filter((x) => x).join(' and ')

@@ -76,7 +76,7 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
     case 'distinct':
       return { kind: 'distinct', input: lower(p.input, opts), columns: p.columns }
     case 'union':
-      return { kind: 'union', inputs: p.inputs.map((i) => lower(i, opts)), columns: p.columns }
+      return { kind: 'union', inputs: p.inputs.map((i) => lower(i, opts)), columns: p.columns, ...(p.groupingSets !== undefined ? { groupingSets: p.groupingSets } : {}) }
     case 'setOp': {
       const l = lower(p.left, opts)
       const r = lower(p.right, opts)
@@ -102,6 +102,7 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
         limit: p.limit,
         offset: p.offset,
         rowNumber: p.rowNumber,
+        withTies: p.withTies,
         appendOnly: p.limit !== undefined && appendOnly(p.input, opts),
         columns: p.columns,
       }

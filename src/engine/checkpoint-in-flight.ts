@@ -18,6 +18,7 @@
 import type * as ivm from '../../ivm/index.js'
 import type { DataDirectory, PartsWriter } from '../storage/data-dir.js'
 import { CHUNKED, framedChunk } from '../storage/part-codec.js'
+import type { DerivedSides } from './derived-state.js'
 
 /** A slice's first chunk of an owner, before it knows the time a key takes. */
 const FIRST_CHUNK_KEYS = 32
@@ -59,6 +60,8 @@ export class InFlight {
   point: CheckpointPoint | undefined
   body: Buffer | undefined
   owners: readonly OwnerPart[] = []
+  /** The interval-join sides its parts leave out (set when it is fixed). */
+  derived: DerivedSides[] = []
   /** The parts to write, in order, the one being written, whether it has begun, and the
    *  milliseconds a key of it took so far (0: not known yet). */
   readonly #parts: OwnerPart[]

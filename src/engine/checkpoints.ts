@@ -52,10 +52,13 @@ import { AppendLog } from './stream-history.js'
 import type { EngineInternals } from './internals.js'
 import type { RelationLog } from './durable-log.js'
 import type { CheckpointRow } from './system-catalog-tables.js'
+import { deriveJoinSides, derivedSignature, refillJoinSides, type DerivedSides } from './derived-state.js'
 
 /** Version of the checkpoint body's layout (independent of the data directory's). 1: all
- *  state in the body; 2: keyed owners' state in parts (`keyed`). Both are read. */
-const STATE_VERSION = 2
+ *  state in the body; 2: keyed owners' state in parts (`keyed`); 3: interval-join sides left
+ *  out, rebuilt from streams' histories (`derived`: derived-state.ts). All are read; a release
+ *  that reads up to 2 refuses a 3 rather than load a join without its derived sides. */
+const STATE_VERSION = 3
 
 /** An owner saves a new base once its deltas since the last weigh more than the base, or
  *  after this many of them (each is read on recovery). */
@@ -89,6 +92,9 @@ interface KeyedTrack {
   /** The deltas since the base: [checkpoint id, bytes] (a rewrite of the base at one of them
    *  keeps the ones after it). */
   readonly sizes: readonly [number, number][]
+  /** The sides its parts leave out (derivedSignature): a delta extends only a base that left
+   *  out the same. */
+  readonly derived: string
 }
 
 /** Something whose state checkpoints save by keys: a keyed operator or a table's store. */
@@ -107,6 +113,7 @@ interface MergedOwner {
   readonly baseBytes: number
   readonly deltaBytes: number
   readonly sizes: [number, number][]
+  readonly derived: string
 }
 
 /** A checkpoint's body: plain data (src/storage/state-codec.ts). */
@@ -125,6 +132,8 @@ interface EngineState {
   /** Version 2: the owners saved in parts, [name, kind] (their state is not in `stores` or
    *  `operators`). */
   readonly keyed?: [string, string][]
+  /** Version 3: interval-join sides its parts leave out, rebuilt on load (derived-state.ts). */
+  readonly derived?: DerivedSides[]
   /** Filled by `read`, not stored: the keyed owners' merged parts. */
   merged?: Map<string, MergedOwner>
 }
@@ -156,7 +165,7 @@ export class Checkpoints {
   intervalMs = 10_000
   /** Milliseconds of tick work after which a checkpoint is due before the interval has passed
    *  (`maxReplay`; 0: none): it bounds what recovery replays. */
-  maxReplayMs = 1_000
+  maxReplayMs = 500
   /** Tick work since the newest checkpoint (ms), and how long that checkpoint took. */
   #workMs = 0
   #lastMillis = 0
@@ -253,8 +262,9 @@ export class Checkpoints {
     const writer = dir.beginCheckpoint()
     const parts: OwnerPart[] = []
     if (fuzzy) {
+      const derived = deriveJoinSides(engine, this.named())
       for (const o of this.#keyedOwners()) {
-        if (this.#deltaOf(o) !== undefined) continue
+        if (this.#deltaOf(o, derived) !== undefined) continue
         parts.push({ owner: o.name, target: o.target, base: null, fuzzy: true, snap: o.target.fuzzyBaseKeyed() })
       }
     }
@@ -264,9 +274,9 @@ export class Checkpoints {
   }
 
   /** The base an owner's next part extends (a delta), or undefined (a base). */
-  #deltaOf(o: KeyedOwner): number | undefined {
+  #deltaOf(o: KeyedOwner, derived: readonly DerivedSides[]): number | undefined {
     const t = this.#keyed.get(o.name)
-    if (t === undefined || t.target !== o.target) return undefined
+    if (t === undefined || t.target !== o.target || t.derived !== derivedSignature(derived, o.name)) return undefined
     // a big base is rewritten by the worker; the checkpoint saves one itself for a small owner,
     // or when the worker fails or falls far behind; an owner that changed about every key
     // since saves a base: no bigger than the delta, and nothing for recovery or the worker to
@@ -285,6 +295,8 @@ export class Checkpoints {
     let body: Buffer
     try {
       dir.fixPoint()
+      const derived = deriveJoinSides(engine, this.named())
+      f.derived = derived
       const keyedOwners = this.#keyedOwners()
       const fuzzy = new Map(f.fuzzy.map((p) => [p.owner, p]))
       for (const o of keyedOwners) {
@@ -293,10 +305,10 @@ export class Checkpoints {
           owners.push({ owner: o.name, target: o.target, base: f.writer.id, fuzzy: false, snap: o.target.snapshotKeyed(false) })
           continue
         }
-        const base = this.#deltaOf(o)
+        const base = this.#deltaOf(o, derived)
         owners.push({ owner: o.name, target: o.target, base: base ?? null, fuzzy: false, snap: o.target.snapshotKeyed(base === undefined) })
       }
-      body = encodeState(this.#wholeState(keyedOwners))
+      body = encodeState(this.#wholeState(keyedOwners, derived))
     } catch (e) {
       for (const o of owners) o.snap.close()
       this.#abort(f)
@@ -363,12 +375,13 @@ export class Checkpoints {
       const size = f.sizes.get(o.owner) ?? 0
       bytes += size
       const t = this.#keyed.get(o.owner)
+      const derived = derivedSignature(f.derived, o.owner)
       if (o.base === id) {
         // a fuzzy base, and its delta
         const baseBytes = f.fuzzySizes.get(o.owner) ?? 0
         bytes += baseBytes
-        keyed.set(o.owner, { target: o.target, base: id, baseBytes, deltaBytes: size, sizes: [[id, size]] })
-      } else keyed.set(o.owner, o.base === null || t === undefined ? { target: o.target, base: id, baseBytes: size, deltaBytes: 0, sizes: [] } : { ...t, deltaBytes: t.deltaBytes + size, sizes: [...t.sizes, [id, size]] })
+        keyed.set(o.owner, { target: o.target, base: id, baseBytes, deltaBytes: size, sizes: [[id, size]], derived })
+      } else keyed.set(o.owner, o.base === null || t === undefined ? { target: o.target, base: id, baseBytes: size, deltaBytes: 0, sizes: [], derived } : { ...t, deltaBytes: t.deltaBytes + size, sizes: [...t.sizes, [id, size]] })
     }
     this.#keyed.clear()
     for (const [k, t] of keyed) this.#keyed.set(k, t)
@@ -467,12 +480,14 @@ export class Checkpoints {
     if (log.dir === undefined || log.replaying) return
     this.#workMs += ms
     if (this.#rebasing.size > 0) this.#rebaser?.poll()
+    // inside a DDL statement its record is not in the log yet: a checkpoint fixed here (begun,
+    // or in flight and fixed by this slice) would hold its effect but not its record
+    if (log.ddlDepth > 0) return
     if (this.#inFlight !== undefined) {
       this.#slice()
       return
     }
-    // inside a DDL statement its record is not in the log yet: a checkpoint would be ahead of it
-    if (log.ddlDepth === 0 && this.#due()) this.#beginIfDue()
+    if (this.#due()) this.#beginIfDue()
   }
 
   /** Begins a checkpoint in flight now, unless one is (tests: the campaigns interleave them
@@ -552,7 +567,7 @@ export class Checkpoints {
         }
         this.rebasesAdopted++
         const sizes = now.sizes.filter(([ckpt]) => ckpt > c.id)
-        this.#keyed.set(owner, { target: now.target, base: c.id, baseBytes: place.length, deltaBytes: sizes.reduce((n, [, b]) => n + b, 0), sizes })
+        this.#keyed.set(owner, { target: now.target, base: c.id, baseBytes: place.length, deltaBytes: sizes.reduce((n, [, b]) => n + b, 0), sizes, derived: now.derived })
       })
     }
   }
@@ -585,7 +600,7 @@ export class Checkpoints {
 
   /** The state saved whole: everything but the keyed owners' parts (encoded at the point: it
    *  may share objects with the live state). */
-  #wholeState(keyedOwners: readonly KeyedOwner[]): EngineState {
+  #wholeState(keyedOwners: readonly KeyedOwner[], derived: DerivedSides[]): EngineState {
     const engine = this.engine
     const keyedTargets = new Set<object>(keyedOwners.map((o) => o.target))
     const stores: [string, StoreState][] = []
@@ -613,13 +628,14 @@ export class Checkpoints {
         return [`${m.kind === 'sink' ? 'sink' : 'view'} ${m.name}`, { code: e.code, message: e.message, since: e.since, origin: e.origin, lastGood: e.lastGood && { rows: e.lastGood.rows as ivm.Row[], weights: e.lastGood.weights as number[] } }]
       }),
       keyed: keyedOwners.map((o) => [o.name, o.kind]),
+      derived,
     }
   }
 
   /** Decodes a checkpoint's body and merges its keyed owners' parts (XX001 when damaged). */
   read(c: StoredCheckpoint, dir: DataDirectory = this.engine.log.dir!): EngineState {
     const state = decodeState(dir.checkpointBody(c)) as EngineState
-    if (state.version !== 1 && state.version !== STATE_VERSION) throw new CheckpointMismatch(`checkpoint at tick ${c.tick} has layout version ${state.version}; this release reads 1 to ${STATE_VERSION}`)
+    if (!(state.version >= 1 && state.version <= STATE_VERSION)) throw new CheckpointMismatch(`checkpoint at tick ${c.tick} has layout version ${state.version}; this release reads 1 to ${STATE_VERSION}`)
     const bases = new Map<string, number>(c.parts === null ? [] : (JSON.parse(c.parts) as [string, number][]))
     const merged = new Map<string, MergedOwner>()
     for (const [name, kind] of state.keyed ?? []) {
@@ -628,7 +644,7 @@ export class Checkpoints {
       const bodies = dir.checkpointParts(c, name, base)
       const { whole, entries } = ivm.mergeKeyedParts(bodies.map(decodeKeyedPart))
       const sizes: [number, number][] = bodies.slice(1).map((b, i) => [base + 1 + i, b.length])
-      merged.set(name, { kind, whole, entries, base, baseBytes: bodies[0]!.length, deltaBytes: sizes.reduce((n, [, b]) => n + b, 0), sizes })
+      merged.set(name, { kind, whole, entries, base, baseBytes: bodies[0]!.length, deltaBytes: sizes.reduce((n, [, b]) => n + b, 0), sizes, derived: derivedSignature(state.derived ?? [], name) })
     }
     state.merged = merged
     return state
@@ -700,10 +716,12 @@ export class Checkpoints {
     }
     engine.catalog.loadOids(state.oids)
     for (const name of merged.keys()) if (!loaded.has(name)) throw new CheckpointMismatch(`the checkpoint holds state for ${name}, which its log's DDL does not create`)
+    // the sides left out, from the streams' histories and watermarks just loaded
+    refillJoinSides(engine, this.named(), state.derived ?? [], (why) => new CheckpointMismatch(why))
     this.#keyed.clear()
     if (track) for (const [name, target] of loaded) {
       const m = merged.get(name)!
-      this.#keyed.set(name, { target, base: m.base, baseBytes: m.baseBytes, deltaBytes: m.deltaBytes, sizes: m.sizes })
+      this.#keyed.set(name, { target, base: m.base, baseBytes: m.baseBytes, deltaBytes: m.deltaBytes, sizes: m.sizes, derived: m.derived })
     }
   }
 }

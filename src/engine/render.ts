@@ -12,6 +12,8 @@ import { compileFilterProjection, compileJoinProjection, compilePredicate, compi
 import { compareFn, Interval } from '../sql-runtime/values.js'
 import { MAX_TEXT_LENGTH, textOutOfMemory } from '../sql-runtime/text-limit.js'
 import { avgIntegerToNumeric, avgNumeric, sumBigintToNumeric, sumNumeric, sumToBigint } from '../sql-runtime/numeric-aggregates.js'
+import { stddevPopNumeric, stddevSampNumeric, varPopNumeric, varSampNumeric } from '../sql-runtime/numeric-variance.js'
+import { intervalLerp } from '../sql-runtime/datetime-functions.js'
 
 export interface RenderContext {
   readonly circuit: ivm.Circuit
@@ -294,8 +296,8 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
       case 'topK': {
         const input = go(p.input)
         // the first row per partition of a stream needs only that row (a deduplication)
-        if (p.appendOnly && p.limit === 1 && p.offset === 0) return add(new ivm.TopOneOperator(input, p.partitionBy, rowComparator(p.orderBy), { rowNumber: p.rowNumber }))
-        return add(new ivm.TopKOperator(input, p.partitionBy, rowComparator(p.orderBy), p.limit, p.offset, { rowNumber: p.rowNumber, appendOnly: p.appendOnly }))
+        if (p.appendOnly && p.limit === 1 && p.offset === 0 && !p.withTies) return add(new ivm.TopOneOperator(input, p.partitionBy, rowComparator(p.orderBy), { rowNumber: p.rowNumber }))
+        return add(new ivm.TopKOperator(input, p.partitionBy, rowComparator(p.orderBy), p.limit, p.offset, { rowNumber: p.rowNumber, appendOnly: p.appendOnly, withTies: p.withTies }))
       }
     }
     throw new RivuletError(SqlState.internalError, `internal error: cannot render ${(p as DeltaPlan).kind}`)
@@ -547,12 +549,81 @@ function aggregateSpec(a: AggregateCall, insertOnlyInput = false): ivm.Aggregate
       aggregator = ivm.arrayAgg(cmp, (values) => new ArrayValue(values)) as ivm.Aggregator<unknown, unknown>
       return { aggregator, arg: (row) => [value(row), orderGets.map((g) => g(row))], filter }
     }
+    case 'var_samp':
+    case 'var_pop':
+    case 'stddev_samp':
+    case 'stddev_pop':
+      aggregator = (a.type === 'double' ? VARIANCE_FLOAT : VARIANCE_NUMERIC)[a.fn] as ivm.Aggregator<unknown, unknown>
+      break
+    case 'bit_and':
+    case 'bit_or':
+    case 'bit_xor': {
+      const width = inType === 'bigint' ? 64 : 32
+      aggregator = (a.fn === 'bit_and' ? ivm.bitAnd(width) : a.fn === 'bit_or' ? ivm.bitOr(width) : ivm.bitXor(width)) as ivm.Aggregator<unknown, unknown>
+      break
+    }
+    case 'approx_count_distinct':
+      aggregator = ivm.approxCountDistinct as ivm.Aggregator<unknown, unknown>
+      break
+    case 'percentile_cont':
+    case 'percentile_disc':
+    case 'mode':
+    case 'approx_percentile':
+      return orderedSetSpec(a, filter)
     case 'single_value':
       aggregator = singleValue
       break
   }
+  if (a.distinct) aggregator = ivm.distinctOf(aggregator)
   return { aggregator, arg: argFn, filter }
 }
+
+const VARIANCE_FLOAT = { var_samp: ivm.varSampFloat, var_pop: ivm.varPopFloat, stddev_samp: ivm.stddevSampFloat, stddev_pop: ivm.stddevPopFloat }
+const VARIANCE_NUMERIC = { var_samp: varSampNumeric, var_pop: varPopNumeric, stddev_samp: stddevSampNumeric, stddev_pop: stddevPopNumeric }
+
+/** An ordered-set aggregate: the value is its WITHIN GROUP key, the direct arguments are
+ *  constants evaluated here, once (a fraction outside [0, 1] is an error, as in PostgreSQL,
+ *  though raised when the view is created rather than when a group is read). */
+function orderedSetSpec(a: AggregateCall, filter: ((row: Row) => boolean) | undefined): ivm.AggregateSpec {
+  const key = a.orderBy[0]!
+  const arg = key.expr.kind === 'column' ? ((i: number) => (row: Row) => row[i])(key.expr.index) : compileScalar(key.expr)
+  const ascending = compareFn(key.expr.type)
+  const cmp = key.desc ? (x: unknown, y: unknown) => ascending(y, x) : ascending
+  const direct = a.args.map((d) => evaluateConstant(d))
+  const fractionOf = (v: unknown): number | null => {
+    if (v === null) return null
+    const f = v as number
+    if (!(f >= 0 && f <= 1)) throw new RivuletError(SqlState.numericValueOutOfRange, `percentile value ${f} is not between 0 and 1`)
+    return f
+  }
+  const arrayForm = direct[0] instanceof ArrayValue
+  const fractions = arrayForm ? (direct[0] as ArrayValue).items.map(fractionOf) : [fractionOf(direct[0] ?? null)]
+  const asArray = arrayForm ? (values: unknown[]) => new ArrayValue(values) : null
+  let aggregator: ivm.Aggregator<unknown, unknown>
+  switch (a.fn) {
+    case 'percentile_cont': {
+      const interpolate = key.expr.type === 'interval' ? (lo: unknown, hi: unknown, f: number) => intervalLerp(lo as Interval, hi as Interval, f) : ivm.interpolateDouble
+      aggregator = ivm.percentileCont(cmp, interpolate, fractions, asArray) as ivm.Aggregator<unknown, unknown>
+      break
+    }
+    case 'percentile_disc':
+      aggregator = ivm.percentileDisc(cmp, fractions, asArray) as ivm.Aggregator<unknown, unknown>
+      break
+    case 'mode':
+      aggregator = ivm.mode(cmp) as ivm.Aggregator<unknown, unknown>
+      break
+    default: {
+      const relativeError = (direct[1] ?? 0.01) as number | null
+      if (relativeError === null || !(relativeError > 0 && relativeError < 1)) throw new RivuletError(SqlState.numericValueOutOfRange, `relative error ${relativeError} is not between 0 and 1 (exclusive)`)
+      const q = fractions[0] ?? null
+      aggregator = (q === null ? nullAggregate : ivm.approxPercentile(q, relativeError, key.desc)) as ivm.Aggregator<unknown, unknown>
+    }
+  }
+  return { aggregator, arg, filter }
+}
+
+/** An aggregate whose result is null whatever the rows (approx_percentile(NULL)). */
+const nullAggregate: ivm.Aggregator<null, null> = { name: 'null', create: () => null, add: (acc) => acc, result: () => null }
 
 interface SingleValueAcc {
   /** Non-null values by key with their weights, and the weight of NULL values. */

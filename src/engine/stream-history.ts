@@ -195,6 +195,38 @@ export class AppendLog extends TableStore {
     return this.#read(this.#committed)
   }
 
+  /** The event-time column whose times chunks carry (undefined: none). */
+  get timeColumn(): number | undefined {
+    return this.#timeColumn
+  }
+
+  /** Whether rows leave it only by retention on its time column (no `retention_bytes`). */
+  get dropsByTimeOnly(): boolean {
+    return this.#maxBytes === undefined
+  }
+
+  /** The committed rows kept, but for the chunks whose newest time `skip` says to pass by
+   *  (unread): an operator rebuilding its state reads only what it can still hold. */
+  committedRowsWhere(skip: (newestTime: number) => boolean): ivm.ZSet {
+    this.#resolveSkip()
+    const rows: Row[] = []
+    const weights: number[] = []
+    for (let i = this.#chunkHead; i < this.#chunks.length; i++) {
+      const c = this.#chunks[i]!
+      if (skip(c.maxTs)) continue
+      const part = this.#rowsOf(c)
+      for (let j = i === this.#chunkHead ? this.#skip! : 0; j < part.rows.length; j++) {
+        rows.push(part.rows[j]!)
+        weights.push(part.weights[j]!)
+      }
+    }
+    for (let j = this.#head; j < this.#committed; j++) {
+      rows.push(this.#rows[j]!)
+      weights.push(this.#weights[j]!)
+    }
+    return new ZSet(rows, weights)
+  }
+
   /** Stream offset of the first row kept (rivulet_log's first offset). */
   get firstOffset(): number {
     this.#resolveSkip()

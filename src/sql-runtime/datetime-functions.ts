@@ -97,6 +97,12 @@ function intervalMul(iv: Interval, f: number): Interval {
   return checkInterval(months, days, micros)
 }
 
+/** lo + (hi − lo) · f, as PostgreSQL's interval_lerp (percentile_cont over intervals). */
+export function intervalLerp(lo: Interval, hi: Interval, f: number): Interval {
+  const step = intervalMul(checkInterval(hi.months - lo.months, hi.days - lo.days, hi.micros - lo.micros), f)
+  return checkInterval(lo.months + step.months, lo.days + step.days, lo.micros + step.micros)
+}
+
 function intervalDiv(iv: Interval, f: number): Interval {
   if (f === 0) throw divByZero()
   if (Number.isNaN(f)) throw sqlError('22008', 'interval out of range')

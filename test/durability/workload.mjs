@@ -1,6 +1,6 @@
 // The crash campaign's workload (test/durability/crash-campaign.test.ts): a seeded sequence of
 // steps over tables with upserts and deletes, a stream with a watermark and late events, views
-// (GROUP BY, stream-table join, TUMBLE with EMIT ON WINDOW CLOSE), a versioned table and a
+// (GROUP BY, stream-table join, TUMBLE with EMIT ON WINDOW CLOSE, interval joins), a versioned table and a
 // temporal join, a Nexmark source resuming from its offset, and both kinds of sink. The same
 // steps run in the crashing worker and in the uncrashed reference run.
 
@@ -26,6 +26,9 @@ export function schema(out) {
     'CREATE MATERIALIZED VIEW IF NOT EXISTS bids_per_auction AS SELECT auction, count(*) AS n, max(price) AS top FROM bid GROUP BY auction',
     'CREATE MATERIALIZED VIEW IF NOT EXISTS by_owner AS SELECT owner, count(*) AS n, sum(balance) AS total FROM acct GROUP BY owner',
     'CREATE MATERIALIZED VIEW IF NOT EXISTS joined AS SELECT e.acct, a.owner, sum(e.amount) AS s, count(*) AS c FROM ev e JOIN acct a ON e.acct = a.id GROUP BY e.acct, a.owner',
+    // interval joins: their stream sides are rebuilt from the history on recovery
+    "CREATE MATERIALIZED VIEW IF NOT EXISTS near AS SELECT a.acct, count(*) AS n, sum(b.amount) AS s FROM ev a JOIN ev b ON a.acct = b.acct AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '3' SECOND GROUP BY a.acct",
+    "CREATE MATERIALIZED VIEW IF NOT EXISTS top_bids AS SELECT b.auction, b.price, b.date_time FROM bid b JOIN (SELECT max(price) AS maxprice, window_end AS wend FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND) GROUP BY window_start, window_end) m ON b.price = m.maxprice WHERE b.date_time BETWEEN m.wend - INTERVAL '10' SECOND AND m.wend",
     "CREATE MATERIALIZED VIEW IF NOT EXISTS win AS SELECT window_start, count(*) AS n, sum(amount) AS s FROM TUMBLE(ev, ts, INTERVAL '10' SECOND) GROUP BY window_start EMIT ON WINDOW CLOSE",
     `CREATE SINK IF NOT EXISTS owners_out FROM by_owner WITH (connector = 'sqlite', path = ${q(`${out}/sink.db`)}, table = 'by_owner', mode = 'upsert')`,
     `CREATE SINK IF NOT EXISTS joined_out FROM joined WITH (connector = 'sqlite', path = ${q(`${out}/sink.db`)}, table = 'joined_changes')`,
@@ -89,4 +92,4 @@ export function runStep(db, i, sql) {
 }
 
 /** What the campaign compares: every relation's rows, sorted. */
-export const RELATIONS = ['acct', 'ev', 'progress', 'by_owner', 'joined', 'win', 'rate', 'priced', 'person', 'bids_per_auction', 'rivulet_late_events']
+export const RELATIONS = ['acct', 'ev', 'progress', 'by_owner', 'joined', 'win', 'rate', 'priced', 'person', 'bids_per_auction', 'near', 'top_bids', 'rivulet_late_events']

@@ -10,7 +10,7 @@
 import fc from 'fast-check'
 import { deserialize, serialize } from 'node:v8'
 import { expect } from 'vitest'
-import { Circuit, integrate, InputOperator, mergeKeyedParts, ZSet, type KeyedChunk, type KeyedPart, type KeyedSnapshot, type Operator, type Row } from '../../../ivm/index.js'
+import { Circuit, integrate, InputOperator, mergeKeyedParts, rowKey, ZSet, type RowKey, type KeyedChunk, type KeyedPart, type KeyedSnapshot, type Operator, type Row } from '../../../ivm/index.js'
 import { Accumulator, norm } from '../helpers.js'
 
 /** A consolidated table: [row, weight > 0][]. */
@@ -445,6 +445,19 @@ export function checkKeyedSnapshot(c: OracleCase): void {
 }
 
 /** Expands a table into a list of rows (weight copies). */
+/** The rows of a table (expanded by weight) grouped by the values of `keyCols`, in first-seen
+ *  order. */
+export function groupRows(t: Table, keyCols: readonly number[]): Row[][] {
+  const groups = new Map<RowKey, Row[]>()
+  for (const r of expand(t)) {
+    const k = rowKey(keyCols.map((c) => r[c]))
+    const g = groups.get(k)
+    if (g) g.push(r)
+    else groups.set(k, [r])
+  }
+  return [...groups.values()]
+}
+
 export function expand(t: Table): Row[] {
   const res: Row[] = []
   for (const [r, w] of t) for (let i = 0; i < w; i++) res.push(r)

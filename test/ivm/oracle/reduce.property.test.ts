@@ -4,7 +4,7 @@ import {
   addPartial, arrayAgg, avg, boolAnd, boolOr, compareRows, count, countDistinct, countRows, max, min, partialsValue, reduce, rowKey, stringAgg, sumFloat, sumInt,
   type AggregateSpec, type Row, type RowKey,
 } from '../../../ivm/index.js'
-import { checkAll, expand, smallValue, type Table } from './harness.js'
+import { checkAll, groupRows, smallValue, type Table } from './harness.js'
 
 const row3 = fc.tuple(smallValue, fc.integer({ min: 0, max: 4 }), fc.oneof(fc.constant(null), fc.integer({ min: -3, max: 3 }))) as fc.Arbitrary<Row>
 const num = (a: unknown, b: unknown): number => (a as number) - (b as number)
@@ -49,16 +49,10 @@ function naiveAggs(rows: Row[]): unknown[] {
 }
 
 function naiveReduce(t: Table, keyCols: number[], emitEmpty: boolean): Table {
-  const groups = new Map<RowKey, Row[]>()
-  for (const r of expand(t)) {
-    const k = rowKey(keyCols.map((c) => r[c]))
-    const g = groups.get(k)
-    if (g) g.push(r)
-    else groups.set(k, [r])
-  }
+  const groups = groupRows(t, keyCols)
   const res: Table = []
-  for (const rows of groups.values()) res.push([[...keyCols.map((c) => rows[0]![c]), ...naiveAggs(rows)], 1])
-  if (emitEmpty && groups.size === 0) res.push([naiveAggs([]), 1])
+  for (const rows of groups) res.push([[...keyCols.map((c) => rows[0]![c]), ...naiveAggs(rows)], 1])
+  if (emitEmpty && groups.length === 0) res.push([naiveAggs([]), 1])
   res.sort((a, b) => compareRows(a[0], b[0]))
   return res
 }
@@ -89,15 +83,8 @@ function naiveMoreAggs(rows: Row[]): unknown[] {
 }
 
 function naiveMoreReduce(t: Table): Table {
-  const groups = new Map<RowKey, Row[]>()
-  for (const r of expand(t)) {
-    const k = rowKey([r[0]])
-    const g = groups.get(k)
-    if (g) g.push(r)
-    else groups.set(k, [r])
-  }
   const res: Table = []
-  for (const rows of groups.values()) res.push([[rows[0]![0], ...naiveMoreAggs(rows)], 1])
+  for (const rows of groupRows(t, [0])) res.push([[rows[0]![0], ...naiveMoreAggs(rows)], 1])
   return res
 }
 
