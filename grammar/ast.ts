@@ -257,10 +257,32 @@ export interface OrderItem {
   readonly span: Span
 }
 
-/** `OVER (PARTITION BY ... ORDER BY ...)`. */
+/** `OVER (PARTITION BY ... ORDER BY ... [frame])`, `OVER w` or `OVER (w ORDER BY ...)`. */
 export interface WindowSpec {
+  /** The named window (`WINDOW w AS (...)`) this one copies and extends. */
+  readonly base?: string | undefined
   readonly partitionBy: readonly Expr[]
   readonly orderBy: readonly OrderItem[]
+  readonly frame?: WindowFrame | undefined
+  readonly span: Span
+}
+
+/** `ROWS | RANGE BETWEEN start AND end`; `ROWS start` alone ends at CURRENT ROW. */
+export interface WindowFrame {
+  readonly mode: 'rows' | 'range'
+  readonly start: FrameBound
+  readonly end: FrameBound
+  readonly span: Span
+}
+
+export type FrameBound =
+  | { readonly kind: 'unboundedPreceding' | 'unboundedFollowing' | 'currentRow'; readonly span: Span }
+  | { readonly kind: 'preceding' | 'following'; readonly offset: Expr; readonly span: Span }
+
+/** `WINDOW name AS (...)` in a SELECT. */
+export interface NamedWindow {
+  readonly name: string
+  readonly spec: WindowSpec
   readonly span: Span
 }
 
@@ -431,6 +453,8 @@ export interface SelectBody {
   readonly where: Expr | undefined
   readonly groupBy: readonly GroupByItem[]
   readonly having: Expr | undefined
+  /** `WINDOW w AS (...), ...` */
+  readonly windows?: readonly NamedWindow[] | undefined
   readonly span: Span
 }
 

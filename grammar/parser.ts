@@ -125,7 +125,7 @@ const TRANSACTION_MODE_WORDS = new Set(['isolation', 'read', 'not', 'deferrable'
 /** `SET <word> …` forms that are not `SET name = value`. */
 const SET_PHRASES = new Set(['transaction', 'characteristics', 'role', 'authorization'])
 /** Words that may not be a bare (AS-less) alias because they continue the statement. */
-const notBareAlias = [T.EMIT, T.SET]
+const notBareAlias = [T.EMIT, T.SET, T.WINDOW]
 /** `ASOF JOIN` / `ASOF LEFT [OUTER] JOIN` ahead. */
 function isAsofJoin(t1: IToken, t2: IToken, t3: IToken): boolean {
   if (word(t1) !== 'asof' || !is(t1, T.Identifier)) return false
@@ -1503,10 +1503,18 @@ export class SqlParser extends EmbeddedActionsParser {
     })
     let over: A.WindowSpec | undefined
     this.option(5, {
-      GATE: () => is(this.LA(2), T.LParen),
+      GATE: () => is(this.LA(2), T.LParen) || isIdentLike(this.LA(2)),
       DEF: () => {
-        this.consume(12, T.OVER)
-        over = this.subrule(4, this.windowSpec)
+        const overAt = this.consume(12, T.OVER).startOffset
+        this.or(1, [
+          { ALT: () => (over = this.subrule(4, this.windowSpec)) },
+          {
+            ALT: () => {
+              const name = this.subrule(5, this.ident)
+              over = { base: name, partitionBy: [], orderBy: [], frame: undefined, span: this.sp(overAt) }
+            },
+          },
+        ])
       },
     })
     return { kind: 'func', name, args, distinct, orderBy, filter, over, span: this.sp(start), ...(withinGroup ? { withinGroup } : {}) }
@@ -1515,6 +1523,13 @@ export class SqlParser extends EmbeddedActionsParser {
   windowSpec = this.RULE('windowSpec', (): A.WindowSpec => {
     const start = this.start()
     this.consume(0, T.LParen)
+    let base: string | undefined
+    this.option(2, {
+      GATE: () => isIdentLike(this.LA(1)) && !is(this.LA(1), T.PARTITION) && !is(this.LA(1), T.ORDER) && !is(this.LA(1), T.ROWS) && !is(this.LA(1), T.RANGE),
+      DEF: () => {
+        base = this.subrule(2, this.ident)
+      },
+    })
     let partitionBy: A.Expr[] = []
     let orderBy: A.OrderItem[] = []
     this.option(0, () => {
@@ -1527,8 +1542,68 @@ export class SqlParser extends EmbeddedActionsParser {
       this.consume(4, T.BY)
       orderBy = this.subrule(1, this.orderList)
     })
+    let frame: A.WindowFrame | undefined
+    this.option(3, () => {
+      frame = this.subrule(3, this.windowFrame)
+    })
     this.consume(5, T.RParen)
-    return { partitionBy, orderBy, span: this.sp(start) }
+    return { base, partitionBy, orderBy, frame, span: this.sp(start) }
+  })
+
+  /** `ROWS | RANGE BETWEEN bound AND bound`, or one bound (the frame then ends at CURRENT ROW). */
+  windowFrame = this.RULE('windowFrame', (): A.WindowFrame => {
+    const start = this.start()
+    const mode = this.or(0, [{ ALT: () => (this.consume(0, T.ROWS), 'rows' as const) }, { ALT: () => (this.consume(1, T.RANGE), 'range' as const) }])
+    return this.or(1, [
+      {
+        ALT: (): A.WindowFrame => {
+          this.consume(2, T.BETWEEN)
+          const from = this.subrule(0, this.frameBound)
+          this.consume(3, T.AND)
+          const to = this.subrule(1, this.frameBound)
+          return { mode, start: from, end: to, span: this.sp(start) }
+        },
+      },
+      {
+        ALT: (): A.WindowFrame => {
+          const from = this.subrule(2, this.frameBound)
+          return { mode, start: from, end: { kind: 'currentRow', span: from.span }, span: this.sp(start) }
+        },
+      },
+    ])
+  })
+
+  /** `UNBOUNDED PRECEDING | UNBOUNDED FOLLOWING | CURRENT ROW | offset PRECEDING | offset FOLLOWING`. */
+  frameBound = this.RULE('frameBound', (): A.FrameBound => {
+    const start = this.start()
+    return this.or(0, {
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        {
+          GATE: () => is(this.LA(1), T.UNBOUNDED) && (is(this.LA(2), T.PRECEDING) || is(this.LA(2), T.FOLLOWING)),
+          ALT: (): A.FrameBound => {
+            this.consume(0, T.UNBOUNDED)
+            const kind = this.or(1, [{ ALT: () => (this.consume(1, T.PRECEDING), 'unboundedPreceding' as const) }, { ALT: () => (this.consume(2, T.FOLLOWING), 'unboundedFollowing' as const) }])
+            return { kind, span: this.sp(start) }
+          },
+        },
+        {
+          GATE: () => is(this.LA(1), T.CURRENT) && is(this.LA(2), T.ROW),
+          ALT: (): A.FrameBound => {
+            this.consume(3, T.CURRENT)
+            this.consume(4, T.ROW)
+            return { kind: 'currentRow', span: this.sp(start) }
+          },
+        },
+        {
+          ALT: (): A.FrameBound => {
+            const offset = this.subrule(0, this.exprBP, { ARGS: [Prec.not] })
+            const kind = this.or(2, [{ ALT: () => (this.consume(5, T.PRECEDING), 'preceding' as const) }, { ALT: () => (this.consume(6, T.FOLLOWING), 'following' as const) }])
+            return { kind, offset, span: this.sp(start) }
+          },
+        },
+      ],
+    })
   })
 
   orderList = this.RULE('orderList', (): A.OrderItem[] => {
@@ -1826,7 +1901,26 @@ export class SqlParser extends EmbeddedActionsParser {
       this.consume(10, T.HAVING)
       having = this.subrule(5, this.expr)
     })
-    return { kind: 'select', distinct, distinctOn, items, from, where, groupBy, having, span: this.sp(start) }
+    let windows: A.NamedWindow[] | undefined
+    this.option(6, () => {
+      this.consume(11, T.WINDOW)
+      const list = [this.subrule(6, this.namedWindow)]
+      this.many(0, () => {
+        this.consume(12, T.Comma)
+        list.push(this.subrule(7, this.namedWindow))
+      })
+      windows = list
+    })
+    return { kind: 'select', distinct, distinctOn, items, from, where, groupBy, having, ...(windows ? { windows } : {}), span: this.sp(start) }
+  })
+
+  /** `name AS (window spec)` in a WINDOW clause. */
+  namedWindow = this.RULE('namedWindow', (): A.NamedWindow => {
+    const start = this.start()
+    const name = this.subrule(0, this.ident)
+    this.consume(0, T.AS)
+    const spec = this.subrule(1, this.windowSpec)
+    return { name, spec, span: this.sp(start) }
   })
 
   /** GROUP BY's items, `()`, `ROLLUP (…)`, `CUBE (…)` and `GROUPING SETS (…)` among them. */

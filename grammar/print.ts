@@ -161,15 +161,32 @@ function printFunc(f: A.FuncCall): string {
   let s = `${funcName(f.name)}(${args})`
   if (f.withinGroup !== undefined) s += ` WITHIN GROUP (ORDER BY ${orderItems(f.withinGroup)})`
   if (f.filter !== undefined) s += ` FILTER (WHERE ${expr(f.filter, 0)})`
-  if (f.over !== undefined) s += ` OVER ${windowSpec(f.over)}`
+  if (f.over !== undefined) s += ` OVER ${f.over.base !== undefined && f.over.partitionBy.length === 0 && f.over.orderBy.length === 0 && f.over.frame === undefined ? quoteIdent(f.over.base) : windowSpec(f.over)}`
   return s
 }
 
 function windowSpec(w: A.WindowSpec): string {
   const parts: string[] = []
+  if (w.base !== undefined) parts.push(quoteIdent(w.base))
   if (w.partitionBy.length > 0) parts.push(`PARTITION BY ${exprs(w.partitionBy)}`)
   if (w.orderBy.length > 0) parts.push(`ORDER BY ${orderItems(w.orderBy)}`)
+  if (w.frame !== undefined) parts.push(`${w.frame.mode.toUpperCase()} BETWEEN ${frameBound(w.frame.start)} AND ${frameBound(w.frame.end)}`)
   return `(${parts.join(' ')})`
+}
+
+function frameBound(b: A.FrameBound): string {
+  switch (b.kind) {
+    case 'unboundedPreceding':
+      return 'UNBOUNDED PRECEDING'
+    case 'unboundedFollowing':
+      return 'UNBOUNDED FOLLOWING'
+    case 'currentRow':
+      return 'CURRENT ROW'
+    case 'preceding':
+      return `${expr(b.offset, 0)} PRECEDING`
+    case 'following':
+      return `${expr(b.offset, 0)} FOLLOWING`
+  }
 }
 
 function orderItems(items: readonly A.OrderItem[]): string {
@@ -349,6 +366,7 @@ function selectBody(b: A.SelectBody): string {
   if (b.where !== undefined) s += ` WHERE ${expr(b.where, 0)}`
   if (b.groupBy.length > 0) s += ` GROUP BY ${groupByItems(b.groupBy)}`
   if (b.having !== undefined) s += ` HAVING ${expr(b.having, 0)}`
+  if (b.windows !== undefined) s += ` WINDOW ${b.windows.map((w) => `${quoteIdent(w.name)} AS ${windowSpec(w.spec)}`).join(', ')}`
   return s
 }
 

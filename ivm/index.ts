@@ -8,5 +8,7 @@ export { KeyChanges, ALL_CHANGED, forEachChange, saveKeyedPart, snapshotKeyedPar
 export { Circuit, type OperatorFailure } from './circuit.js'
 export { interruptHook, checkInterrupt, countRow, MAX_BATCH_ROWS } from './interrupt.js'
 export { lowerBound, upperBound } from './sorted.js'
+export { ChunkedRows, CHUNK_MAX } from './chunked-rows.js'
+export type { FrameBound, Frame, WindowFunction, WindowOrder } from './window-frames.js'
 export * from './operators/index.js'
 export * from './aggregators/index.js'

@@ -15,11 +15,11 @@
 //             after position offset + limit − 1 that `compare` finds equal to the row there
 //             (they follow it in the order, `compare` then the whole row); so a change to the
 //             row at the boundary brings in or takes out all its ties at once.
-// State kept: per partition a chunked sorted list: chunks of ≤ CHUNK_MAX distinct rows with
-//             their counts, each chunk knowing its number of positions. An update is a binary
-//             search over chunks, one inside the chunk and a splice of ≤ CHUNK_MAX entries, so
-//             a change in a 1M-row partition never moves the whole partition. Reading a window
-//             skips whole chunks: O(offset/CHUNK + limit).
+// State kept: per partition a chunked sorted list (ChunkedRows, ivm/chunked-rows.ts): chunks
+//             of ≤ CHUNK_MAX distinct rows with their counts, each chunk knowing its number of
+//             positions. An update is a binary search over chunks, one inside the chunk and a
+//             splice of ≤ CHUNK_MAX entries, so a change in a 1M-row partition never moves the
+//             whole partition. Reading a window skips whole chunks: O(offset/CHUNK + limit).
 //             With `appendOnly` (the input never retracts) and a limit, a row pushed to a
 //             position ≥ offset + limit can never move back into the window, so at each
 //             commit every partition the tick touched is cut to its first offset + limit
@@ -34,212 +34,25 @@
 // Retracts:   yes.
 //
 // Cost per step and touched partition: O(log n) per delta row + O(offset/CHUNK_MAX + limit)
-// to read the old and new windows (+ the number of ties, with ties). (ROW_NUMBER without limit is O(partition) per change, which
-// is inherent: every later row is renumbered.) `compare` must not throw.
+// to read the old and new windows (+ the number of ties, with ties). (ROW_NUMBER without limit
+// is O(partition) per change, which is inherent: every later row is renumbered.) `compare` must
+// not throw.
 
 import type { Circuit } from '../circuit.js'
 import { compareRows, keyFunction, type RowKey } from '../key.js'
 import { BaseOperator, Journal, type Operator } from '../operator.js'
 import { ZSet, type Row } from '../zset.js'
+import { Chunk, CHUNK_MAX, ChunkedRows, RowRun } from '../chunked-rows.js'
 import { ALL_CHANGED, fuzzyKeyedBase, KeyChanges, type ChangeShares, saveKeyedPart, snapshotKeyedPart, type KeyedEntries, type KeyedPart, type KeyedSnapshot } from '../keyed-state.js'
 
-/** Chunks are split above this many distinct rows. */
-export const CHUNK_MAX = 512
-
-class Chunk {
-  rows: Row[]
-  counts: number[]
-  /** Σ max(count, 0): positions occupied. */
-  positions: number
-
-  constructor(rows: Row[], counts: number[]) {
-    this.rows = rows
-    this.counts = counts
-    let p = 0
-    for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) p += counts[i]!
-    this.positions = p
-  }
-}
-
-/** A window read from a partition: distinct rows in order with the positions they fill. */
-class Window {
-  rows: Row[] = []
-  counts: number[] = []
-}
-
-class Partition {
+class Partition extends ChunkedRows {
   readonly key: RowKey
-  chunks: Chunk[] = []
-  /** Distinct rows held. */
-  size = 0
   stamp = 0
-  old: Window | null = null
+  old: RowRun | null = null
 
   constructor(key: RowKey) {
+    super()
     this.key = key
-  }
-
-  apply(row: Row, w: number, cmp: (a: Row, b: Row) => number): void {
-    const chunks = this.chunks
-    if (chunks.length === 0) {
-      chunks.push(new Chunk([row], [w]))
-      this.size++
-      return
-    }
-    // first chunk whose last row ≥ row (else the last chunk)
-    let lo = 0
-    let hi = chunks.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      const c = chunks[mid]!
-      if (cmp(c.rows[c.rows.length - 1]!, row) < 0) lo = mid + 1
-      else hi = mid
-    }
-    const ci = lo
-    const chunk = chunks[ci]!
-    const rows = chunk.rows
-    const counts = chunk.counts
-    let a = 0
-    let b = rows.length - 1
-    let found = -1
-    while (a <= b) {
-      const mid = (a + b) >>> 1
-      const c = cmp(rows[mid]!, row)
-      if (c < 0) a = mid + 1
-      else if (c > 0) b = mid - 1
-      else {
-        found = mid
-        break
-      }
-    }
-    if (found >= 0) {
-      const before = counts[found]!
-      const now = before + w
-      chunk.positions += (now > 0 ? now : 0) - (before > 0 ? before : 0)
-      if (now !== 0) {
-        counts[found] = now
-        return
-      }
-      rows.splice(found, 1)
-      counts.splice(found, 1)
-      this.size--
-      if (rows.length === 0) chunks.splice(ci, 1)
-      return
-    }
-    rows.splice(a, 0, row)
-    counts.splice(a, 0, w)
-    if (w > 0) chunk.positions += w
-    this.size++
-    if (rows.length > CHUNK_MAX) {
-      const half = rows.length >>> 1
-      const right = new Chunk(rows.slice(half), counts.slice(half))
-      const left = new Chunk(rows.slice(0, half), counts.slice(0, half))
-      chunks.splice(ci, 1, left, right)
-    }
-  }
-
-  /** Drops every position from `to` on (append-only input: all counts are positive). */
-  truncate(to: number): void {
-    const chunks = this.chunks
-    let pos = 0
-    for (let c = 0; c < chunks.length; c++) {
-      const chunk = chunks[c]!
-      if (pos + chunk.positions <= to) {
-        pos += chunk.positions
-        continue
-      }
-      // this chunk crosses `to`: keep its rows before it, the last one cut to fit
-      const rows = chunk.rows
-      const counts = chunk.counts
-      let kept = 0
-      let positions = 0
-      while (kept < rows.length && pos < to) {
-        const take = Math.min(counts[kept]!, to - pos)
-        counts[kept] = take
-        pos += take
-        positions += take
-        kept++
-      }
-      let dropped = rows.length - kept
-      for (let d = c + 1; d < chunks.length; d++) dropped += chunks[d]!.rows.length
-      rows.length = kept
-      counts.length = kept
-      chunk.positions = positions
-      chunks.length = kept > 0 ? c + 1 : c
-      this.size -= dropped
-      return
-    }
-  }
-
-  /** The position after the last row that `ties` finds equal to the row at `to` − 1 (`to`
-   *  when the partition is no longer): where a window with ties ends. */
-  tiedEnd(to: number, ties: (a: Row, b: Row) => number): number {
-    const chunks = this.chunks
-    let pos = 0
-    let last: Row | undefined
-    for (let c = 0; c < chunks.length; c++) {
-      const chunk = chunks[c]!
-      if (last === undefined && pos + chunk.positions < to) {
-        pos += chunk.positions
-        continue
-      }
-      const rows = chunk.rows
-      const counts = chunk.counts
-      for (let i = 0; i < rows.length; i++) {
-        const n = counts[i]!
-        if (n <= 0) continue
-        if (last === undefined) {
-          pos += n
-          if (pos >= to) last = rows[i]!
-        } else if (ties(rows[i]!, last) === 0) pos += n
-        else return pos
-      }
-    }
-    return pos > to ? pos : to
-  }
-
-  /** Rows at positions [from, to), as distinct rows with the number of positions each fills.
-   *  With `ties`, also every row after `to` that `ties` finds equal to the row at `to` − 1
-   *  (they follow it: the order refines `ties`). */
-  read(from: number, to: number, ties?: (a: Row, b: Row) => number): Window {
-    const win = new Window()
-    if (to <= from) return win
-    const chunks = this.chunks
-    let pos = 0
-    /** The row at position to − 1, once passed (with ties). */
-    let last: Row | undefined
-    for (let c = 0; c < chunks.length; c++) {
-      const chunk = chunks[c]!
-      if (pos + chunk.positions <= from) {
-        pos += chunk.positions
-        continue
-      }
-      const rows = chunk.rows
-      const counts = chunk.counts
-      for (let i = 0; i < rows.length; i++) {
-        const n = counts[i]!
-        if (n <= 0) continue
-        if (last !== undefined) {
-          if (ties!(rows[i]!, last) !== 0) return win
-          win.rows.push(rows[i]!)
-          win.counts.push(n)
-          continue
-        }
-        const start = pos > from ? pos : from
-        // the row at to − 1 fills all its positions when ties come along
-        const end = pos + n < to || ties !== undefined ? pos + n : to
-        if (end > start) {
-          win.rows.push(rows[i]!)
-          win.counts.push(end - start)
-        }
-        pos += n
-        if (pos >= to) {
-          if (ties === undefined) return win
-          last = rows[i]!
-        }
-      }
-    }
-    return win
   }
 }
 
@@ -353,7 +166,7 @@ export class TopKOperator extends BaseOperator {
   }
 
   /** out += sign · (now − old), both sorted by #cmp. */
-  #diff(old: Window, now: Window, sign: number, out: ZSet): void {
+  #diff(old: RowRun, now: RowRun, sign: number, out: ZSet): void {
     const cmp = this.#cmp
     const or = old.rows
     const oc = old.counts
@@ -387,7 +200,7 @@ export class TopKOperator extends BaseOperator {
   }
 
   /** Position-by-position diff of two windows starting at `offset`, numbering the rows. */
-  #diffNumbered(old: Window, now: Window, out: ZSet): void {
+  #diffNumbered(old: RowRun, now: RowRun, out: ZSet): void {
     const cmp = this.#cmp
     let oi = 0
     let oLeft = old.counts.length > 0 ? old.counts[0]! : 0

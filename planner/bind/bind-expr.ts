@@ -23,15 +23,10 @@ export interface AggregateCollector {
   readonly calls: AggregateCall[]
 }
 
-/** A window call `ROW_NUMBER() OVER (...)` met in a select list. */
-export interface WindowCall {
-  readonly fn: 'row_number'
-  readonly partitionBy: readonly ScalarExpr[]
-  readonly orderBy: readonly SortKey[]
-}
-
+/** Binds the window calls (`f(...) OVER (...)`) met in a select list (bind-window.ts). */
 export interface WindowCollector {
-  readonly calls: WindowCall[]
+  /** The placeholder standing for the call's result until the query binder plans it. */
+  bind(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr
 }
 
 export interface ExprContext {
@@ -495,7 +490,10 @@ function bindCase(e: ast.CaseExpr, ctx: ExprContext): ScalarExpr {
 
 function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
   const name = e.name[e.name.length - 1]!
-  if (e.over) return bindWindow(e, name, ctx)
+  if (e.over) {
+    if (!ctx.windows) throw planError(ctx.err, SqlState.windowingError, `window functions are not allowed in ${ctx.clause}`, e.span)
+    return ctx.windows.bind(e, name, ctx)
+  }
   if (isAggregateName(name) && e.name.length === 1) return bindAggregate(e, name, ctx)
   if (name === 'grouping' && e.name.length === 1) return bindGrouping(e, ctx)
   if (e.withinGroup !== undefined) throw planError(ctx.err, SqlState.wrongObjectType, `WITHIN GROUP specified, but ${name} is not an aggregate function`, e.span)
@@ -556,40 +554,56 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
   const args = star ? [] : e.args.map((a) => bindExpr(a, argCtx))
   const filter = e.filter ? coerce(bindExpr(e.filter, argCtx), 'boolean', argCtx, e.filter.span, 'FILTER') : undefined
   const orderBy: SortKey[] = e.orderBy.map((o) => ({ expr: bindExpr(o.expr, argCtx), desc: o.desc, nullsFirst: o.nullsFirst ?? o.desc }))
+  const { fn, type, args: finalArgs, value } = aggregateSignature(name, args, star, e.distinct, ctx, e.span)
+  if (value !== undefined) orderBy.push(value)
+  if (e.distinct && fn === 'string_agg' && orderBy.some((o) => !finalArgs.some((a) => sameExprShape(a, o.expr)))) {
+    throw planError(ctx.err, SqlState.invalidColumnReference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', e.span)
+  }
+  const index = coll.calls.length
+  // DISTINCT is idempotent for the others (MIN, MAX, BOOL_AND, BIT_AND, APPROX_COUNT_DISTINCT, …)
+  coll.calls.push({ fn, args: finalArgs, orderBy, filter, type, ...(e.distinct && DISTINCT_SENSITIVE.has(fn) ? { distinct: true } : {}) })
+  return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type }
+}
+
+/** The aggregate function, result type and coerced arguments of `name(args)` (also for
+ *  aggregates used as window functions); `value`: the key the call orders its values by, for
+ *  approx_percentile(x, q) (x, as in its WITHIN GROUP form). */
+export function aggregateSignature(name: string, args: readonly ScalarExpr[], star: boolean, distinct: boolean, ctx: ExprContext, span: ast.Span): { fn: AggregateFunction; type: SqlType; args: ScalarExpr[]; value?: SortKey } {
   let fn: AggregateFunction
   let type: SqlType
-  let finalArgs: ScalarExpr[] = args
+  let finalArgs: ScalarExpr[] = args.slice()
+  let value: SortKey | undefined
   const arg0 = args[0]
   const need = (n: number) => {
-    if (args.length !== n) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes ${n} argument${n === 1 ? '' : 's'}`, e.span)
+    if (args.length !== n) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes ${n} argument${n === 1 ? '' : 's'}`, span)
   }
   switch (name) {
     case 'count':
       if (star) {
-        if (e.distinct) throw planError(ctx.err, SqlState.syntaxError, 'COUNT(DISTINCT *) is not valid', e.span)
+        if (distinct) throw planError(ctx.err, SqlState.syntaxError, 'COUNT(DISTINCT *) is not valid', span)
         fn = 'count_rows'
       } else {
         need(1)
-        fn = e.distinct ? 'count_distinct' : 'count'
+        fn = distinct ? 'count_distinct' : 'count'
       }
       type = 'bigint'
       break
     case 'sum': {
       need(1)
       const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
-      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function sum(${typeDisplayName(t)}) does not exist`, e.span)
-      fn = e.distinct ? 'sum_distinct' : 'sum'
+      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function sum(${typeDisplayName(t)}) does not exist`, span)
+      fn = distinct ? 'sum_distinct' : 'sum'
       type = t === 'smallint' || t === 'integer' ? 'bigint' : t === 'bigint' ? 'numeric' : t === 'real' ? 'real' : t
-      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      finalArgs = [coerce(arg0!, t, ctx, span)]
       break
     }
     case 'avg': {
       need(1)
       const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
-      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function avg(${typeDisplayName(t)}) does not exist`, e.span)
-      fn = e.distinct ? 'avg_distinct' : 'avg'
+      if (!isNumericType(t) && t !== 'interval') throw planError(ctx.err, SqlState.undefinedFunction, `function avg(${typeDisplayName(t)}) does not exist`, span)
+      fn = distinct ? 'avg_distinct' : 'avg'
       type = isIntegerType(t) || t === 'numeric' ? 'numeric' : t === 'interval' ? 'interval' : 'double'
-      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      finalArgs = [coerce(arg0!, t, ctx, span)]
       break
     }
     case 'min':
@@ -597,24 +611,24 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
       need(1)
       fn = name
       type = arg0!.type === 'unknown' ? 'text' : arg0!.type
-      finalArgs = [coerce(arg0!, type, ctx, e.span)]
+      finalArgs = [coerce(arg0!, type, ctx, span)]
       break
     }
     case 'string_agg': {
       need(2)
       fn = 'string_agg'
       type = 'text'
-      finalArgs = [coerce(arg0!, 'text', ctx, e.span), coerce(args[1]!, 'text', ctx, e.span)]
+      finalArgs = [coerce(arg0!, 'text', ctx, span), coerce(args[1]!, 'text', ctx, span)]
       break
     }
     case 'array_agg': {
       need(1)
       const t = arg0!.type === 'unknown' ? 'text' : arg0!.type
-      if (isArrayType(t)) throw unsupported(ctx.err, 'array_agg of arrays (multidimensional arrays)', e.span)
-      if (e.distinct) throw unsupported(ctx.err, 'array_agg(DISTINCT …)', e.span)
+      if (isArrayType(t)) throw unsupported(ctx.err, 'array_agg of arrays (multidimensional arrays)', span)
+      if (distinct) throw unsupported(ctx.err, 'array_agg(DISTINCT …)', span)
       fn = 'array_agg'
       type = arrayOf(t)
-      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      finalArgs = [coerce(arg0!, t, ctx, span)]
       break
     }
     case 'bool_and':
@@ -623,7 +637,7 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
       need(1)
       fn = name === 'bool_or' ? 'bool_or' : 'bool_and'
       type = 'boolean'
-      finalArgs = [coerce(arg0!, 'boolean', ctx, e.span)]
+      finalArgs = [coerce(arg0!, 'boolean', ctx, span)]
       break
     case 'stddev':
     case 'stddev_samp':
@@ -633,10 +647,10 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
     case 'var_pop': {
       need(1)
       const t = arg0!.type === 'unknown' ? 'numeric' : arg0!.type
-      if (!isNumericType(t)) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(t)}) does not exist`, e.span)
+      if (!isNumericType(t)) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(t)}) does not exist`, span)
       fn = name === 'stddev' ? 'stddev_samp' : name === 'variance' ? 'var_samp' : name
       type = t === 'real' || t === 'double' ? 'double' : 'numeric'
-      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      finalArgs = [coerce(arg0!, t, ctx, span)]
       break
     }
     case 'bit_and':
@@ -644,10 +658,10 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
     case 'bit_xor': {
       need(1)
       const t = arg0!.type === 'unknown' ? 'integer' : arg0!.type
-      if (!isIntegerType(t)) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(t)}) does not exist`, e.span)
+      if (!isIntegerType(t)) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(t)}) does not exist`, span)
       fn = name
       type = t
-      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      finalArgs = [coerce(arg0!, t, ctx, span)]
       break
     }
     case 'approx_count_distinct': {
@@ -655,28 +669,22 @@ function bindAggregate(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarE
       const t = arg0!.type === 'unknown' ? 'text' : arg0!.type
       fn = 'approx_count_distinct'
       type = 'bigint'
-      finalArgs = [coerce(arg0!, t, ctx, e.span)]
+      finalArgs = [coerce(arg0!, t, ctx, span)]
       break
     }
     case 'approx_percentile': {
       // approx_percentile(x, q [, relative error]): the WITHIN GROUP form with x moved out
-      if (args.length !== 2 && args.length !== 3) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes 2 or 3 arguments`, e.span)
+      if (args.length !== 2 && args.length !== 3) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name} takes 2 or 3 arguments`, span)
       fn = 'approx_percentile'
       type = 'double'
-      finalArgs = args.slice(1).map((a) => constantDirectArgument(a, 'double', ctx, e))
-      orderBy.push({ expr: coerceToDouble(arg0!, name, ctx, e), desc: false, nullsFirst: false })
+      finalArgs = args.slice(1).map((a) => constantDirectArgument(a, 'double', ctx, span))
+      value = { expr: coerceToDouble(arg0!, name, ctx, span), desc: false, nullsFirst: false }
       break
     }
     default:
-      throw unsupported(ctx.err, `aggregate ${name}`, e.span)
+      throw unsupported(ctx.err, `aggregate ${name}`, span)
   }
-  if (e.distinct && fn === 'string_agg' && orderBy.some((o) => !finalArgs.some((a) => sameExprShape(a, o.expr)))) {
-    throw planError(ctx.err, SqlState.invalidColumnReference, 'in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list', e.span)
-  }
-  const index = coll.calls.length
-  // DISTINCT is idempotent for the others (MIN, MAX, BOOL_AND, BIT_AND, APPROX_COUNT_DISTINCT, …)
-  coll.calls.push({ fn, args: finalArgs, orderBy, filter, type, ...(e.distinct && DISTINCT_SENSITIVE.has(fn) ? { distinct: true } : {}) })
-  return { kind: 'call', fn: AGG_PLACEHOLDER, args: [lit(index, 'integer')], type }
+  return { fn, type, args: finalArgs, ...(value !== undefined ? { value } : {}) }
 }
 
 /** `f(direct args) WITHIN GROUP (ORDER BY x)`: the call's args are the direct arguments (as
@@ -712,9 +720,9 @@ function bindOrderedSetAggregate(e: ast.FuncCall, name: string, ctx: ExprContext
       break
     default:
       type = 'double'
-      x = coerceToDouble(x, name, ctx, e)
+      x = coerceToDouble(x, name, ctx, e.span)
   }
-  const args = direct.map((d, i) => constantDirectArgument(d, i === 0 && arrayForm ? arrayOf('double') : 'double', ctx, e))
+  const args = direct.map((d, i) => constantDirectArgument(d, i === 0 && arrayForm ? arrayOf('double') : 'double', ctx, e.span))
   const index = coll.calls.length
   let resultType: SqlType = type
   if (arrayForm) {
@@ -727,32 +735,19 @@ function bindOrderedSetAggregate(e: ast.FuncCall, name: string, ctx: ExprContext
 }
 
 /** An ordered-set aggregate's direct argument: evaluated once, so it may not read the rows. */
-function constantDirectArgument(d: ScalarExpr, t: SqlType, ctx: ExprContext, e: ast.FuncCall): ScalarExpr {
-  if (referencedColumns(d).size > 0) throw unsupported(ctx.err, 'a direct argument of an ordered-set aggregate that reads the rows (only constants)', e.span)
-  return coerce(d, t, ctx, e.span)
+function constantDirectArgument(d: ScalarExpr, t: SqlType, ctx: ExprContext, span: ast.Span): ScalarExpr {
+  if (referencedColumns(d).size > 0) throw unsupported(ctx.err, 'a direct argument of an ordered-set aggregate that reads the rows (only constants)', span)
+  return coerce(d, t, ctx, span)
 }
 
-function coerceToDouble(x: ScalarExpr, name: string, ctx: ExprContext, e: ast.FuncCall): ScalarExpr {
-  if (!isNumericType(x.type) && x.type !== 'unknown') throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(x.type)}) does not exist`, e.span)
-  return coerce(x, 'double', ctx, e.span)
+function coerceToDouble(x: ScalarExpr, name: string, ctx: ExprContext, span: ast.Span): ScalarExpr {
+  if (!isNumericType(x.type) && x.type !== 'unknown') throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(x.type)}) does not exist`, span)
+  return coerce(x, 'double', ctx, span)
 }
 
 function sameExprShape(a: ScalarExpr, b: ScalarExpr): boolean {
   const strip = (x: ScalarExpr): ScalarExpr => (x.kind === 'cast' ? strip(x.arg) : x)
   return JSON.stringify(strip(a), jsonReplacer) === JSON.stringify(strip(b), jsonReplacer)
-}
-
-function bindWindow(e: ast.FuncCall, name: string, ctx: ExprContext): ScalarExpr {
-  if (!ctx.windows) throw planError(ctx.err, SqlState.windowingError, `window functions are not allowed in ${ctx.clause}`, e.span)
-  if (name !== 'row_number') throw unsupported(ctx.err, `window function ${name}`, e.span)
-  if (e.args.length > 0) throw planError(ctx.err, SqlState.undefinedFunction, 'function row_number() takes no arguments', e.span)
-  const over = e.over!
-  const wctx: ExprContext = { ...ctx, windows: undefined, clause: 'window definitions' }
-  const partitionBy = over.partitionBy.map((p) => bindExpr(p, wctx))
-  const orderBy = over.orderBy.map((o) => ({ expr: bindExpr(o.expr, wctx), desc: o.desc, nullsFirst: o.nullsFirst ?? o.desc }))
-  const index = ctx.windows.calls.length
-  ctx.windows.calls.push({ fn: 'row_number', partitionBy, orderBy })
-  return { kind: 'call', fn: WINDOW_PLACEHOLDER, args: [lit(index, 'integer')], type: 'bigint' }
 }
 
 function callResolved(name: string, res: Resolved | undefined, args: readonly ScalarExpr[], ctx: ExprContext, span: ast.Span): ScalarExpr {

@@ -12,7 +12,8 @@ import type { Catalog } from '../catalog.js'
 import { planError, SqlState, unsupported, type ErrorContext } from '../errors.js'
 import { Scope, type ScopeColumn } from './scope.js'
 import { evaluateRecursiveCte, isRecursive } from './recursive-cte.js'
-import { AGG_PLACEHOLDER, GROUPING_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext, type WindowCollector } from './bind-expr.js'
+import { AGG_PLACEHOLDER, GROUPING_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext } from './bind-expr.js'
+import { planWindows, WindowBinder } from './bind-window.js'
 
 export interface BoundQuery {
   readonly plan: LogicalPlan
@@ -221,7 +222,7 @@ export class QueryBinder {
     // select list, HAVING and ORDER BY are bound in the FROM scope with aggregate and window
     // calls collected as placeholders, then resolved against the aggregate's output.
     const aggs: AggregateCollector = { inputScope: scope, calls: [] }
-    const windows: WindowCollector = { calls: [] }
+    const windows = new WindowBinder(s.windows, this.#err)
     const items: { expr: ScalarExpr; name: string }[] = []
     for (const item of s.items) {
       if (item.expr.kind === 'star') {
@@ -271,7 +272,7 @@ export class QueryBinder {
     const pending: Pending[] = orderItems.map((o) => pendingItem(o, 'ORDER BY'))
     const distinctOn: Pending[] = (s.distinctOn ?? []).map((e) => pendingItem({ expr: e, desc: false, nullsFirst: undefined, span: e.span }, 'SELECT DISTINCT ON'))
     // GROUP BY
-    const usesGrouping = items.some((it) => containsGrouping(it.expr)) || (having !== undefined && containsGrouping(having)) || [...pending, ...distinctOn].some((p) => p.kind === 'expr' && containsGrouping(p.expr)) || windows.calls.some((w) => w.partitionBy.some(containsGrouping) || w.orderBy.some((k) => containsGrouping(k.expr)))
+    const usesGrouping = items.some((it) => containsGrouping(it.expr)) || (having !== undefined && containsGrouping(having)) || [...pending, ...distinctOn].some((p) => p.kind === 'expr' && containsGrouping(p.expr)) || windows.calls.some((w) => w.partitionBy.some(containsGrouping) || w.orderBy.some((k) => containsGrouping(k.expr)) || w.call.args.some(containsGrouping))
     const grouped = s.groupBy.length > 0 || aggs.calls.length > 0 || having !== undefined || usesGrouping
     let groupExprs: ScalarExpr[] = []
     /** The grouping() calls met, as indexes into groupExprs, in the order of their columns. */
@@ -296,6 +297,7 @@ export class QueryBinder {
       for (const w of windows.calls) {
         w.partitionBy.forEach((e) => resolve(e, s.span))
         w.orderBy.forEach((k) => resolve(k.expr, s.span))
+        w.call.args.forEach((e) => resolve(e, s.span))
       }
       if (single) plan = { kind: 'aggregate', input: plan, groupBy: groupExprs, aggregates: aggs.calls as AggregateCall[], global: G === 0, columns: aggColumns }
       else {
@@ -305,35 +307,42 @@ export class QueryBinder {
       }
       if (havingResolved) plan = { kind: 'filter', input: plan, predicate: havingResolved, columns: aggColumns }
     }
-    // window calls (ROW_NUMBER) become a TopK that appends the row number
+    // window calls: a lone ROW_NUMBER() becomes a TopK that appends the row number (so a
+    // filter on it can become a top-N, limit-row-number); anything else Over nodes
     if (windows.calls.length > 0) {
-      if (windows.calls.length > 1) throw unsupported(this.#err, 'more than one window function in a query', s.span)
-      const w = windows.calls[0]!
-      const base = outputColumns(plan)
       const resolveW = (e: ScalarExpr) => (grouped ? this.#resolvePostAgg(e, groupExprs, s.span, scope, groupingCalls, groupExprs.length + aggs.calls.length) : e)
-      const partExprs = w.partitionBy.map(resolveW)
-      const orderExprs = w.orderBy.map((k) => ({ ...k, expr: resolveW(k.expr) }))
-      const extra = partExprs.map((e, i) => ({ e, name: `__part${i}` }))
-      const projected: LogicalPlan = extra.length === 0 ? plan : {
-        kind: 'project',
-        input: plan,
-        exprs: [...base.map((c, i) => col(i, c.type)), ...extra.map((x) => x.e)],
-        columns: [...base, ...extra.map((x) => ({ name: x.name, type: x.e.type }))],
+      const base = outputColumns(plan)
+      const w = windows.calls[0]!
+      let replaceW: (e: ScalarExpr) => ScalarExpr
+      if (windows.calls.length === 1 && w.call.fn === 'row_number') {
+        const partExprs = w.partitionBy.map(resolveW)
+        const orderExprs = w.orderBy.map((k) => ({ ...k, expr: resolveW(k.expr) }))
+        const extra = partExprs.map((e, i) => ({ e, name: `__part${i}` }))
+        const projected: LogicalPlan = extra.length === 0 ? plan : {
+          kind: 'project',
+          input: plan,
+          exprs: [...base.map((c, i) => col(i, c.type)), ...extra.map((x) => x.e)],
+          columns: [...base, ...extra.map((x) => ({ name: x.name, type: x.e.type }))],
+        }
+        const cols = outputColumns(projected)
+        const rnIndex = cols.length
+        plan = {
+          kind: 'topK',
+          input: projected,
+          partitionBy: extra.map((_, i) => base.length + i),
+          orderBy: orderExprs,
+          limit: undefined,
+          offset: 0,
+          rowNumber: true,
+          withTies: false,
+          columns: [...cols, { name: 'row_number', type: 'bigint' }],
+        }
+        replaceW = (e: ScalarExpr) => mapExpr(e, (x) => (x.kind === 'call' && x.fn === WINDOW_PLACEHOLDER ? col(rnIndex, 'bigint') : x))
+      } else {
+        const planned = planWindows(plan, base, windows.calls, resolveW)
+        plan = planned.plan
+        replaceW = planned.replace
       }
-      const cols = outputColumns(projected)
-      const rnIndex = cols.length
-      plan = {
-        kind: 'topK',
-        input: projected,
-        partitionBy: extra.map((_, i) => base.length + i),
-        orderBy: orderExprs,
-        limit: undefined,
-        offset: 0,
-        rowNumber: true,
-        withTies: false,
-        columns: [...cols, { name: 'row_number', type: 'bigint' }],
-      }
-      const replaceW = (e: ScalarExpr) => mapExpr(e, (x) => (x.kind === 'call' && x.fn === WINDOW_PLACEHOLDER ? col(rnIndex, 'bigint') : x))
       for (const it of items) it.expr = replaceW(it.expr)
       for (const p of [...pending, ...distinctOn]) if (p.kind === 'expr') p.expr = replaceW(p.expr)
     }

@@ -1,7 +1,7 @@
 // Deterministic indented printer for logical plans (EXPLAIN LOGICAL / OPTIMIZED, rule tests).
 
 import { printScalar } from '../expr/print.js'
-import type { LogicalPlan, SortKey, TimeJoinNode, WindowSpec } from './plan.js'
+import type { FrameBoundSpec, FrameSpec, LogicalPlan, SortKey, TimeJoinNode, WindowFunctionCall, WindowSpec } from './plan.js'
 import { children } from './tree.js'
 
 export function printSortKeys(keys: readonly SortKey[]): string {
@@ -34,6 +34,8 @@ function line(p: LogicalPlan): string {
       return `Sort ${printSortKeys(p.orderBy)}`
     case 'window':
       return `Window ${describeWindow(p.spec)} on #${p.timeColumn}`
+    case 'over':
+      return `Over ${describeOver(p)}`
     case 'unnest':
       return `Unnest ${printScalar(p.array)}`
     case 'timeJoin':
@@ -47,6 +49,43 @@ export function describeTimeJoin(p: Pick<TimeJoinNode, 'mode' | 'outer' | 'leftK
   const right = (e: string): string => (rightOffset ? `right.${e}` : e)
   const time = p.leftTime && p.rightTime ? ` at ${printScalar(p.leftTime)} ${p.match} ${right(printScalar(p.rightTime))}` : ''
   return `${p.mode}${p.outer ? ' left' : ''} keys=[${keys}]${time}${p.residual ? ' where ' + printScalar(p.residual) : ''}`
+}
+
+/** `partition=[#0] order=[#1] fns=[lag(#2, 1), sum(#2) rows 1 preceding..current row]`. */
+export function describeOver(p: { readonly partitionBy: readonly number[]; readonly orderBy: readonly SortKey[]; readonly functions: readonly WindowFunctionCall[] }): string {
+  const part = p.partitionBy.length ? `partition=[${p.partitionBy.map((i) => '#' + i).join(', ')}] ` : ''
+  const order = p.orderBy.length ? `order=[${printSortKeys(p.orderBy)}] ` : ''
+  // RANGE offsets over a timestamp are microseconds: printed as durations
+  const timed = p.orderBy[0]?.expr.type === 'timestamp'
+  return `${part}${order}fns=[${p.functions.map((f) => describeWindowFunction(f, timed)).join(', ')}]`
+}
+
+function describeWindowFunction(w: WindowFunctionCall, timed: boolean): string {
+  const args = w.args.map(printScalar)
+  if (w.fn === 'lag' || w.fn === 'lead' || w.fn === 'nth_value' || w.fn === 'ntile') args.splice(1, 0, String(w.offset))
+  const call = `${w.fn === 'count_rows' ? 'count(*)' : `${w.fn}(${args.join(', ')})`}`
+  const framed = w.fn !== 'row_number' && w.fn !== 'rank' && w.fn !== 'dense_rank' && w.fn !== 'percent_rank' && w.fn !== 'cume_dist' && w.fn !== 'ntile' && w.fn !== 'lag' && w.fn !== 'lead'
+  return framed ? `${call} ${describeFrame(w.frame, timed)}` : call
+}
+
+/** `rows 2 preceding..current row`, `range 10min preceding..current row` (`timed`: RANGE
+ *  offsets are microseconds of a timestamp). */
+export function describeFrame(f: FrameSpec, timed: boolean): string {
+  return `${f.mode} ${frameBound(f.start, f.mode === 'range' && timed)}..${frameBound(f.end, f.mode === 'range' && timed)}`
+}
+
+function frameBound(b: FrameBoundSpec, timed: boolean): string {
+  switch (b.kind) {
+    case 'unboundedPreceding':
+      return 'unbounded preceding'
+    case 'unboundedFollowing':
+      return 'unbounded following'
+    case 'currentRow':
+      return 'current row'
+    case 'preceding':
+    case 'following':
+      return `${timed ? duration(b.offset) : b.offset} ${b.kind}`
+  }
 }
 
 /** `tumble size=10s`, `hop slide=2s size=10s`, `session gap=30s partition=[#1]`. */

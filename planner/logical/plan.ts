@@ -77,6 +77,7 @@ export type LogicalPlan =
   | TopKNode
   | SortNode
   | WindowNode
+  | OverNode
   | TimeJoinNode
   | UnnestNode
 
@@ -201,6 +202,47 @@ export interface WindowNode {
   readonly spec: WindowSpec
   /** The time column (DESCRIPTOR) of the input. */
   readonly timeColumn: number
+  readonly columns: readonly Column[]
+}
+
+/** A window function's frame bound. `offset`: ROWS, a count of rows; RANGE, a distance in the
+ *  ORDER BY column's unit (microseconds for a timestamp). */
+export type FrameBoundSpec =
+  | { readonly kind: 'unboundedPreceding' | 'currentRow' | 'unboundedFollowing' }
+  | { readonly kind: 'preceding' | 'following'; readonly offset: number }
+
+export interface FrameSpec {
+  readonly mode: 'rows' | 'range'
+  readonly start: FrameBoundSpec
+  readonly end: FrameBoundSpec
+}
+
+export type WindowFunctionName = 'row_number' | 'rank' | 'dense_rank' | 'percent_rank' | 'cume_dist' | 'ntile' | 'lag' | 'lead' | 'first_value' | 'last_value' | 'nth_value' | WindowAggregate
+
+/** The aggregates that work over a frame (their accumulators retract exactly). */
+export type WindowAggregate = 'count_rows' | 'count' | 'sum' | 'avg' | 'min' | 'max' | 'string_agg' | 'array_agg' | 'bool_and' | 'bool_or'
+
+/** One window function of an Over node. `args` are input columns: LAG/LEAD (value, default),
+ *  FIRST/LAST/NTH_VALUE and aggregates (value); `offset` is LAG/LEAD's offset, NTH_VALUE's
+ *  n and NTILE's number of buckets. Functions without a frame (ranks, LAG/LEAD) carry the default one. */
+export interface WindowFunctionCall {
+  readonly fn: WindowFunctionName
+  readonly args: readonly ScalarExpr[]
+  readonly offset: number
+  readonly frame: FrameSpec
+  readonly type: SqlType
+}
+
+/** Window functions OVER one (PARTITION BY, ORDER BY): output = the input columns, then one
+ *  column per function. Partition and sort keys and arguments are input columns (the binder
+ *  projects expressions first); peers of ORDER BY are ordered by the whole row, so ROW_NUMBER
+ *  and LAG among peers do not depend on arrival order. */
+export interface OverNode {
+  readonly kind: 'over'
+  readonly input: LogicalPlan
+  readonly partitionBy: readonly number[]
+  readonly orderBy: readonly SortKey[]
+  readonly functions: readonly WindowFunctionCall[]
   readonly columns: readonly Column[]
 }
 

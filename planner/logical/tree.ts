@@ -16,6 +16,7 @@ export function children(p: LogicalPlan): readonly LogicalPlan[] {
     case 'topK':
     case 'sort':
     case 'window':
+    case 'over':
     case 'unnest':
       return [p.input]
     case 'join':
@@ -39,6 +40,7 @@ export function withChildren(p: LogicalPlan, cs: readonly LogicalPlan[]): Logica
     case 'topK':
     case 'sort':
     case 'window':
+    case 'over':
     case 'unnest':
       return cs[0] === p.input ? p : { ...p, input: cs[0]! }
     case 'join':
@@ -242,6 +244,8 @@ export function mapNodeExprs(p: LogicalPlan, f: (e: ScalarExpr) => ScalarExpr): 
     case 'topK':
     case 'sort':
       return { ...p, orderBy: p.orderBy.map((k) => ({ ...k, expr: f(k.expr) })) }
+    case 'over':
+      return { ...p, orderBy: p.orderBy.map((k) => ({ ...k, expr: f(k.expr) })), functions: p.functions.map((w) => ({ ...w, args: w.args.map(f) })) }
   }
 }
 

@@ -2,9 +2,10 @@
 // the arrangement (index) it keeps or reads; `src/engine/render.ts` turns this into ivm operators,
 // sharing identical arrangements between views.
 
-import type { AggregateCall, AsOfMatch, Column, SortKey, WindowSpec } from '../logical/plan.js'
+import type { AggregateCall, AsOfMatch, Column, SortKey, WindowFunctionCall, WindowSpec } from '../logical/plan.js'
 import type { ColumnWatermark } from '../catalog.js'
 import type { TimeBound } from './temporal.js'
+import type { WindowRetention } from './window-retention.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 
 export type DeltaPlan =
@@ -20,6 +21,7 @@ export type DeltaPlan =
   | NegateDelta
   | UnionDelta
   | TopKDelta
+  | OverDelta
   | WindowDelta
   | UnnestDelta
   | EmitOnCloseDelta
@@ -162,6 +164,25 @@ export interface TopKDelta {
    *  pushed past offset + limit can never come back, so each partition keeps only its first
    *  offset + limit rows. */
   readonly appendOnly: boolean
+  readonly columns: readonly Column[]
+}
+
+/** Window functions OVER (PARTITION BY, ORDER BY): the input row, then one column per
+ *  function. State: per partition its rows in order (and, for aggregates whose frame reaches a
+ *  partition edge, the partition's total). */
+export interface OverDelta {
+  readonly kind: 'over'
+  readonly input: DeltaPlan
+  readonly partitionBy: readonly number[]
+  readonly orderBy: readonly SortKey[]
+  readonly functions: readonly WindowFunctionCall[]
+  /** Append-only input whose first ORDER BY column (ascending, NULLs last) this watermark
+   *  bounds: passed rows are freed but for `retention`. */
+  readonly freeBy?: ColumnWatermark | undefined
+  readonly retention?: WindowRetention | undefined
+  /** A PARTITION BY column a watermark bounds: a partition it has passed can no longer
+   *  change and is freed whole. */
+  readonly partitionFreeBy?: ColumnWatermark | undefined
   readonly columns: readonly Column[]
 }
 

@@ -2,7 +2,7 @@
 // stateful operator keeps (EXPLAIN / EXPLAIN MATERIALIZED VIEW).
 
 import { printScalar } from '../expr/print.js'
-import { describeWindow, printSortKeys } from '../logical/explain.js'
+import { describeOver, describeWindow, duration, printSortKeys } from '../logical/explain.js'
 import type { DeltaPlan } from './delta-plan.js'
 import type { AggregateFunction } from '../logical/plan.js'
 import { deltaChildren } from './delta-plan.js'
@@ -44,6 +44,15 @@ export function deltaLine(p: DeltaPlan): string {
       return p.groupingSets !== undefined ? `Union of grouping sets ${p.groupingSets}  // state: none (one Reduce per set below keeps its own)` : 'Union'
     case 'topK':
       return `TopK${p.partitionBy.length ? ' partition=' + keys(p.partitionBy) : ''} order=[${printSortKeys(p.orderBy)}]${p.limit !== undefined ? ' limit=' + p.limit : ''}${p.offset ? ' offset=' + p.offset : ''}${p.withTies ? ' with_ties' : ''}${p.rowNumber ? ' row_number' : ''}  // state: ${!p.appendOnly ? 'ordered rows per partition; unbounded' : p.withTies ? `the first ${p.offset + p.limit!} rows per partition and their ties (append-only input)` : p.offset + p.limit! === 1 ? 'one row per partition (append-only input)' : `the first ${p.offset + p.limit!} rows per partition (append-only input)`}`
+    case 'over': {
+      const totals = p.functions.filter((f) => isWindowAggregate(f.fn) && (f.frame.start.kind === 'unboundedPreceding' || f.frame.end.kind === 'unboundedFollowing')).length
+      const kept = p.retention === undefined ? '' : [p.retention.rows > 0 ? `the last ${p.retention.rows}` : '', p.retention.distance > 0 ? `those within ${p.columns[p.freeBy!.column]?.type === 'timestamp' ? duration(p.retention.distance) : p.retention.distance} of it` : ''].filter((x) => x).join(' and ')
+      const pf = p.partitionFreeBy
+      const rowsFreed = p.freeBy ? `rows are freed once ${watermarkText(p.freeBy.sources)} passes their #${p.freeBy.column}${kept ? ` (but for ${kept})` : ''}` : ''
+      const partsFreed = pf ? `a partition is freed once ${watermarkText(pf.sources)} ${pf.strict ? '≥' : '>'} its #${pf.column}${offsetText(pf.offset)}` : ''
+      const bound = rowsFreed || partsFreed ? `bounded: ${[rowsFreed, partsFreed].filter((x) => x).join('; ')}` : 'unbounded (not freed: the input retracts, or no watermark bounds the first ORDER BY column or a PARTITION BY column)'
+      return `Over ${describeOver(p)}  // state: rows per partition in order${totals > 0 ? `, ${totals} partition total${totals > 1 ? 's' : ''} (frames reaching a partition edge)` : ''}; a change recomputes only the rows it reaches; ${bound}`
+    }
     case 'unnest':
       return `Unnest ${printScalar(p.array)}`
     case 'window':
@@ -71,6 +80,11 @@ export function deltaLine(p: DeltaPlan): string {
     case 'emitOnClose':
       return `EmitOnWindowClose on ${p.columns[p.column]?.name ?? '#' + p.column}  // state: rows not yet final; bounded: emitted and freed once ${watermarkText(p.sources)} ${p.strict ? '≥' : '>'} ${p.columns[p.column]?.name ?? '#' + p.column}${offsetText(p.offset)}`
   }
+}
+
+/** Aggregates among window functions (the ones that may keep a partition total). */
+function isWindowAggregate(fn: string): boolean {
+  return fn !== 'row_number' && fn !== 'rank' && fn !== 'dense_rank' && fn !== 'percent_rank' && fn !== 'cume_dist' && fn !== 'ntile' && fn !== 'lag' && fn !== 'lead' && fn !== 'first_value' && fn !== 'last_value' && fn !== 'nth_value'
 }
 
 /** MIN / MAX: over an insert-only input they keep only the extreme (EXPLAIN says so). */

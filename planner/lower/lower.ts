@@ -5,13 +5,14 @@
 
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit, nullSafeKey } from '../expr/scalar.js'
-import type { AggregateNode, Column, JoinNode, LogicalPlan } from '../logical/plan.js'
+import type { AggregateNode, Column, JoinNode, LogicalPlan, OverNode } from '../logical/plan.js'
 import { conjoin, conjuncts, referencedColumns, remapColumns, substituteColumns } from '../logical/tree.js'
 import { RivuletError, SqlState } from '../errors.js'
 import { isIntegerType } from '../types.js'
 import type { ArrangeDelta, DeltaPlan, SessionReduceDelta } from './delta-plan.js'
 import { emitColumn, freeingBound, watermarkColumns, type RelationWatermarks } from './watermarks.js'
-import { exactBounds } from '../catalog.js'
+import { exactBounds, type ColumnWatermark } from '../catalog.js'
+import { windowRetention, type WindowRetention } from './window-retention.js'
 import { splitTemporal } from './temporal.js'
 import { appendOnly, lowerIntervalJoin, lowerTimeJoin } from './time-joins.js'
 import { insertOnlyPlan } from './insert-only.js'
@@ -105,6 +106,14 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
         appendOnly: p.limit !== undefined && appendOnly(p.input, opts),
         columns: p.columns,
       }
+    case 'over': {
+      const input = lower(p.input, opts)
+      const freeing = overFreeing(p, opts)
+      // a partition the watermark has passed (a closed window_start) gets no more changes
+      const bounds = opts.watermarks ? watermarkColumns(p.input, opts.watermarks, opts.intervalMicros) : []
+      const partitionFreeBy = freeingBound(bounds.filter((w) => p.partitionBy.includes(w.column)))
+      return { kind: 'over', input, partitionBy: p.partitionBy, orderBy: p.orderBy, functions: p.functions, ...freeing, ...(partitionFreeBy ? { partitionFreeBy } : {}), columns: p.columns }
+    }
     case 'sort':
       return lower(p.input, opts)
     case 'timeJoin':
@@ -117,6 +126,19 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
       return { kind: 'window', input: lower(p.input, opts), spec: p.spec, timeColumn: p.timeColumn, freeBy: time, columns: p.columns }
     }
   }
+}
+
+/** Window functions over an append-only input ordered first by a column a watermark bounds
+ *  (ascending, NULLs last): new rows arrive after every row the watermark passed, which can
+ *  then be freed but for what window-retention.ts keeps. */
+function overFreeing(p: OverNode, opts: LowerOptions): { freeBy: ColumnWatermark; retention: WindowRetention } | undefined {
+  const key = p.orderBy[0]
+  if (!opts.watermarks || key === undefined || key.desc || key.nullsFirst || key.expr.kind !== 'column') return undefined
+  const column = key.expr.index
+  const freeBy = exactBounds(watermarkColumns(p.input, opts.watermarks, opts.intervalMicros)).find((w) => w.column === column)
+  const retention = windowRetention(p.functions)
+  if (freeBy === undefined || retention === undefined || !appendOnly(p.input, opts)) return undefined
+  return { freeBy, retention }
 }
 
 /** GROUP BY exactly (the partition columns, window_start, window_end) of a SESSION window —

@@ -61,6 +61,9 @@ export function watermarkColumns(p: LogicalPlan, relation: RelationWatermarks, i
       }
       return out
     }
+    case 'over':
+      // a change only alters results within its own partition
+      return watermarkColumns(p.input, relation, interval).filter((x) => p.partitionBy.includes(x.column))
     case 'filter':
     case 'sort':
     case 'distinct':

@@ -774,7 +774,7 @@ function pushDomain(p: LogicalPlan, d: Domain): LogicalPlan {
       return project(j, [...p.left.columns.map((c, i) => col(i, c.type)), ...p.right.columns.map((c, i) => col(nl2 + i, c.type)), ...dCols(from, d)], outCols)
     }
     default:
-      throw unsupported(`a correlated subquery over ${p.kind === 'window' ? 'a window function table' : 'a time join'}`)
+      throw unsupported(`a correlated subquery over ${p.kind === 'window' ? 'a window function table' : p.kind === 'over' ? 'window functions' : 'a time join'}`)
   }
 }
 

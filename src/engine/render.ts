@@ -4,7 +4,7 @@
 
 import * as ivm from '../../ivm/index.js'
 import type { Operator, Row } from '../../ivm/index.js'
-import type { AggregateCall, DeltaPlan, SortKey, SqlType, TimeBound } from '../../planner/index.js'
+import type { AggregateCall, DeltaPlan, FrameBoundSpec, ScalarExpr, SortKey, SqlType, TimeBound, WindowFunctionCall } from '../../planner/index.js'
 import { createHash } from 'node:crypto'
 import { ArrayValue, jsonReplacer } from '../../planner/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
@@ -283,6 +283,16 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
         return add(new ivm.NegateOperator(go(p.input)))
       case 'union':
         return add(new ivm.ConcatOperator(p.inputs.map(go)))
+      case 'over': {
+        const pf = p.partitionFreeBy
+        const options: ivm.WindowOptions = { ...windowOptions(p), partitionFinal: pf === undefined ? undefined : ((isFinal, c) => (row: Row) => isFinal(row[c]))(finality(pf), pf.column) }
+        const freeBy = p.freeBy
+        const retention = p.retention
+        if (freeBy === undefined || retention === undefined) return add(new ivm.WindowOperator(go(p.input), options))
+        const isFinal = freeBy.strict ? (v: unknown, w: number) => (v as number) <= w : (v: unknown, w: number) => (v as number) < w
+        const freeing: ivm.WindowFreeing = { isFinal, watermark: () => ctx.watermark(freeBy.sources), rows: retention.rows, distance: retention.distance }
+        return add(new ivm.WindowOperator(go(p.input), { ...options, freeing }))
+      }
       case 'topK': {
         const input = go(p.input)
         // the first row per partition of a stream needs only that row (a deduplication)
@@ -397,6 +407,87 @@ export function rowComparator(keys: readonly SortKey[]): (a: Row, b: Row) => num
     }
     return 0
   }
+}
+
+/** The Window operator's order and functions for an Over node. */
+function windowOptions(p: Extract<DeltaPlan, { kind: 'over' }>): ivm.WindowOptions {
+  const peers = rowComparator(p.orderBy)
+  // RANGE offsets read the one ORDER BY value (the binder allows them only then)
+  const key = p.orderBy[0]
+  const value = key === undefined ? () => null : valueOf(key.expr)
+  const cmp = key === undefined ? compareFn('integer') : compareFn(key.expr.type)
+  const desc = key?.desc === true
+  const nullsFirst = key?.nullsFirst === true
+  const compareValues = (x: unknown, y: unknown): number => {
+    if (x === y) return 0
+    if (x === null) return y === null ? 0 : nullsFirst ? -1 : 1
+    if (y === null) return nullsFirst ? 1 : -1
+    const c = cmp(x, y)
+    return desc ? -c : c
+  }
+  const order: ivm.WindowOrder = { peers, value, compareValues }
+  const functions = p.functions.map((f) => windowFunction(f, desc, p.orderBy))
+  return { partitionColumns: p.partitionBy, order, functions }
+}
+
+function windowFunction(f: WindowFunctionCall, desc: boolean, windowOrder: readonly SortKey[]): ivm.WindowFunction {
+  const frame: ivm.Frame = { start: frameBound(f.frame.mode, f.frame.start, desc), end: frameBound(f.frame.mode, f.frame.end, desc) }
+  switch (f.fn) {
+    case 'row_number':
+      return { kind: 'rowNumber' }
+    case 'rank':
+      return { kind: 'rank' }
+    case 'dense_rank':
+      return { kind: 'denseRank' }
+    case 'percent_rank':
+      return { kind: 'percentRank' }
+    case 'cume_dist':
+      return { kind: 'cumeDist' }
+    case 'ntile':
+      return { kind: 'ntile', n: f.offset }
+    case 'lag':
+    case 'lead':
+      return { kind: f.fn, value: valueOf(f.args[0]!), offset: f.offset, fallback: f.args[1] ? valueOf(f.args[1]) : () => null }
+    case 'first_value':
+      return { kind: 'firstValue', value: valueOf(f.args[0]!), frame }
+    case 'last_value':
+      return { kind: 'lastValue', value: valueOf(f.args[0]!), frame }
+    case 'nth_value':
+      return { kind: 'nthValue', value: valueOf(f.args[0]!), n: f.offset, frame }
+    default: {
+      // STRING_AGG / ARRAY_AGG list a frame's values in the window's order
+      const orderBy = f.fn === 'string_agg' || f.fn === 'array_agg' ? windowOrder : []
+      const { aggregator, arg } = aggregateSpec({ fn: f.fn, args: f.args, orderBy, filter: undefined, type: f.type })
+      return { kind: 'aggregate', aggregator, arg, frame }
+    }
+  }
+}
+
+/** A frame bound for the Window operator: RANGE offsets move an ORDER BY value (a number, a
+ *  bigint or a timestamp's microseconds) in sort order, so DESC moves the other way. */
+function frameBound(mode: 'rows' | 'range', b: FrameBoundSpec, desc: boolean): ivm.FrameBound {
+  switch (b.kind) {
+    case 'unboundedPreceding':
+    case 'unboundedFollowing':
+      return { kind: 'unbounded' }
+    case 'currentRow':
+      return mode === 'rows' ? { kind: 'rows', offset: 0 } : { kind: 'peers' }
+    case 'preceding':
+    case 'following': {
+      const toward = b.kind === 'preceding' ? -1 : 1
+      if (mode === 'rows') return { kind: 'rows', offset: toward * b.offset }
+      const n = b.offset
+      const big = BigInt(Number.isInteger(n) ? n : 0)
+      const sign = desc ? -1 : 1
+      const shift = (v: unknown, d: -1 | 1): unknown => (typeof v === 'bigint' ? v + BigInt(sign * d) * big : (v as number) + sign * d * n)
+      return { kind: 'value', toward, shift }
+    }
+  }
+}
+
+/** Reads a column, or computes an expression, of a row. */
+function valueOf(e: ScalarExpr): (row: Row) => unknown {
+  return e.kind === 'column' ? ((i: number) => (row: Row) => row[i])(e.index) : compileScalar(e)
 }
 
 /** The aggregator of a call; `insertOnlyInput`: its input never retracts (MIN / MAX then keep

@@ -358,3 +358,24 @@ describe('hand-built plans', () => {
     `)
   })
 })
+
+describe('window functions', () => {
+  it('lowers the calls of one window to one Over node, each other window to another on top', () => {
+    // lag and the running sum share (PARTITION BY a.x ORDER BY a.y); rank orders by a.z alone
+    expect(showDelta('SELECT lag(a.y) OVER w, sum(a.y) OVER w, rank() OVER (ORDER BY a.z) FROM a WINDOW w AS (PARTITION BY a.x ORDER BY a.y)')).toMatchInlineSnapshot(`
+      "Mfp map=[#3, #4, #5]
+        Over order=[#2] fns=[rank()]  // state: rows per partition in order; a change recomputes only the rows it reaches; unbounded (not freed: the input retracts, or no watermark bounds the first ORDER BY column or a PARTITION BY column)
+          Over partition=[#0] order=[#1] fns=[lag(#1, 1), sum(#1) range unbounded preceding..current row]  // state: rows per partition in order, 1 partition total (frames reaching a partition edge); a change recomputes only the rows it reaches; unbounded (not freed: the input retracts, or no watermark bounds the first ORDER BY column or a PARTITION BY column)
+            Input a"
+    `)
+  })
+
+  it('projects expressions a window reads into columns first', () => {
+    expect(showDelta('SELECT a.z, max(a.y * 2) OVER (PARTITION BY a.x + 1 ORDER BY a.y ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM a')).toMatchInlineSnapshot(`
+      "Mfp map=[#2, #5]
+        Over partition=[#3] order=[#1] fns=[max(#4) rows 1 preceding..current row]  // state: rows per partition in order; a change recomputes only the rows it reaches; unbounded (not freed: the input retracts, or no watermark bounds the first ORDER BY column or a PARTITION BY column)
+          Mfp map=[#0, #1, #2, int4_add(#0, 1), int4_mul(#1, 2)]
+            Input a"
+    `)
+  })
+})
