@@ -12,7 +12,9 @@
 //             hashes: no key strings).
 //             Once a checkpoint has asked (saveKeyed), the keys changed since the last one
 //             (ivm/keyed-state.ts), so the next saves only those — and of a bucket that only
-//             grew since, only the rows appended (Bucket.saved: its length then).
+//             grew since, only the rows appended (Bucket.saved: its length then). An
+//             arrangement of a table's rows (maybe filtered and projected) is left out of
+//             checkpoints instead and rebuilt from the table's store (refill), noting nothing.
 // Linear:     no (stateful), but its output is its input.
 // Retracts:   yes; zero-weight rows are dropped, empty keys deleted.
 //
@@ -429,6 +431,38 @@ export class Arrangement {
     this.#changes = new KeyChanges((k) => this.#map.has(k), () => this.#map.size)
   }
 
+  /** Replaces the contents by `z` (a table's rows, each with its count, maybe filtered and
+   *  projected: see ArrangeOperator.refill), noting no changes; with `distinct`, its rows are
+   *  (none is looked for among those before). Rows of one key come in z's order. */
+  refill(z: ZSet, distinct: boolean): void {
+    this.clear()
+    if (!distinct) {
+      this.applyDelta(z, 1)
+      return
+    }
+    const map = this.#map
+    const keyOf = this.keyOf
+    const { rows, weights } = z
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!
+      const w = weights[i]!
+      const key = keyOf(row)
+      const s = map.get(key)
+      // distinct rows: no search for an equal one
+      if (s === undefined) map.set(key, w === 1 ? row : new Bucket([row], [w], w))
+      else if (s instanceof Bucket) s.add(row, w)
+      else map.set(key, new Bucket([s, row], [1, w], 1 + w))
+      this.#total += w
+    }
+    this.#rows = rows.length
+  }
+
+  /** Stops noting changed keys: checkpoints leave this state out (ArrangeOperator.refill). */
+  untrack(): void {
+    this.#changes?.settle()
+    this.#changes = null
+  }
+
   clear(): void {
     this.#changes?.settle()
     this.#changes = null
@@ -635,6 +669,21 @@ export class ArrangeOperator extends BaseOperator {
     this.arrangement.loadKeyed(entries)
     this.emptyBefore = this.arrangement.size === 0
     if (this.#expire !== undefined) this.#indexDelta(this.arrangement.snapshot())
+  }
+
+  /** Derived state (src/engine/derived-state.ts): an arrangement of a table's rows (maybe
+   *  filtered and projected) holds what the table's store holds, which a checkpoint saves already; checkpoints
+   *  leave it out and recovery calls this with the store's rows (each once, with its count;
+   *  `distinct` unless a projection made some equal) once the store is loaded. Notes no
+   *  changes, from here on too. */
+  refill(rows: ZSet, distinct: boolean): void {
+    this.arrangement.refill(rows, distinct)
+    this.emptyBefore = this.arrangement.size === 0
+  }
+
+  /** Stops noting changed keys (checkpoints leave this state out: see refill). */
+  untrack(): void {
+    this.arrangement.untrack()
   }
 
   get(key: RowKey): Slot | undefined {

@@ -52,13 +52,14 @@ import { AppendLog } from './stream-history.js'
 import type { EngineInternals } from './internals.js'
 import type { RelationLog } from './durable-log.js'
 import type { CheckpointRow } from './system-catalog-tables.js'
-import { deriveJoinSides, derivedSignature, refillJoinSides, type DerivedSides } from './derived-state.js'
+import { deriveJoinSides, derivedArrangements, derivedSignature, refillArrangements, refillJoinSides, type DerivedSides } from './derived-state.js'
 
 /** Version of the checkpoint body's layout (independent of the data directory's). 1: all
  *  state in the body; 2: keyed owners' state in parts (`keyed`); 3: interval-join sides left
- *  out, rebuilt from streams' histories (`derived`: derived-state.ts). All are read; a release
- *  that reads up to 2 refuses a 3 rather than load a join without its derived sides. */
-const STATE_VERSION = 3
+ *  out, rebuilt from streams' histories (`derived`: derived-state.ts); 4: arrangements of
+ *  tables' rows left out, rebuilt from the tables (`rebuilt`). All are read; a release that
+ *  reads up to 3 refuses a 4 rather than load a join without its arrangement. */
+const STATE_VERSION = 4
 
 /** An owner saves a new base once its deltas since the last weigh more than the base, or
  *  after this many of them (each is read on recovery). */
@@ -134,6 +135,9 @@ interface EngineState {
   readonly keyed?: [string, string][]
   /** Version 3: interval-join sides its parts leave out, rebuilt on load (derived-state.ts). */
   readonly derived?: DerivedSides[]
+  /** Version 4: the arrangements of tables' rows it leaves out, rebuilt on load from the
+   *  tables (derived-state.ts), by name. */
+  readonly rebuilt?: string[]
   /** Filled by `read`, not stored: the keyed owners' merged parts. */
   merged?: Map<string, MergedOwner>
 }
@@ -591,10 +595,21 @@ export class Checkpoints {
   }
 
   /** The owners checkpoints save by keys: tables' stores and keyed operators. */
+  /** Whether checkpoints leave out the arrangements of tables' rows (tests turn it off, to
+   *  write checkpoints as a release before layout 4 did). */
+  rebuildArrangements = true
+
+  /** The arrangements checkpoints leave out, by name (derived-state.ts). */
+  #rebuilt(named: readonly [string, ivm.Operator][]): Map<string, ivm.ArrangeOperator> {
+    return this.rebuildArrangements ? derivedArrangements(this.engine, named) : new Map()
+  }
+
   #keyedOwners(): KeyedOwner[] {
     const owners: KeyedOwner[] = []
     for (const e of this.engine.catalog.entries.values()) if (!isView(e) && e.store.keyed) owners.push({ name: 'store ' + e.name, kind: 'store', target: e.store })
-    for (const [name, op] of this.named()) if (op.snapshotKeyed !== undefined && op.loadKeyed !== undefined) owners.push({ name, kind: op.name, target: op as ivm.Operator & ivm.KeyedCheckpoint })
+    const named = this.named()
+    const rebuilt = this.#rebuilt(named)
+    for (const [name, op] of named) if (op.snapshotKeyed !== undefined && op.loadKeyed !== undefined && !rebuilt.has(name)) owners.push({ name, kind: op.name, target: op as ivm.Operator & ivm.KeyedCheckpoint })
     return owners
   }
 
@@ -609,8 +624,10 @@ export class Checkpoints {
       stores.push([e.name, { store: keyedTargets.has(e.store) ? null : e.store.saveState(), versions: e.versions?.saveState() ?? null, watermark: e.watermark ? saveWatermark(e.watermark) : null }])
     }
     const operators: [string, string, unknown][] = []
-    for (const [name, op] of this.named()) {
-      if (keyedTargets.has(op)) continue
+    const named = this.named()
+    const rebuilt = this.#rebuilt(named)
+    for (const [name, op] of named) {
+      if (keyedTargets.has(op) || rebuilt.has(name)) continue
       if (op.saveState !== undefined) operators.push([name, op.name, op.saveState()])
       else if (op.stateSize() > 0) throw new RivuletError(SqlState.internalError, `internal: operator ${op.name} keeps state but cannot save it`)
     }
@@ -629,6 +646,7 @@ export class Checkpoints {
       }),
       keyed: keyedOwners.map((o) => [o.name, o.kind]),
       derived,
+      rebuilt: [...rebuilt.keys()],
     }
   }
 
@@ -686,7 +704,10 @@ export class Checkpoints {
       engine.errors.restore(m, { ...e, lastGood: e.lastGood && new ivm.ZSet(e.lastGood.rows, e.lastGood.weights) })
     }
     const saved = new Map(state.operators.map(([name, kind, st]) => [name, { kind, st }]))
-    for (const [name, op] of this.named()) {
+    const left = new Set(state.rebuilt ?? [])
+    const named = this.named()
+    for (const [name, op] of named) {
+      if (left.has(name)) continue
       if (merged.has(name)) {
         if (op.loadKeyed === undefined) throw new CheckpointMismatch(`operator ${name} (${op.name}) cannot load a keyed checkpoint`)
         loadKeyed(name, op.name, op as ivm.Operator & ivm.KeyedCheckpoint)
@@ -716,10 +737,14 @@ export class Checkpoints {
     }
     engine.catalog.loadOids(state.oids)
     for (const name of merged.keys()) if (!loaded.has(name)) throw new CheckpointMismatch(`the checkpoint holds state for ${name}, which its log's DDL does not create`)
-    // the sides left out, from the streams' histories and watermarks just loaded
-    refillJoinSides(engine, this.named(), state.derived ?? [], (why) => new CheckpointMismatch(why))
+    // the state left out: from the tables' rows, the streams' histories and watermarks just loaded
+    refillArrangements(engine, named, [...left], (why) => new CheckpointMismatch(why))
+    refillJoinSides(engine, named, state.derived ?? [], (why) => new CheckpointMismatch(why))
+    // an earlier release's checkpoint saved arrangements that are left out from here on
+    const rebuilt = this.#rebuilt(named)
     this.#keyed.clear()
     if (track) for (const [name, target] of loaded) {
+      if (rebuilt.has(name)) continue
       const m = merged.get(name)!
       this.#keyed.set(name, { target, base: m.base, baseBytes: m.baseBytes, deltaBytes: m.deltaBytes, sizes: m.sizes, derived: m.derived })
     }

@@ -13,10 +13,18 @@
 // the checkpoint records them (EngineState.derived) and recovery refills them once every store
 // and operator is loaded.
 //
+// An arrangement of a table's rows (an Arrange whose input is the table's own Input, or
+// deterministic filters and projections of it: the side of a join that reads a table) holds
+// exactly those rows of the table's store, which the checkpoint saves already; on W2 (a join of a million bids to their
+// auctions) it doubled what every checkpoint wrote. It is left out too, and rebuilt from the
+// store once the store is loaded (a plain table only: not a stream, whose history a retention
+// may cut, nor a versioned table, whose input carries only its visible rows).
+//
 // State it keeps: none (the decisions are recomputed from the catalog at each checkpoint).
 
 import * as ivm from '../../ivm/index.js'
-import { isView } from './catalog.js'
+import { isVolatileFunction, visitExpr, type DeltaPlan, type ScalarExpr } from '../../planner/index.js'
+import { isView, TableStore } from './catalog.js'
 import { AppendLog } from './stream-history.js'
 import type { EngineInternals } from './internals.js'
 
@@ -81,4 +89,88 @@ export function refillJoinSides(engine: EngineInternals, named: readonly [string
     }
   }
   return read
+}
+
+/** How an arrangement is rebuilt from a table: the store and the stateless filters and
+ *  projections between the table's Input and the arrangement, lowest first. */
+interface TableSource {
+  readonly store: TableStore
+  readonly chain: readonly ivm.MapFilterOperator[]
+}
+
+/** The plan node each Mfp operator of the maintained views and sinks came from. */
+function mfpPlans(engine: EngineInternals): Map<ivm.Operator, DeltaPlan> {
+  const plans = new Map<ivm.Operator, DeltaPlan>()
+  for (const m of engine.ddl.maintained()) for (const [plan, op] of m.operators) if (op instanceof ivm.MapFilterOperator) plans.set(op, plan)
+  return plans
+}
+
+/** Whether an Mfp plan gives the same rows each time it runs (no random(), now(), …). */
+function deterministic(plan: DeltaPlan | undefined): boolean {
+  if (plan === undefined || plan.kind !== 'mfp') return false
+  let ok = true
+  const check = (e: ScalarExpr): void =>
+    visitExpr(e, (x) => {
+      if ((x.kind === 'call' && isVolatileFunction(x.fn)) || x.kind === 'subquery') ok = false
+    })
+  if (plan.predicate !== undefined) check(plan.predicate)
+  for (const e of plan.projection ?? []) check(e)
+  return ok
+}
+
+/** Where an arrangement can be rebuilt from: a plain table's rows, when the arrangement holds
+ *  them as they are or through deterministic filters and projections (nothing expires). */
+function tableOf(engine: EngineInternals, op: ivm.Operator, plans: () => Map<ivm.Operator, DeltaPlan>): TableSource | undefined {
+  if (!(op instanceof ivm.ArrangeOperator) || op.expires) return undefined
+  const chain: ivm.MapFilterOperator[] = []
+  let input = op.inputs[0]!
+  while (input instanceof ivm.MapFilterOperator) {
+    if (!deterministic(plans().get(input))) return undefined
+    chain.unshift(input)
+    input = input.inputs[0]!
+  }
+  for (const e of engine.catalog.entries.values()) {
+    if (isView(e) || e.input !== input) continue
+    return e.kind === 'table' && e.versions === undefined && Object.getPrototypeOf(e.store) === TableStore.prototype ? { store: e.store, chain } : undefined
+  }
+  return undefined
+}
+
+/** The arrangements among the named operators that checkpoints leave out, rebuilt from their
+ *  tables' stores (see the header), by name. They stop noting changes (one loaded from an
+ *  earlier release's checkpoint had begun to). */
+export function derivedArrangements(engine: EngineInternals, named: readonly [string, ivm.Operator][]): Map<string, ivm.ArrangeOperator> {
+  const derived = new Map<string, ivm.ArrangeOperator>()
+  let plans: Map<ivm.Operator, DeltaPlan> | undefined
+  const lazyPlans = (): Map<ivm.Operator, DeltaPlan> => (plans ??= mfpPlans(engine))
+  for (const [name, op] of named) {
+    if (tableOf(engine, op, lazyPlans) === undefined) continue
+    const arrange = op as ivm.ArrangeOperator
+    arrange.untrack()
+    derived.set(name, arrange)
+  }
+  return derived
+}
+
+/** After a checkpoint's stores are loaded: rebuilds the arrangements it left out from their
+ *  tables' rows. Returns the rows put back. */
+export function refillArrangements(engine: EngineInternals, named: readonly [string, ivm.Operator][], left: readonly string[], mismatch: (why: string) => Error): number {
+  const ops = new Map(named)
+  const plans = mfpPlans(engine)
+  let rows = 0
+  for (const name of left) {
+    const op = ops.get(name)
+    const source = op === undefined ? undefined : tableOf(engine, op, () => plans)
+    if (source === undefined) throw mismatch(`the checkpoint left out ${name}, which is not an arrangement of a table's rows here`)
+    let z = source.store.snapshot()
+    // a projection may make rows equal, which the arrangement then adds up
+    let distinct = true
+    for (const mfp of source.chain) {
+      z = mfp.apply(z)
+      if (mfp.fn !== undefined || mfp.filterMap !== undefined) distinct = false
+    }
+    ;(op as ivm.ArrangeOperator).refill(z, distinct)
+    rows += z.rows.length
+  }
+  return rows
 }
