@@ -431,15 +431,16 @@ export class Arrangement {
     this.#changes = new KeyChanges((k) => this.#map.has(k), () => this.#map.size)
   }
 
-  /** Replaces the contents by `z` (a table's rows, each with its count, maybe filtered and
-   *  projected: see ArrangeOperator.refill), noting no changes; with `distinct`, its rows are
-   *  (none is looked for among those before). Rows of one key come in z's order. */
-  refill(z: ZSet, distinct: boolean): void {
+  /** Replaces the contents by the rows `parts` hands over (state rebuilt from where it came
+   *  from: ArrangeOperator.refill), noting no changes. With `distinct` no row equals another
+   *  (a table's rows, each with its count) and none is looked for; else equal rows add up.
+   *  Rows of one key come in the order handed over. */
+  refill(parts: (add: (rows: ZSet) => void) => void, distinct: boolean): void {
     this.clear()
-    if (!distinct) {
-      this.applyDelta(z, 1)
-      return
-    }
+    parts((z) => (distinct ? this.#addDistinct(z) : this.applyDelta(z, 1)))
+  }
+
+  #addDistinct(z: ZSet): void {
     const map = this.#map
     const keyOf = this.keyOf
     const { rows, weights } = z
@@ -448,13 +449,12 @@ export class Arrangement {
       const w = weights[i]!
       const key = keyOf(row)
       const s = map.get(key)
-      // distinct rows: no search for an equal one
       if (s === undefined) map.set(key, w === 1 ? row : new Bucket([row], [w], w))
       else if (s instanceof Bucket) s.add(row, w)
       else map.set(key, new Bucket([s, row], [1, w], 1 + w))
       this.#total += w
     }
-    this.#rows = rows.length
+    this.#rows += rows.length
   }
 
   /** Stops noting changed keys: checkpoints leave this state out (ArrangeOperator.refill). */
@@ -672,12 +672,12 @@ export class ArrangeOperator extends BaseOperator {
   }
 
   /** Derived state (src/engine/derived-state.ts): an arrangement of a table's rows (maybe
-   *  filtered and projected) holds what the table's store holds, which a checkpoint saves already; checkpoints
-   *  leave it out and recovery calls this with the store's rows (each once, with its count;
-   *  `distinct` unless a projection made some equal) once the store is loaded. Notes no
-   *  changes, from here on too. */
-  refill(rows: ZSet, distinct: boolean): void {
-    this.arrangement.refill(rows, distinct)
+   *  filtered and projected), or of every row of a stream's history, holds what the
+   *  checkpoint saves already (the table) or the log holds (the history); checkpoints leave
+   *  it out and recovery calls this with those rows, once they are loaded (`distinct`: see
+   *  Arrangement.refill). Notes no changes, from here on too. */
+  refill(parts: (add: (rows: ZSet) => void) => void, distinct: boolean): void {
+    this.arrangement.refill(parts, distinct)
     this.emptyBefore = this.arrangement.size === 0
   }
 

@@ -4,7 +4,9 @@
 // Semantics:  out = Δin (passed through); state = ∫Δin.
 // State kept: an Arrangement keyed by rowHash (default; one Map entry per distinct row with a
 //             small-integer key, no key strings) or by `keyColumns` if given, plus one more
-//             Arrangement per secondary index requested with `index()`.
+//             Arrangement per secondary index requested with `index()`. A view of a stream's
+//             rows, projected, is left out of checkpoints and rebuilt from the stream's
+//             history (refill), noting nothing.
 // Linear:     yes (its output is its input); stateful.
 // Retracts:   yes.
 
@@ -109,6 +111,22 @@ export class IntegrateOperator extends BaseOperator {
     if (this.#indexes.length === 0) return
     const z = this.#state.snapshot()
     for (const idx of this.#indexes) idx.loadState({ rows: z.rows as Row[], weights: z.weights as number[] })
+  }
+
+  /** Derived state (src/engine/derived-state.ts): a view of a stream's rows, projected, holds
+   *  a row per row of the stream's history, which the log holds already; checkpoints leave it
+   *  out and recovery calls this with the history's rows, projected (see Arrangement.refill).
+   *  Notes no changes, from here on too. */
+  refill(parts: (add: (rows: ZSet) => void) => void, distinct: boolean): void {
+    this.#state.refill(parts, distinct)
+    if (this.#indexes.length === 0) return
+    const z = this.#state.snapshot()
+    for (const idx of this.#indexes) idx.loadState({ rows: z.rows as Row[], weights: z.weights as number[] })
+  }
+
+  /** Stops noting changed keys (checkpoints leave this state out: see refill). */
+  untrack(): void {
+    this.#state.untrack()
   }
 
   snapshot(): ZSet {

@@ -23,6 +23,10 @@ export class TableStore {
   #journalCounts: number[] = []
   /** The keys changed since the last incremental checkpoint (null until one asks). */
   #changes: ivm.KeyChanges | null = null
+  /** Whether a row was ever deleted (an update deletes the old row): until then the rows are
+   *  in the order they arrived in, which an arrangement rebuilt from them keeps
+   *  (src/engine/derived-state.ts). A checkpoint saves it; unknown counts as deleted. */
+  deletedAny = false
 
   constructor(primaryKey: readonly number[]) {
     this.keyOf = primaryKey.length > 0 ? ivm.keyFunction(primaryKey) : undefined
@@ -53,6 +57,7 @@ export class TableStore {
           if (w < 0) {
             this.#changes?.deleted(k)
             this.rows.delete(k)
+            this.deletedAny = true
           } else {
             if (before === undefined) this.#changes?.inserted(k)
             else this.#changes?.changed(k)
@@ -74,6 +79,7 @@ export class TableStore {
         this.#changes?.deleted(k)
         this.counts.delete(k)
         this.rows.delete(k)
+        this.deletedAny = true
       } else {
         if (before === 0) this.#changes?.inserted(k)
         else this.#changes?.changed(k)

@@ -52,13 +52,14 @@ import { AppendLog } from './stream-history.js'
 import type { EngineInternals } from './internals.js'
 import type { RelationLog } from './durable-log.js'
 import type { CheckpointRow } from './system-catalog-tables.js'
-import { deriveJoinSides, derivedArrangements, derivedSignature, refillArrangements, refillJoinSides, type DerivedSides } from './derived-state.js'
+import { deriveJoinSides, derivedSignature, derivedStates, refillStates, refillJoinSides, type DerivedSides } from './derived-state.js'
 
 /** Version of the checkpoint body's layout (independent of the data directory's). 1: all
  *  state in the body; 2: keyed owners' state in parts (`keyed`); 3: interval-join sides left
  *  out, rebuilt from streams' histories (`derived`: derived-state.ts); 4: arrangements of
- *  tables' rows left out, rebuilt from the tables (`rebuilt`). All are read; a release that
- *  reads up to 3 refuses a 4 rather than load a join without its arrangement. */
+ *  tables' rows and views and arrangements of streams' rows left out, rebuilt from the tables
+ *  and histories (`rebuilt`). All are read; a release that reads up to 3 refuses a 4 rather
+ *  than load a join or view without its state. */
 const STATE_VERSION = 4
 
 /** An owner saves a new base once its deltas since the last weigh more than the base, or
@@ -135,8 +136,8 @@ interface EngineState {
   readonly keyed?: [string, string][]
   /** Version 3: interval-join sides its parts leave out, rebuilt on load (derived-state.ts). */
   readonly derived?: DerivedSides[]
-  /** Version 4: the arrangements of tables' rows it leaves out, rebuilt on load from the
-   *  tables (derived-state.ts), by name. */
+  /** Version 4: the operators whose state it leaves out, rebuilt on load from tables and
+   *  streams' histories (derived-state.ts), by name. */
   readonly rebuilt?: string[]
   /** Filled by `read`, not stored: the keyed owners' merged parts. */
   merged?: Map<string, MergedOwner>
@@ -152,6 +153,8 @@ interface SavedError {
 
 interface StoreState {
   readonly store: unknown
+  /** Layout 4: TableStore.deletedAny (absent before: taken as true). */
+  readonly deletedAny?: boolean
   readonly versions: unknown
   readonly watermark: { current: number; pending: number; late: number; pendingLate: number; history: unknown[] } | null
 }
@@ -595,13 +598,13 @@ export class Checkpoints {
   }
 
   /** The owners checkpoints save by keys: tables' stores and keyed operators. */
-  /** Whether checkpoints leave out the arrangements of tables' rows (tests turn it off, to
-   *  write checkpoints as a release before layout 4 did). */
-  rebuildArrangements = true
+  /** Whether checkpoints leave out the states rebuilt from tables and streams' histories
+   *  (tests turn it off, to write checkpoints as a release before layout 4 did). */
+  rebuildStates = true
 
-  /** The arrangements checkpoints leave out, by name (derived-state.ts). */
-  #rebuilt(named: readonly [string, ivm.Operator][]): Map<string, ivm.ArrangeOperator> {
-    return this.rebuildArrangements ? derivedArrangements(this.engine, named) : new Map()
+  /** The operators whose state checkpoints leave out, by name (derived-state.ts). */
+  #rebuilt(named: readonly [string, ivm.Operator][]): Map<string, ivm.Operator> {
+    return this.rebuildStates ? derivedStates(this.engine, named) : new Map()
   }
 
   #keyedOwners(): KeyedOwner[] {
@@ -621,7 +624,7 @@ export class Checkpoints {
     const stores: [string, StoreState][] = []
     for (const e of engine.catalog.entries.values()) {
       if (isView(e)) continue
-      stores.push([e.name, { store: keyedTargets.has(e.store) ? null : e.store.saveState(), versions: e.versions?.saveState() ?? null, watermark: e.watermark ? saveWatermark(e.watermark) : null }])
+      stores.push([e.name, { store: keyedTargets.has(e.store) ? null : e.store.saveState(), deletedAny: e.store.deletedAny, versions: e.versions?.saveState() ?? null, watermark: e.watermark ? saveWatermark(e.watermark) : null }])
     }
     const operators: [string, string, unknown][] = []
     const named = this.named()
@@ -693,6 +696,7 @@ export class Checkpoints {
         if (!e.store.keyed) throw new CheckpointMismatch(`the checkpoint saved relation "${name}" by keys, which its store does not take`)
         loadKeyed('store ' + name, 'store', e.store)
       } else e.store.loadState(s.store)
+      e.store.deletedAny = s.deletedAny ?? true
       if (e.versions && s.versions !== null) e.versions.loadState(s.versions)
       if (e.watermark && s.watermark !== null) loadWatermark(e.watermark, s.watermark)
     }
@@ -738,7 +742,7 @@ export class Checkpoints {
     engine.catalog.loadOids(state.oids)
     for (const name of merged.keys()) if (!loaded.has(name)) throw new CheckpointMismatch(`the checkpoint holds state for ${name}, which its log's DDL does not create`)
     // the state left out: from the tables' rows, the streams' histories and watermarks just loaded
-    refillArrangements(engine, named, [...left], (why) => new CheckpointMismatch(why))
+    refillStates(engine, named, [...left], (why) => new CheckpointMismatch(why))
     refillJoinSides(engine, named, state.derived ?? [], (why) => new CheckpointMismatch(why))
     // an earlier release's checkpoint saved arrangements that are left out from here on
     const rebuilt = this.#rebuilt(named)

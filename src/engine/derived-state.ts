@@ -13,12 +13,24 @@
 // the checkpoint records them (EngineState.derived) and recovery refills them once every store
 // and operator is loaded.
 //
-// An arrangement of a table's rows (an Arrange whose input is the table's own Input, or
-// deterministic filters and projections of it: the side of a join that reads a table) holds
-// exactly those rows of the table's store, which the checkpoint saves already; on W2 (a join of a million bids to their
-// auctions) it doubled what every checkpoint wrote. It is left out too, and rebuilt from the
-// store once the store is loaded (a plain table only: not a stream, whose history a retention
-// may cut, nor a versioned table, whose input carries only its visible rows).
+// Other states hold exactly rows saved elsewhere, and are rebuilt from there on recovery too:
+// - an arrangement of a table's rows (an Arrange whose input is the table's own Input, or
+//   deterministic filters and projections of it: the side of a join that reads a table) holds
+//   those rows of the table's store, which the checkpoint saves already. On W2 (a join of a
+//   million bids to their auctions) it doubled what every checkpoint wrote. Plain tables only
+//   (a versioned table's input carries only its visible rows), and only while no row of the
+//   table was ever deleted or updated: until then the store holds the rows in the order they
+//   arrived in, which is the order the arrangement holds them in (rows of one join key, which
+//   the join's output follows, so a view's scan order and a sink's lines come out as in a run
+//   that never stopped). The first delete makes the next checkpoint save the arrangement (a
+//   base), and every one after it.
+// - an arrangement or a view of every row of a stream (its Input, or deterministic projections
+//   of it; no filter, which would make recovery read the whole history to put back a part of
+//   it) holds a row per row of the stream's history, which the log holds already, when the
+//   history keeps every row (no retention). On Nexmark q0 (a view of every bid) each
+//   checkpoint wrote each bid again. A view of a table is saved as it was: a scan follows its
+//   rows' order, that of its changes, which the table's order is not.
+// The checkpoint lists them (EngineState.rebuilt): each checkpoint leaves out or saves whole.
 //
 // State it keeps: none (the decisions are recomputed from the catalog at each checkpoint).
 
@@ -91,10 +103,16 @@ export function refillJoinSides(engine: EngineInternals, named: readonly [string
   return read
 }
 
-/** How an arrangement is rebuilt from a table: the store and the stateless filters and
- *  projections between the table's Input and the arrangement, lowest first. */
-interface TableSource {
-  readonly store: TableStore
+/** An operator whose state checkpoints may leave out: it integrates its input. */
+type Rebuilt = ivm.ArrangeOperator | ivm.IntegrateOperator
+
+/** Where such a state is rebuilt from: the rows (handed over a part at a time) and the
+ *  stateless filters and projections between them and the operator, lowest first. */
+interface RowSource {
+  readonly parts: (each: (rows: ivm.ZSet) => void) => void
+  /** The rows are distinct once filtered and projected (a table's, each with its count, not
+   *  projected: a projection may make rows equal, which the state then adds up). */
+  readonly distinct: boolean
   readonly chain: readonly ivm.MapFilterOperator[]
 }
 
@@ -118,10 +136,16 @@ function deterministic(plan: DeltaPlan | undefined): boolean {
   return ok
 }
 
-/** Where an arrangement can be rebuilt from: a plain table's rows, when the arrangement holds
- *  them as they are or through deterministic filters and projections (nothing expires). */
-function tableOf(engine: EngineInternals, op: ivm.Operator, plans: () => Map<ivm.Operator, DeltaPlan>): TableSource | undefined {
-  if (!(op instanceof ivm.ArrangeOperator) || op.expires) return undefined
+/** Where an operator's state can be rebuilt from, if it can be (see the header):
+ *  - an arrangement (nothing expiring) of a plain table's rows, through deterministic filters
+ *    and projections, while no row of the table was ever deleted: from the table's store;
+ *  - an arrangement or a view of every row of a stream whose history keeps every row, through
+ *    deterministic projections (no filter: it would read the whole history to put back a
+ *    part of it): from the history. A view of a table is saved (its rows' order, which scans
+ *    follow, is its changes', not the table's). */
+function sourceOf(engine: EngineInternals, op: ivm.Operator, plans: () => Map<ivm.Operator, DeltaPlan>): RowSource | undefined {
+  const arrange = op instanceof ivm.ArrangeOperator
+  if (!(arrange ? !(op as ivm.ArrangeOperator).expires : op instanceof ivm.IntegrateOperator)) return undefined
   const chain: ivm.MapFilterOperator[] = []
   let input = op.inputs[0]!
   while (input instanceof ivm.MapFilterOperator) {
@@ -129,48 +153,49 @@ function tableOf(engine: EngineInternals, op: ivm.Operator, plans: () => Map<ivm
     chain.unshift(input)
     input = input.inputs[0]!
   }
+  const projected = chain.some((m) => m.fn !== undefined || m.filterMap !== undefined)
   for (const e of engine.catalog.entries.values()) {
     if (isView(e) || e.input !== input) continue
-    return e.kind === 'table' && e.versions === undefined && Object.getPrototypeOf(e.store) === TableStore.prototype ? { store: e.store, chain } : undefined
+    const store = e.store
+    const proto = Object.getPrototypeOf(store) as object
+    if (e.kind === 'table' && arrange && e.versions === undefined && proto === TableStore.prototype && !store.deletedAny) return { parts: (each) => each(store.snapshot()), distinct: !projected, chain }
+    const whole = e.kind === 'stream' && proto === AppendLog.prototype && (store as AppendLog).dropsByTimeOnly && e.watermark?.retention === undefined
+    if (whole && chain.every((m) => m.pred === undefined && m.filterMap === undefined)) return { parts: (each) => (store as AppendLog).forEachCommitted(each), distinct: false, chain }
+    return undefined
   }
   return undefined
 }
 
-/** The arrangements among the named operators that checkpoints leave out, rebuilt from their
- *  tables' stores (see the header), by name. They stop noting changes (one loaded from an
- *  earlier release's checkpoint had begun to). */
-export function derivedArrangements(engine: EngineInternals, named: readonly [string, ivm.Operator][]): Map<string, ivm.ArrangeOperator> {
-  const derived = new Map<string, ivm.ArrangeOperator>()
+/** The operators among the named ones whose state checkpoints leave out, rebuilt from tables'
+ *  stores and streams' histories (see the header), by name. They stop noting changes (one
+ *  loaded from an earlier release's checkpoint had begun to). */
+export function derivedStates(engine: EngineInternals, named: readonly [string, ivm.Operator][]): Map<string, Rebuilt> {
+  const derived = new Map<string, Rebuilt>()
   let plans: Map<ivm.Operator, DeltaPlan> | undefined
   const lazyPlans = (): Map<ivm.Operator, DeltaPlan> => (plans ??= mfpPlans(engine))
   for (const [name, op] of named) {
-    if (tableOf(engine, op, lazyPlans) === undefined) continue
-    const arrange = op as ivm.ArrangeOperator
-    arrange.untrack()
-    derived.set(name, arrange)
+    if (sourceOf(engine, op, lazyPlans) === undefined) continue
+    const rebuilt = op as Rebuilt
+    rebuilt.untrack()
+    derived.set(name, rebuilt)
   }
   return derived
 }
 
-/** After a checkpoint's stores are loaded: rebuilds the arrangements it left out from their
- *  tables' rows. Returns the rows put back. */
-export function refillArrangements(engine: EngineInternals, named: readonly [string, ivm.Operator][], left: readonly string[], mismatch: (why: string) => Error): number {
+/** After a checkpoint's stores are loaded: rebuilds the states it left out from the tables'
+ *  rows and the streams' histories, filtered and projected again. */
+export function refillStates(engine: EngineInternals, named: readonly [string, ivm.Operator][], left: readonly string[], mismatch: (why: string) => Error): void {
   const ops = new Map(named)
   const plans = mfpPlans(engine)
-  let rows = 0
   for (const name of left) {
     const op = ops.get(name)
-    const source = op === undefined ? undefined : tableOf(engine, op, () => plans)
-    if (source === undefined) throw mismatch(`the checkpoint left out ${name}, which is not an arrangement of a table's rows here`)
-    let z = source.store.snapshot()
-    // a projection may make rows equal, which the arrangement then adds up
-    let distinct = true
-    for (const mfp of source.chain) {
-      z = mfp.apply(z)
-      if (mfp.fn !== undefined || mfp.filterMap !== undefined) distinct = false
-    }
-    ;(op as ivm.ArrangeOperator).refill(z, distinct)
-    rows += z.rows.length
+    const source = op === undefined ? undefined : sourceOf(engine, op, () => plans)
+    if (source === undefined) throw mismatch(`the checkpoint left out the state of ${name}, which cannot be rebuilt here`)
+    const { parts, chain } = source
+    ;(op as Rebuilt).refill((add) =>
+      parts((z) => {
+        for (const m of chain) z = m.apply(z)
+        add(z)
+      }), source.distinct)
   }
-  return rows
 }

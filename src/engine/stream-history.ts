@@ -227,6 +227,18 @@ export class AppendLog extends TableStore {
     return new ZSet(rows, weights)
   }
 
+  /** Calls `each` with the committed rows kept, a chunk at a time and then the newest rows (an
+   *  operator rebuilding its state from every row, without holding them all at once). */
+  forEachCommitted(each: (rows: ivm.ZSet) => void): void {
+    this.#resolveSkip()
+    for (let i = this.#chunkHead; i < this.#chunks.length; i++) {
+      const part = this.#rowsOf(this.#chunks[i]!)
+      const from = i === this.#chunkHead ? this.#skip! : 0
+      each(from === 0 ? new ZSet(part.rows, part.weights) : new ZSet(part.rows.slice(from), part.weights.slice(from)))
+    }
+    each(new ZSet(this.#rows.slice(this.#head, this.#committed), this.#weights.slice(this.#head, this.#committed)))
+  }
+
   /** Stream offset of the first row kept (rivulet_log's first offset). */
   get firstOffset(): number {
     this.#resolveSkip()
