@@ -4,17 +4,18 @@
 import { invalidSyntax, fieldOutOfRange } from './sql-errors.js'
 import { clock, formatFraction, pad, parseDateTime, USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC } from './datetime.js'
 import type { Interval } from './interval.js'
+import { toLocal, type TimeZone } from './time-zone.js'
 
 const TYPE_NAME = 'time without time zone'
 
 const TIME_RE = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?\s*(am|pm)?\s*(?:z|utc|gmt|[+-]\d{1,2}(?::?\d{2}){0,2}|[a-z][a-z0-9_/+-]*)?$/
 
 /** PostgreSQL's time input: 'HH:MM[:SS[.ffffff]]' (with AM/PM; a zone after it is ignored),
- *  a timestamp text (its time of day), 'allballs', 'now'. */
-export function parseTime(text: string): number {
+ *  a timestamp text (its time of day), 'allballs', 'now' (the time of day in `zone`). */
+export function parseTime(text: string, zone: TimeZone): number {
   const s = text.trim().toLowerCase()
   if (s === 'allballs') return 0
-  if (s === 'now') return clock.nowMicros() - Math.floor(clock.nowMicros() / USECS_PER_DAY) * USECS_PER_DAY
+  if (s === 'now') return timeOfTimestamp(toLocal(clock.nowMicros(), zone))
   const m = TIME_RE.exec(s)
   if (m === null) {
     // a date and a time: the time of day

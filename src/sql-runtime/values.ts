@@ -122,7 +122,7 @@ export function parseText(s: string, to: SqlType, zone: TimeZone = currentTimeZo
     case 'timestamptz':
       return parseTimestamptz(s, zone)
     case 'time':
-      return parseTime(s)
+      return parseTime(s, zone)
     case 'interval':
       return parseInterval(s)
     case 'uuid':

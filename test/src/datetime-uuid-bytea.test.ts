@@ -69,12 +69,12 @@ describe('timestamptz text', () => {
 
 describe('time text', () => {
   it('reads and prints times of day', () => {
-    expect(formatTime(parseTime('12:34:56.789'))).toBe('12:34:56.789')
-    expect(formatTime(parseTime('2:30 pm'))).toBe('14:30:00')
-    expect(formatTime(parseTime('24:00'))).toBe('24:00:00')
-    expect(formatTime(parseTime('2024-01-01 01:02:03'))).toBe('01:02:03')
-    expect(formatTime(parseTime('allballs'))).toBe('00:00:00')
-    expect(sqlError(() => parseTime('25:00')).code).toBe('22008')
+    expect(formatTime(parseTime('12:34:56.789', UTC))).toBe('12:34:56.789')
+    expect(formatTime(parseTime('2:30 pm', UTC))).toBe('14:30:00')
+    expect(formatTime(parseTime('24:00', UTC))).toBe('24:00:00')
+    expect(formatTime(parseTime('2024-01-01 01:02:03', UTC))).toBe('01:02:03')
+    expect(formatTime(parseTime('allballs', UTC))).toBe('00:00:00')
+    expect(sqlError(() => parseTime('25:00', UTC)).code).toBe('22008')
   })
 })
 
