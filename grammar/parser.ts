@@ -74,6 +74,7 @@ const IDENT_IDX = T.Identifier.tokenTypeIdx as number
 const QIDENT_IDX = T.QuotedIdentifier.tokenTypeIdx as number
 const LPAREN_IDX = T.LParen.tokenTypeIdx as number
 const NULL_IDX = T.NULL.tokenTypeIdx as number
+const TIME_IDX = T.TIME.tokenTypeIdx as number
 const notFollowers = new Set([T.BETWEEN, T.IN, T.LIKE, T.ILIKE].map((t) => t.tokenTypeIdx as number))
 
 function infixPrec(t1: IToken, t2: IToken): number {
@@ -88,6 +89,8 @@ function infixPrec(t1: IToken, t2: IToken): number {
     const w = word(t1)
     if (w === 'operator' && t2.tokenTypeIdx === LPAREN_IDX) return Prec.other
     if (w === 'collate' && (t2.tokenTypeIdx === IDENT_IDX || t2.tokenTypeIdx === QIDENT_IDX)) return Prec.unary
+    // `x AT TIME ZONE z` binds tighter than ^ and looser than a unary minus (as PostgreSQL)
+    if (w === 'at' && t2.tokenTypeIdx === TIME_IDX) return Prec.exp + 0.5
   }
   return infixPrecByIdx.get(idx) ?? -1
 }
@@ -824,6 +827,17 @@ export class SqlParser extends EmbeddedActionsParser {
           if (word(w) !== 'operator') this.ACTION(() => this.fail(SqlState.syntaxError, `syntax error at or near "${w.image}"`, w.startOffset))
           const right = this.subrule(1, this.exprBP, { ARGS: [Prec.other + 1] })
           return this.binary(op, operand, right, start)
+        },
+      },
+      {
+        // `x AT TIME ZONE z`: PostgreSQL's timezone(z, x)
+        GATE: () => is(this.LA(1), T.TIME),
+        ALT: (): A.Expr => {
+          this.consume(20, T.TIME)
+          this.consume(21, T.ZONE)
+          const zone = this.subrule(3, this.exprBP, { ARGS: [Prec.unary] })
+          if (word(w) !== 'at') this.ACTION(() => this.fail(SqlState.syntaxError, `syntax error at or near "${w.image}"`, w.startOffset))
+          return { kind: 'func', name: ['timezone'], args: [zone, operand], distinct: false, orderBy: [], filter: undefined, over: undefined, span: this.sp(start) }
         },
       },
       {
@@ -3222,7 +3236,17 @@ export class SqlParser extends EmbeddedActionsParser {
         ALT: (): A.SetStmt => {
           this.consume(3, T.TIME)
           this.consume(4, T.ZONE)
-          const value = this.subrule(0, this.setValueOrDefault)
+          const value = this.or(3, [
+            {
+              // SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE: kept as `INTERVAL '+02:00'`
+              GATE: () => is(this.LA(1), T.INTERVAL),
+              ALT: () => {
+                const i = this.subrule(7, this.intervalExpr)
+                return `INTERVAL '${i.value}'`
+              },
+            },
+            { ALT: () => this.subrule(0, this.setValueOrDefault) },
+          ])
           return { kind: 'set', name: 'timezone', value, span: this.sp(start) }
         },
       },

@@ -5,7 +5,11 @@
 //   ±(2^53 − 1) and for NaN / ±Infinity, a `Numeric` (coefficient and display scale) otherwise
 //   (planner/numeric.ts); text → string; bpchar (CHAR(n)) → string, padded with spaces to n,
 //   whose trailing spaces never count (comparisons and the cast to text drop them); date → number (days since 1970-01-01); timestamp →
-//   number (microseconds since 1970-01-01 00:00:00); interval → an Interval object (months,
+//   number (microseconds since 1970-01-01 00:00:00); timestamptz → number (microseconds since
+//   1970-01-01 00:00:00 UTC: an instant, shown in the session's TimeZone); time → number
+//   (microseconds since midnight); uuid → string (its canonical text: lower-case, hyphenated,
+//   so string order is PostgreSQL's bytewise order); bytea → string (its hex output text
+//   '\x0102…', lower-case, so string order is bytewise order); interval → an Interval object (months,
 //   days, microseconds); an array (`integer[]`, one dimension, lower bound 1) → an ArrayValue
 //   of its elements' values (planner/array-value.ts). NULL → null. 'unknown' is the type of an
 //   untyped NULL or string literal before coercion.
@@ -23,7 +27,11 @@ export type ScalarType =
   | 'bpchar'
   | 'date'
   | 'timestamp'
+  | 'timestamptz'
+  | 'time'
   | 'interval'
+  | 'uuid'
+  | 'bytea'
   | 'unknown'
 
 /** An array of elements of a scalar type (PostgreSQL's `integer[]`; arrays of arrays are
@@ -87,14 +95,16 @@ function scalarTypeFromName(name: string): ScalarType | undefined {
     case 'text':
     case 'date':
     case 'timestamp':
+    case 'timestamptz':
+    case 'time':
     case 'interval':
+    case 'uuid':
+    case 'bytea':
       return name
     case 'varchar':
       return 'text'
     case 'char':
       return 'bpchar'
-    case 'timestamptz':
-      return 'timestamp'
     default:
       return undefined
   }
@@ -110,6 +120,10 @@ export function typeDisplayName(t: SqlType): string {
       return 'character'
     case 'timestamp':
       return 'timestamp without time zone'
+    case 'timestamptz':
+      return 'timestamp with time zone'
+    case 'time':
+      return 'time without time zone'
     default:
       return t
   }

@@ -196,8 +196,12 @@ export function viewableQuery(sql: string): string | undefined {
   return s
 }
 
-/** Statements after which names may resolve differently: retry pending views. */
-const NAME_CHANGE = /(^|;)\s*(create\s+(?!(unique\s+)?index\b)|drop\b|alter\b|commit\b|end\b|rollback\b|abort\b)/i
+/** Statements after which names may resolve differently (or, after SET TIME ZONE, a query
+ *  may mean other values): retry pending views. */
+const NAME_CHANGE = /(^|;)\s*(create\s+(?!(unique\s+)?index\b)|drop\b|alter\b|commit\b|end\b|rollback\b|abort\b|set\s+((session|local)\s+)?(time\s+zone|timezone)\b)/i
+/** The engine's refusal of a view that depends on the session's TimeZone (views are
+ *  maintained in UTC): such a query is checked ad hoc only. */
+const ZONE_DEPENDENT_VIEW = /cannot depend on the session's TimeZone/
 /** Statements that may need our views out of the way (dependencies). */
 const NEEDS_NO_VIEWS = /(^|;)\s*(drop\b|alter\b|create\s+or\s+replace\b)/i
 /** Statements that create or drop relations (for delta subscriptions). */
@@ -734,10 +738,12 @@ class FileRun {
       return
     }
     const view = this.#views.get(k)
-    const useView = view !== undefined && !this.#engine.inTransaction
+    if (view !== undefined && !view.live && !this.#engine.inTransaction) this.#createView(view)
+    const zoneDependent = view !== undefined && !view.live && view.error !== undefined && ZONE_DEPENDENT_VIEW.test(view.error.message)
+    const useView = view !== undefined && !this.#engine.inTransaction && !zoneDependent
     if (useView) this.#viaView++
     else this.#adHocOnly++
-    if (view !== undefined && !useView) this.#note(`${r.file}:${r.line}: note: inside a transaction, checked ad hoc only`)
+    if (view !== undefined && !useView) this.#note(`${r.file}:${r.line}: note: ${zoneDependent ? 'depends on the TimeZone' : 'inside a transaction'}, checked ad hoc only`)
     let adHoc: QueryRun | undefined
     const failures: { tag: string; out: CompareOutcome & { ok: false } }[] = []
     let errorText: string | undefined

@@ -1,8 +1,9 @@
 // Public types of the engine API. Results carry JS values: numbers for smallint, integer,
 // real and double precision; bigint as a number within ±(2^53 − 1) and a JS bigint beyond (so
 // no 64-bit value is rounded); NUMERIC as its exact Postgres text ('2.50'), as node-postgres
-// returns it; strings for text, booleans, null; DATE, TIMESTAMP and INTERVAL values in their
-// Postgres text form ('2024-01-01 10:00:00'), so results print and compare the same everywhere.
+// returns it; strings for text, booleans, null; DATE, TIME, TIMESTAMP, TIMESTAMPTZ (in the
+// session's TimeZone), INTERVAL, UUID and BYTEA ('\x0102') values in their Postgres text form
+// ('2024-01-01 10:00:00'), so results print and compare the same everywhere.
 
 import { elementType, isArrayType, type SqlType } from '../planner/index.js'
 
@@ -19,7 +20,11 @@ export type ScalarTypeName =
   | 'character'
   | 'date'
   | 'timestamp'
+  | 'timestamptz'
+  | 'time'
   | 'interval'
+  | 'uuid'
+  | 'bytea'
   | 'unknown'
 
 /** SQL type names as the engine reports them: a scalar type, or an array of one

@@ -611,6 +611,8 @@ export function aggregateSignature(name: string, args: readonly ScalarExpr[], st
       need(1)
       fn = name
       type = arg0!.type === 'unknown' ? 'text' : arg0!.type
+      // PostgreSQL 15 has no min/max of uuid or bytea (nor of boolean)
+      if (type === 'uuid' || type === 'bytea' || type === 'boolean') throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${typeDisplayName(type)}) does not exist`, span)
       finalArgs = [coerce(arg0!, type, ctx, span)]
       break
     }

@@ -598,7 +598,7 @@ export class QueryBinder {
     const found = inputScope.resolveLocal([timeName])
     if (found.kind !== 'found') throw planError(this.#err, SqlState.undefinedColumn, `column "${timeName}" does not exist in the input of ${upper}`, timeSpan)
     const timeType = input.columns[found.index]!.type
-    if (timeType !== 'timestamp') throw planError(this.#err, SqlState.datatypeMismatch, `the time column of ${upper} must be of type timestamp, but "${timeName}" is ${typeDisplayName(timeType)}`, timeSpan)
+    if (timeType !== 'timestamp' && timeType !== 'timestamptz') throw planError(this.#err, SqlState.datatypeMismatch, `the time column of ${upper} must be of type timestamp or timestamptz, but "${timeName}" is ${typeDisplayName(timeType)}`, timeSpan)
     // the durations
     const durations = rest.map((a, i) => {
       const what = fn === 'tumble' ? ['size', 'offset'][i] : fn === 'hop' ? ['slide', 'size', 'offset'][i] : ['gap'][i]
@@ -670,7 +670,7 @@ export class QueryBinder {
     let leftTime: ScalarExpr | undefined
     if (mode === 'temporal') {
       const t = bindExpr(asOf!, this.#ctx(l.scope, 'FOR SYSTEM_TIME AS OF'))
-      if (t.type !== 'timestamp') throw planError(this.#err, SqlState.datatypeMismatch, `FOR SYSTEM_TIME AS OF needs a timestamp of the left side (its event time) or PROCTIME(), not ${typeDisplayName(t.type)}`, asOf!.span)
+      if (t.type !== 'timestamp' && t.type !== 'timestamptz') throw planError(this.#err, SqlState.datatypeMismatch, `FOR SYSTEM_TIME AS OF needs a timestamp of the left side (its event time) or PROCTIME(), not ${typeDisplayName(t.type)}`, asOf!.span)
       if (sidesOf(t, nl).outer) throw unsupported(this.#err, 'FOR SYSTEM_TIME AS OF with a subquery or an outer reference', asOf!.span)
       leftTime = t
     }

@@ -159,7 +159,7 @@ export class WindowBinder implements WindowCollector {
     if (orderBy.length !== 1) throw planError(this.#err, SqlState.windowingError, 'RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column', e.span)
     const t = orderBy[0]!.expr.type
     let v: number | undefined
-    if (t === 'timestamp') {
+    if (t === 'timestamp' || t === 'timestamptz') {
       const bound = bindExpr(e, { ...ctx, windows: undefined, aggregates: undefined, clause: 'a window frame' })
       v = bound.type === 'interval' ? ctx.catalog?.intervalMicros?.(bound) : undefined
       if (v === undefined) throw unsupported(this.#err, 'a RANGE offset over a timestamp other than a constant interval of fixed length', e.span)

@@ -44,7 +44,7 @@ export function typeModifierOf(name: ast.TypeName, t: SqlType, err: ErrorContext
     if (length > MAX_CHAR_LENGTH) throw planError(err, SqlState.invalidParameterValue, `length for type ${spelled} cannot exceed ${MAX_CHAR_LENGTH}`, name.span)
     return { kind: name.name, length }
   }
-  if (args.length > 0 && t !== 'timestamp' && t !== 'interval') {
+  if (args.length > 0 && t !== 'timestamp' && t !== 'timestamptz' && t !== 'time' && t !== 'interval') {
     throw planError(err, SqlState.syntaxError, `type modifier is not allowed for type "${name.name}"`, name.span)
   }
   return undefined

@@ -98,6 +98,9 @@ export interface Overload {
   readonly strict: boolean
   /** Non-deterministic (now(), random()): never constant-fold, never part of a key. */
   readonly volatile?: boolean
+  /** Its result depends on the session's TimeZone (PostgreSQL's STABLE timestamptz
+   *  functions): the implementation takes the zone as one more, last argument. */
+  readonly zone?: boolean
 }
 
 export interface Resolved {
@@ -108,7 +111,9 @@ export interface Resolved {
 
 // ---------------------------------------------------------------------------------- casts
 
-type Category = 'N' | 'S' | 'B' | 'D' | 'T' | 'U' | 'A'
+/** PostgreSQL's type categories; 'X' is its 'U' (user-defined: uuid, bytea), as 'U' is taken
+ *  here by the unknown type. */
+type Category = 'N' | 'S' | 'B' | 'D' | 'T' | 'U' | 'A' | 'X'
 
 export function typeCategory(t: SqlType): Category {
   if (isArrayType(t)) return 'A'
@@ -127,23 +132,29 @@ export function typeCategory(t: SqlType): Category {
       return 'B'
     case 'date':
     case 'timestamp':
+    case 'timestamptz':
+    case 'time':
       return 'D'
     case 'interval':
       return 'T'
+    case 'uuid':
+    case 'bytea':
+      return 'X'
     case 'unknown':
       return 'U'
   }
 }
 
-/** Preferred type of its category (PG typispreferred; timestamp stands in for timestamptz). */
+/** Preferred type of its category (PG typispreferred). */
 export function isPreferredType(t: SqlType): boolean {
-  return t === 'double' || t === 'text' || t === 'timestamp' || t === 'interval' || t === 'boolean'
+  return t === 'double' || t === 'text' || t === 'timestamptz' || t === 'interval' || t === 'boolean'
 }
 
 const NUM_RANK: Partial<Record<SqlType, number>> = { smallint: 1, integer: 2, bigint: 3, numeric: 4, real: 5, double: 6 }
 
 /** PG implicit casts (usable in expressions without CAST): numeric promotions
- *  smallint→integer→bigint→numeric→real→double, date→timestamp, unknown→anything. */
+ *  smallint→integer→bigint→numeric→real→double, date→timestamp→timestamptz, time→interval,
+ *  unknown→anything. */
 export function canImplicitCast(from: SqlType, to: SqlType): boolean {
   if (from === to || from === 'unknown') return true
   // an array converts as its elements do (PostgreSQL's array coercion)
@@ -153,17 +164,29 @@ export function canImplicitCast(from: SqlType, to: SqlType): boolean {
   if (a !== undefined && b !== undefined) return a < b
   // CHAR(n) reads as text without its trailing spaces
   if (from === 'bpchar' && to === 'text') return true
-  return from === 'date' && to === 'timestamp'
+  if (from === 'date') return to === 'timestamp' || to === 'timestamptz'
+  if (from === 'timestamp') return to === 'timestamptz'
+  return from === 'time' && to === 'interval'
 }
 
 /** PG assignment casts (INSERT/UPDATE targets) on top of the implicit ones: numeric narrowing
- *  (with rounding and range checks), timestamp→date, and anything→text. */
+ *  (with rounding and range checks), timestamp[tz]→date, timestamp[tz]→time, timestamptz→
+ *  timestamp, interval→time, and anything→text. */
 export function canAssignmentCast(from: SqlType, to: SqlType): boolean {
   if (canImplicitCast(from, to)) return true
   if (isArrayType(from) && isArrayType(to)) return canAssignmentCast(elementType(from), elementType(to))
   if (to === 'text' || to === 'bpchar') return true
   if (NUM_RANK[from] !== undefined && NUM_RANK[to] !== undefined) return true
-  return from === 'timestamp' && to === 'date'
+  if (from === 'timestamp' || from === 'timestamptz') return to === 'date' || to === 'time' || to === 'timestamp'
+  return from === 'interval' && to === 'time'
+}
+
+/** Casts whose result depends on the session's TimeZone (PostgreSQL's STABLE casts): between
+ *  timestamptz and a local time or its text. */
+export function isZoneDependentCast(from: SqlType, to: SqlType): boolean {
+  if (from === to) return false
+  const local = (t: SqlType) => t === 'text' || t === 'unknown' || t === 'bpchar' || t === 'date' || t === 'timestamp' || t === 'time'
+  return (from === 'timestamptz' && local(to)) || (to === 'timestamptz' && local(from)) || (isArrayType(from) && isArrayType(to) && isZoneDependentCast(elementType(from), elementType(to)))
 }
 
 /** `explicit` true: CAST / `::` rules. false: the rules for storing a value into a column of
@@ -178,6 +201,7 @@ export function canCast(from: SqlType, to: SqlType, explicit: boolean): boolean 
   if (from === 'boolean') return to === 'integer'
   if (to === 'boolean') return from === 'integer'
   if (from === 'date' && to === 'timestamp') return true
+  // bytea, uuid and the date/time types convert to text and back through their text forms
   return false
 }
 
@@ -213,7 +237,7 @@ function def(
   names: string | readonly string[],
   args: readonly SqlType[],
   returns: SqlType,
-  opts: { strict?: boolean; variadic?: SqlType; volatile?: boolean } = {},
+  opts: { strict?: boolean; variadic?: SqlType; volatile?: boolean; zone?: boolean } = {},
 ): void {
   for (const name of typeof names === 'string' ? [names] : names) {
     const o: Overload = {
@@ -226,6 +250,7 @@ function def(
       strict: opts.strict ?? (args.length > 0 || opts.variadic !== undefined),
       ...(opts.variadic !== undefined ? { variadic: opts.variadic } : {}),
       ...(opts.volatile ? { volatile: true } : {}),
+      ...(opts.zone ? { zone: true } : {}),
     }
     OVERLOADS.push(o)
     let list = BY_NAME.get(name)
@@ -238,7 +263,7 @@ type Num = 'smallint' | 'integer' | 'bigint' | 'numeric' | 'real' | 'double'
 const NUM_TAG: Record<Num, string> = { smallint: 'int2', integer: 'int4', bigint: 'int8', numeric: 'num', real: 'float4', double: 'float8' }
 const INTS = ['smallint', 'integer', 'bigint'] as const
 const ALL_NUM: readonly Num[] = ['smallint', 'integer', 'bigint', 'numeric', 'real', 'double']
-const COMPARABLE: readonly SqlType[] = ['boolean', 'smallint', 'integer', 'bigint', 'numeric', 'real', 'double', 'text', 'date', 'timestamp']
+const COMPARABLE: readonly SqlType[] = ['boolean', 'smallint', 'integer', 'bigint', 'numeric', 'real', 'double', 'text', 'date', 'timestamp', 'timestamptz', 'time', 'uuid', 'bytea']
 
 // arithmetic operators
 for (const t of ALL_NUM) {
@@ -404,9 +429,11 @@ def('translate', 'translate', ['text', 'text', 'text'], 'text')
 }
 
 // date/time functions
-def('now', ['now', 'current_timestamp', 'localtimestamp', 'transaction_timestamp', 'statement_timestamp'], [], 'timestamp', { volatile: true })
-def('clock_timestamp', 'clock_timestamp', [], 'timestamp', { volatile: true })
-def('current_date', 'current_date', [], 'date', { volatile: true })
+def('now', ['now', 'current_timestamp', 'transaction_timestamp', 'statement_timestamp'], [], 'timestamptz', { volatile: true })
+def('localtimestamp', 'localtimestamp', [], 'timestamp', { volatile: true, zone: true })
+def('localtime', 'localtime', [], 'time', { volatile: true, zone: true })
+def('clock_timestamp', 'clock_timestamp', [], 'timestamptz', { volatile: true })
+def('current_date', 'current_date', [], 'date', { volatile: true, zone: true })
 def('date_trunc_ts', 'date_trunc', ['text', 'timestamp'], 'timestamp')
 def('date_trunc_interval', 'date_trunc', ['text', 'interval'], 'interval')
 def('date_part_ts', 'date_part', ['text', 'timestamp'], 'double')
@@ -414,7 +441,7 @@ def('date_part_interval', 'date_part', ['text', 'interval'], 'double')
 def('extract_ts', 'extract', ['text', 'timestamp'], 'numeric')
 def('extract_date', 'extract', ['text', 'date'], 'numeric')
 def('extract_interval', 'extract', ['text', 'interval'], 'numeric')
-def('to_timestamp', 'to_timestamp', ['double'], 'timestamp')
+def('to_timestamp', 'to_timestamp', ['double'], 'timestamptz')
 def('date_bin', 'date_bin', ['interval', 'timestamp', 'timestamp'], 'timestamp')
 def('make_date', 'make_date', ['integer', 'integer', 'integer'], 'date')
 def('make_timestamp', 'make_timestamp', ['integer', 'integer', 'integer', 'integer', 'integer', 'double'], 'timestamp')
@@ -433,6 +460,56 @@ def('isfinite_date', 'isfinite', ['date'], 'boolean')
 def('isfinite_interval', 'isfinite', ['interval'], 'boolean')
 def('cbrt', 'cbrt', ['double'], 'double')
 def('to_char_ts', 'to_char', ['timestamp', 'text'], 'text')
+
+// timestamp with time zone (src/sql-runtime/timestamptz-functions.ts). Those marked `zone`
+// work in the session's TimeZone (PostgreSQL's STABLE ones): calendar units in local time.
+def('tstz_add_interval', '+', ['timestamptz', 'interval'], 'timestamptz', { zone: true })
+def('interval_add_tstz', '+', ['interval', 'timestamptz'], 'timestamptz', { zone: true })
+def('tstz_sub_interval', '-', ['timestamptz', 'interval'], 'timestamptz', { zone: true })
+def('tstz_sub_tstz', '-', ['timestamptz', 'timestamptz'], 'interval')
+def('date_trunc_tstz', 'date_trunc', ['text', 'timestamptz'], 'timestamptz', { zone: true })
+def('date_trunc_tstz_at', 'date_trunc', ['text', 'timestamptz', 'text'], 'timestamptz')
+def('date_part_tstz', 'date_part', ['text', 'timestamptz'], 'double', { zone: true })
+def('extract_tstz', 'extract', ['text', 'timestamptz'], 'numeric', { zone: true })
+def('timezone_tstz', 'timezone', ['text', 'timestamptz'], 'timestamp')
+def('timezone_ts', 'timezone', ['text', 'timestamp'], 'timestamptz')
+def('timezone_interval_tstz', 'timezone', ['interval', 'timestamptz'], 'timestamp')
+def('timezone_interval_ts', 'timezone', ['interval', 'timestamp'], 'timestamptz')
+def('age_tstz', 'age', ['timestamptz', 'timestamptz'], 'interval', { zone: true })
+def('tstz_to_date', 'date', ['timestamptz'], 'date', { zone: true })
+def('isfinite_tstz', 'isfinite', ['timestamptz'], 'boolean')
+def('to_char_tstz', 'to_char', ['timestamptz', 'text'], 'text', { zone: true })
+def('date_bin_tstz', 'date_bin', ['interval', 'timestamptz', 'timestamptz'], 'timestamptz')
+def('make_timestamptz', 'make_timestamptz', ['integer', 'integer', 'integer', 'integer', 'integer', 'double'], 'timestamptz', { zone: true })
+def('make_timestamptz_at', 'make_timestamptz', ['integer', 'integer', 'integer', 'integer', 'integer', 'double', 'text'], 'timestamptz')
+
+// time without time zone (src/sql-runtime/time-of-day.ts)
+def('time_add_interval', '+', ['time', 'interval'], 'time')
+def('interval_add_time', '+', ['interval', 'time'], 'time')
+def('time_sub_interval', '-', ['time', 'interval'], 'time')
+def('time_sub_time', '-', ['time', 'time'], 'interval')
+def('date_add_time', '+', ['date', 'time'], 'timestamp')
+def('time_add_date', '+', ['time', 'date'], 'timestamp')
+def('date_part_time', 'date_part', ['text', 'time'], 'double')
+def('extract_time', 'extract', ['text', 'time'], 'numeric')
+def('make_time', 'make_time', ['integer', 'integer', 'double'], 'time')
+
+// uuid (src/sql-runtime/uuid.ts)
+def('gen_random_uuid', 'gen_random_uuid', [], 'uuid', { volatile: true })
+
+// bytea (src/sql-runtime/bytea.ts)
+def('bytea_concat', '||', ['bytea', 'bytea'], 'bytea')
+def('bytea_length', ['length', 'octet_length'], ['bytea'], 'integer')
+def('bytea_substring2', ['substring', 'substr'], ['bytea', 'integer'], 'bytea')
+def('bytea_substring3', ['substring', 'substr'], ['bytea', 'integer', 'integer'], 'bytea')
+def('encode', 'encode', ['bytea', 'text'], 'text')
+def('decode', 'decode', ['text', 'text'], 'bytea')
+def('md5_bytea', 'md5', ['bytea'], 'text')
+def('sha224', 'sha224', ['bytea'], 'bytea')
+def('sha256', 'sha256', ['bytea'], 'bytea')
+def('sha384', 'sha384', ['bytea'], 'bytea')
+def('sha512', 'sha512', ['bytea'], 'bytea')
+def('get_byte', 'get_byte', ['bytea', 'integer'], 'integer')
 
 // Polymorphic (resolved specially in resolveFunction; listed here so ALL_OVERLOADS shows their
 // ids and non-strictness). 'unknown' as the variadic type stands for "any type".
@@ -464,6 +541,7 @@ const POLYMORPHIC: readonly Overload[] = [
   { id: 'generate_series_int8', name: 'generate_series', args: ['bigint', 'bigint'], variadic: 'bigint', returns: 'bigint[]', strict: true },
   { id: 'generate_series_num', name: 'generate_series', args: ['numeric', 'numeric'], variadic: 'numeric', returns: 'numeric[]', strict: true },
   { id: 'generate_series_ts', name: 'generate_series', args: ['timestamp', 'timestamp', 'interval'], returns: 'timestamp[]', strict: true },
+  { id: 'generate_series_tstz', name: 'generate_series', args: ['timestamptz', 'timestamptz', 'interval'], returns: 'timestamptz[]', strict: true, zone: true },
 ]
 
 const ARRAY_TEMPLATES = new Map(POLYMORPHIC.filter((o) => o.id.startsWith('array_') || o.id === 'cardinality').map((o) => [o.id, o]))
@@ -532,7 +610,8 @@ export function resolveArrayFunction(name: string, argTypes: readonly SqlType[])
 export function resolveSeries(argTypes: readonly SqlType[]): { fn: string; args: SqlType[]; returns: ArrayType } | undefined {
   if (argTypes.length !== 2 && argTypes.length !== 3) return undefined
   const [a, b, c] = argTypes
-  const time = (x: SqlType | undefined) => x === 'timestamp' || x === 'date'
+  const time = (x: SqlType | undefined) => x === 'timestamp' || x === 'date' || x === 'timestamptz'
+  if (argTypes.length === 3 && (a === 'timestamptz' || b === 'timestamptz') && (c === 'interval' || c === 'unknown')) return { fn: 'generate_series_tstz', args: ['timestamptz', 'timestamptz', 'interval'], returns: 'timestamptz[]' }
   if (argTypes.length === 3 && (time(a) || time(b)) && (c === 'interval' || c === 'unknown')) return { fn: 'generate_series_ts', args: ['timestamp', 'timestamp', 'interval'], returns: 'timestamp[]' }
   if (time(a) || time(b)) return undefined
   const t = commonSupertype(argTypes.map((x) => (x === 'unknown' ? 'integer' : x)))
@@ -581,6 +660,22 @@ const VOLATILE_IDS: ReadonlySet<string> = new Set(ALL_OVERLOADS.filter((o) => o.
 /** True for non-deterministic functions (random(), now(), …): two calls may differ. */
 export function isVolatileFunction(id: string): boolean {
   return VOLATILE_IDS.has(id)
+}
+
+const ZONE_IDS: ReadonlySet<string> = new Set(ALL_OVERLOADS.filter((o) => o.zone).map((o) => o.id))
+
+/** True for functions whose result depends on the session's TimeZone: their implementation
+ *  takes the zone as one more, last argument (the compiler passes the zone it compiles in). */
+export function isZoneDependentFunction(id: string): boolean {
+  return ZONE_IDS.has(id)
+}
+
+/** The sign of a call that shifts a timestamp or timestamptz by an interval (`ts ± i`,
+ *  `i + ts`), or undefined for any other function. */
+export function timeShiftSign(id: string): 1 | -1 | undefined {
+  if (id === 'ts_add_interval' || id === 'interval_add_ts' || id === 'tstz_add_interval' || id === 'interval_add_tstz') return 1
+  if (id === 'ts_sub_interval' || id === 'tstz_sub_interval') return -1
+  return undefined
 }
 
 /** Every distinct overload id (src/sql-runtime/functions.ts must implement each). */
@@ -676,11 +771,6 @@ function selectCandidate(list: readonly Overload[], argTypes: readonly SqlType[]
         const ok = cands.filter((c) => c.params.every((p, i) => argTypes[i] !== 'unknown' || p === t0))
         if (ok.length === 1) return done(ok[0]!)
       }
-      const cat = typeCategory(t0)
-      if (known.every((t) => typeCategory(t) === cat)) {
-        const ok = cands.filter((c) => c.params.every((p, i) => argTypes[i] !== 'unknown' || typeCategory(p) === cat))
-        if (ok.length === 1) return done(ok[0]!)
-      }
     }
   }
   return undefined // ambiguous (PG: "is not unique")
@@ -717,6 +807,10 @@ export function resolveFunction(name: string, argTypes: readonly SqlType[]): Res
     case 'extract':
     case 'date_part':
       // PG: extract(field from date) has its own overload; date_part(text, date) casts to timestamp
+      if (name === 'date_part' && argTypes.length === 2 && argTypes[1] === 'date' && canImplicitCast(argTypes[0]!, 'text')) {
+        const o = BY_NAME.get('date_part')!.find((x) => x.id === 'date_part_ts')!
+        return { overload: o, argTypes: ['text', 'timestamp'] }
+      }
       break
   }
   const list = BY_NAME.get(name)
@@ -743,8 +837,12 @@ export function resolveBinaryOperator(op: string, left: SqlType, right: SqlType)
 
 const TEXT_CONCAT = BY_NAME.get('||')![0]!
 
-/** PG: text || text, anynonarray || text, text || anynonarray (non-text side cast to text). */
+const BYTEA_CONCAT = BY_NAME.get('||')!.find((o) => o.id === 'bytea_concat')!
+
+/** PG: bytea || bytea (an unknown beside a bytea is one), text || text, anynonarray || text,
+ *  text || anynonarray (non-text side cast to text). */
 function resolveConcat(left: SqlType, right: SqlType): Resolved | undefined {
+  if ((left === 'bytea' && (right === 'bytea' || right === 'unknown')) || (right === 'bytea' && left === 'unknown')) return { overload: BYTEA_CONCAT, argTypes: ['bytea', 'bytea'] }
   const l = left === 'unknown' ? 'text' : left
   const r = right === 'unknown' ? 'text' : right
   if (l !== 'text' && r !== 'text') return undefined

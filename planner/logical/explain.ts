@@ -56,7 +56,7 @@ export function describeOver(p: { readonly partitionBy: readonly number[]; reado
   const part = p.partitionBy.length ? `partition=[${p.partitionBy.map((i) => '#' + i).join(', ')}] ` : ''
   const order = p.orderBy.length ? `order=[${printSortKeys(p.orderBy)}] ` : ''
   // RANGE offsets over a timestamp are microseconds: printed as durations
-  const timed = p.orderBy[0]?.expr.type === 'timestamp'
+  const timed = p.orderBy[0]?.expr.type === 'timestamp' || p.orderBy[0]?.expr.type === 'timestamptz'
   return `${part}${order}fns=[${p.functions.map((f) => describeWindowFunction(f, timed)).join(', ')}]`
 }
 

@@ -4,6 +4,7 @@
 // maintained as time passes (rows enter and leave with retractions), as Materialize does with
 // mz_now(). Anything else that reads NOW() cannot be maintained and is refused in a view.
 
+import { timeShiftSign } from '../expr/functions.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 import { visitExpr } from '../logical/tree.js'
 import type { DeltaPlan } from './delta-plan.js'
@@ -38,11 +39,12 @@ export function readsNow(e: ScalarExpr): boolean {
 /** `now()`, `now() ± c`, `(now() ± c1) ± c2` with constant c: the constants, signed. */
 function nowOffset(e: ScalarExpr): { sign: 1 | -1; c: ScalarExpr }[] | undefined {
   if (e.kind === 'call' && e.fn === NOW && e.args.length === 0) return []
-  if (e.kind === 'call' && (e.fn === 'ts_add_interval' || e.fn === 'ts_sub_interval') && e.args.length === 2) {
+  const sign = e.kind === 'call' && e.args.length === 2 && e.args[1]!.type === 'interval' ? timeShiftSign(e.fn) : undefined
+  if (e.kind === 'call' && sign !== undefined) {
     const inner = nowOffset(e.args[0]!)
     const c = e.args[1]!
     if (inner === undefined || readsNow(c) || referencesRow(c)) return undefined
-    return [...inner, { sign: e.fn === 'ts_add_interval' ? 1 : -1, c }]
+    return [...inner, { sign, c }]
   }
   return undefined
 }
@@ -74,13 +76,18 @@ export function splitTemporal(conjuncts: readonly ScalarExpr[]): TemporalSplit {
         fn = FLIP[fn]!
       }
     }
-    if (offsets === undefined || readsNow(a) || a.type !== 'timestamp') {
+    if (offsets === undefined || readsNow(a) || (a.type !== 'timestamp' && a.type !== 'timestamptz')) {
       out.rest.push(c)
       continue
     }
     // a fn now ± c  ⇔  (a ∓ c) fn now
+    // a view computes in UTC, where a timestamp is the timestamptz of its wall clock and
+    // timestamptz arithmetic is timestamp arithmetic: `ts > NOW() - …` over a timestamp column
+    // stays a timestamp bound
+    if (a.kind === 'cast' && a.type === 'timestamptz' && a.arg.type === 'timestamp') a = a.arg
+    const tz = a.type === 'timestamptz'
     let x = a
-    for (const o of offsets) x = { kind: 'call', fn: o.sign === 1 ? 'ts_sub_interval' : 'ts_add_interval', args: [x, o.c], type: 'timestamp' }
+    for (const o of offsets) x = { kind: 'call', fn: o.sign === 1 ? (tz ? 'tstz_sub_interval' : 'ts_sub_interval') : tz ? 'tstz_add_interval' : 'ts_add_interval', args: [x, o.c], type: a.type }
     const moved = offsets.map((o) => o.c)
     // x > now ⇔ now < x;  x ≥ now ⇔ now ≤ x;  x < now ⇔ now > x;  x ≤ now ⇔ now ≥ x
     if (fn === 'gt') out.until.push({ expr: x, edgeIncluded: false, moved })
@@ -110,4 +117,4 @@ export function readsClockOutsideTemporalFilters(p: DeltaPlan): boolean {
   return walk(p)
 }
 
-const CLOCK_FUNCTIONS = new Set([NOW, 'current_date', 'age_now', 'clock_timestamp'])
+const CLOCK_FUNCTIONS = new Set([NOW, 'current_date', 'age_now', 'clock_timestamp', 'localtimestamp', 'localtime'])

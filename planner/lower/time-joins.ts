@@ -7,6 +7,7 @@
 // Key and time expressions that are not plain columns are computed into extra columns first;
 // a final projection drops them (and a temporal join's `__live` column).
 
+import { timeShiftSign } from '../expr/functions.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 import { col, lit } from '../expr/scalar.js'
 import type { Column, JoinNode, LogicalPlan, TimeJoinNode } from '../logical/plan.js'
@@ -118,10 +119,11 @@ export function lowerTimeJoin(p: TimeJoinNode, opts: LowerOptions): DeltaPlan {
 /** `column ± constant interval` as [column, offset µs]. */
 function linear(e: ScalarExpr, opts: LowerOptions): [number, number] | undefined {
   if (e.kind === 'column') return [e.index, 0]
-  if (e.kind === 'call' && (e.fn === 'ts_add_interval' || e.fn === 'ts_sub_interval') && e.args[0]!.kind === 'column') {
+  const sign = e.kind === 'call' && e.args[1]?.type === 'interval' ? timeShiftSign(e.fn) : undefined
+  if (e.kind === 'call' && sign !== undefined && e.args[0]!.kind === 'column') {
     const us = opts.intervalMicros?.(e.args[1]!)
     if (us === undefined) return undefined
-    return [e.args[0]!.index, e.fn === 'ts_add_interval' ? us : -us]
+    return [e.args[0]!.index, sign * us]
   }
   return undefined
 }

@@ -24,6 +24,7 @@
 //   anything else    nothing (outer joins, set operations, an unpartitioned top-N can revise
 //                    old rows)
 
+import { timeShiftSign } from '../expr/functions.js'
 import type { ColumnWatermark } from '../catalog.js'
 import type { LogicalPlan } from '../logical/plan.js'
 import type { ScalarExpr } from '../expr/scalar.js'
@@ -161,12 +162,13 @@ function shifted(e: ScalarExpr, interval: IntervalMicros | undefined): { column:
   if (e.kind === 'column') return { column: e.index, by: 0 }
   if (e.kind !== 'call' || interval === undefined || e.args.length !== 2) return undefined
   const [a, b] = e.args as [ScalarExpr, ScalarExpr]
-  const col = e.fn === 'interval_add_ts' ? b : a
-  const k = interval(e.fn === 'interval_add_ts' ? a : b)
+  const sign = timeShiftSign(e.fn)
+  if (sign === undefined) return undefined
+  const intervalFirst = e.fn === 'interval_add_ts' || e.fn === 'interval_add_tstz'
+  const col = intervalFirst ? b : a
+  const k = interval(intervalFirst ? a : b)
   if (col.kind !== 'column' || k === undefined) return undefined
-  if (e.fn === 'ts_add_interval' || e.fn === 'interval_add_ts') return { column: col.index, by: k }
-  if (e.fn === 'ts_sub_interval') return { column: col.index, by: -k }
-  return undefined
+  return { column: col.index, by: sign * k }
 }
 
 /** The column EMIT ON WINDOW CLOSE waits on: a bounded column named window_end, else the

@@ -87,7 +87,7 @@ function push(input: LogicalPlan, preds: ScalarExpr[]): LogicalPlan | undefined 
   }
 }
 
-const VOLATILE = new Set(['now', 'current_timestamp', 'localtimestamp', 'current_date', 'clock_timestamp', 'random'])
+const VOLATILE = new Set(['now', 'current_timestamp', 'localtimestamp', 'localtime', 'current_date', 'clock_timestamp', 'random', 'gen_random_uuid'])
 
 function isVolatile(e: ScalarExpr): boolean {
   if (e.kind === 'call' && VOLATILE.has(e.fn)) return true

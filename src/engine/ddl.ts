@@ -6,7 +6,7 @@
 import * as ivm from '../../ivm/index.js'
 import { printQuery, RivuletError, SqlState, positionAt } from '../../grammar/index.js'
 import type * as ast from '../../grammar/index.js'
-import { Scope, bindExpr, coerce, lower, lowerEmitOnWindowClose, readsClockOutsideTemporalFilters, optimize, watermarkColumns, typeDisplayName, typeFromName, typeModifierOf, visitExpr, withTypeModifier, type Column, type DeltaPlan, type ScalarExpr, type TypeModifier } from '../../planner/index.js'
+import { Scope, bindExpr, coerce, dependsOnTimeZone, timeShiftSign, lower, lowerEmitOnWindowClose, readsClockOutsideTemporalFilters, optimize, watermarkColumns, typeDisplayName, typeFromName, typeModifierOf, visitExpr, withTypeModifier, type Column, type DeltaPlan, type ScalarExpr, type TypeModifier } from '../../planner/index.js'
 import { NoHistory, TableStore, VersionStore, isView, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
 import { AppendLog } from './stream-history.js'
 import { compileScalar, evaluateConstant, isRowConstant } from '../sql-runtime/compile-scalar.js'
@@ -18,6 +18,8 @@ import type { StatementContext, RenderAt } from './internals.js'
 import type { SinkEntry } from './sources-and-sinks.js'
 import { refuseSystemRelations, hasTemporalFilter, scannedRelations } from './plans.js'
 import { lastPart } from './names.js'
+import { isUtc, UTC, withTimeZone } from '../sql-runtime/time-zone.js'
+import { textNamesZone } from '../sql-runtime/timestamptz.js'
 import type { EngineInternals } from './internals.js'
 
 /** A trigger (SQLite's CREATE TRIGGER). Only triggers whose body cannot change anything
@@ -84,8 +86,8 @@ function growsWith(e: ScalarExpr, column: number): boolean {
   if (e.kind === 'column') return e.index === column
   if (e.kind !== 'call') return false
   const [a, b] = e.args
-  if (e.fn === 'ts_add_interval' || e.fn === 'ts_sub_interval') return a !== undefined && b !== undefined && growsWith(a, column) && isRowConstant(b)
-  if (e.fn === 'interval_add_ts') return a !== undefined && b !== undefined && growsWith(b, column) && isRowConstant(a)
+  if (timeShiftSign(e.fn) !== undefined && e.fn !== 'interval_add_ts' && e.fn !== 'interval_add_tstz') return a !== undefined && b !== undefined && growsWith(a, column) && isRowConstant(b)
+  if (e.fn === 'interval_add_ts' || e.fn === 'interval_add_tstz') return a !== undefined && b !== undefined && growsWith(b, column) && isRowConstant(a)
   return false
 }
 
@@ -209,16 +211,18 @@ export class Ddl {
     if (!stream && !keyed) throw new RivuletError('42P16', 'WATERMARK FOR on a table needs a PRIMARY KEY (a versioned table, read by temporal joins) or APPEND ONLY (a stream)', positionAt(ctx.text, def.span.start))
     const column = columns.findIndex((c) => c.name === def.column)
     if (column < 0) throw new RivuletError(SqlState.undefinedColumn, `column "${def.column}" named in WATERMARK FOR does not exist`, positionAt(ctx.text, def.span.start))
-    if (columns[column]!.type !== 'timestamp') throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK FOR column "${def.column}" must be of type timestamp, not ${typeDisplayName(columns[column]!.type)}`, positionAt(ctx.text, def.span.start))
+    const timeType = columns[column]!.type
+    if (timeType !== 'timestamp' && timeType !== 'timestamptz') throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK FOR column "${def.column}" must be of type timestamp or timestamptz, not ${typeDisplayName(timeType)}`, positionAt(ctx.text, def.span.start))
     const scope = new Scope(columns.map((c) => ({ table: undefined, name: c.name, type: c.type, hidden: false })))
     const bound = bindExpr(def.expr, this.engine.reads.constantExprCtx(scope, ctx, 'WATERMARK'))
     let other = false
     visitExpr(bound, (x) => {
       if ((x.kind === 'column' && x.index !== column) || x.kind === 'subquery') other = true
     })
-    if (other || bound.type !== 'timestamp') throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK expression must be a timestamp computed from "${def.column}" alone, such as ${def.column} - INTERVAL '5' SECOND`, positionAt(ctx.text, def.expr.span.start))
+    if (other || bound.type !== timeType) throw new RivuletError(SqlState.datatypeMismatch, `the WATERMARK expression must be a timestamp computed from "${def.column}" alone, such as ${def.column} - INTERVAL '5' SECOND`, positionAt(ctx.text, def.expr.span.start))
     notNull[column] = true
-    return { column, candidate: compileScalar(bound), monotone: growsWith(bound, column), current: -Infinity, pending: -Infinity, late: 0, pendingLate: 0, keep, retention, tickRows: [], history: [], head: 0 }
+    // compiled in UTC, as views are: a stream's watermarks never depend on a session's zone
+    return { column, candidate: withTimeZone(UTC, () => compileScalar(bound)), monotone: growsWith(bound, column), current: -Infinity, pending: -Infinity, late: 0, pendingLate: 0, keep, retention, tickRows: [], history: [], head: 0 }
   }
 
   createView(s: ast.CreateViewStmt, ctx: StatementContext): StatementResult {
@@ -233,6 +237,7 @@ export class Ddl {
     }
     const { plan: logical, columns: bound } = this.engine.reads.bindQuery(s.query, ctx)
     refuseSystemRelations(logical, 'a view', ctx, s.query.span.start)
+    this.refuseZoneDependence(logical, 'a view', ctx, s.query.span.start)
     if (s.columns.length > bound.length) throw new RivuletError(SqlState.syntaxError, 'CREATE VIEW specifies more column names than columns', positionAt(ctx.text, s.span.start))
     const columns = bound.map((c, i) => ({ name: s.columns[i] ?? c.name, type: c.type }))
     const seen = new Set<string>()
@@ -269,10 +274,23 @@ export class Ddl {
     return { command: tag, rowCount: 0 }
   }
 
+  /** Views and sinks are maintained in UTC (their expressions are compiled in it, whichever
+   *  session's write maintains them). In a session of another TimeZone, a view whose result
+   *  depends on the zone would show other values than the same query run ad hoc: refused. */
+  refuseZoneDependence(logical: unknown, what: string, ctx: StatementContext, at: number): void {
+    const zone = this.engine.sessions.current.timeZone
+    if (isUtc(zone) || !dependsOnTimeZone(logical, textNamesZone)) return
+    throw new RivuletError(SqlState.featureNotSupported, `${what} cannot depend on the session's TimeZone ("${zone.name}"): views and sinks are maintained in UTC`, positionAt(ctx.text, at), `Convert with AT TIME ZONE in the query (ts AT TIME ZONE '${zone.name}'), or create it in a session whose TimeZone is UTC.`)
+  }
+
   /** Renders a view's plan into the circuit and fills it from what it reads, as if it had
    *  always existed; windows already closed are emitted. Throws, leaving nothing behind,
    *  when that raises. */
   buildView(plan: DeltaPlan, name: string, renderAt: RenderAt = (f) => f()): { sink: ivm.IntegrateOperator | ivm.ReduceViewOperator; operators: Map<DeltaPlan, ivm.Operator>; owned: ivm.Operator[] } {
+    return withTimeZone(UTC, () => this.#buildView(plan, name, renderAt))
+  }
+
+  #buildView(plan: DeltaPlan, name: string, renderAt: RenderAt): { sink: ivm.IntegrateOperator | ivm.ReduceViewOperator; operators: Map<DeltaPlan, ivm.Operator>; owned: ivm.Operator[] } {
     const { output, fresh, operators } = renderAt(() => render(plan, this.engine.reads.renderContext()))
     // a view ending in GROUP BY reads the reduce's groups instead of keeping a second copy
     const sink = this.engine.circuit.add(output instanceof ivm.ReduceOperator && !output.expires && output.keyColumns.length > 0 ? new ivm.ReduceViewOperator(output) : new ivm.IntegrateOperator(output, sinkOptions(plan)))
@@ -296,6 +314,10 @@ export class Ddl {
   /** Renders a sink's plan into the circuit; returns its output operator and what it
    *  emitted while being filled (its result now). Throws, leaving nothing behind. */
   buildSink(plan: DeltaPlan, deliver: () => SinkEntry | undefined, renderAt: RenderAt = (f) => f()): { output: ivm.OutputOperator; operators: Map<DeltaPlan, ivm.Operator>; owned: ivm.Operator[]; initial: ivm.ZSet } {
+    return withTimeZone(UTC, () => this.#buildSink(plan, deliver, renderAt))
+  }
+
+  #buildSink(plan: DeltaPlan, deliver: () => SinkEntry | undefined, renderAt: RenderAt): { output: ivm.OutputOperator; operators: Map<DeltaPlan, ivm.Operator>; owned: ivm.Operator[]; initial: ivm.ZSet } {
     const { output, fresh, operators } = renderAt(() => render(plan, this.engine.reads.renderContext()))
     // the backfill's output is the first batch; later ticks' changes collect on the entry
     // until their commit

@@ -6,7 +6,7 @@ import * as ivm from '../../ivm/index.js'
 import type { Row } from '../../ivm/index.js'
 import { RivuletError, SqlState, positionAt } from '../../grammar/index.js'
 import type * as ast from '../../grammar/index.js'
-import { QueryBinder, Scope, bindExpr, coerce, typeDisplayName, visitExpr, withTypeModifier, hasSubquery, type Column, type LogicalPlan, type ScalarExpr, type SqlType, type TypeModifier } from '../../planner/index.js'
+import { QueryBinder, Scope, bindExpr, canAssignmentCast, coerce, typeDisplayName, visitExpr, withTypeModifier, hasSubquery, type Column, type LogicalPlan, type ScalarExpr, type SqlType, type TypeModifier } from '../../planner/index.js'
 import { type TableEntry } from './catalog.js'
 import { compileProjection, compileScalar, evaluateConstant, type RowFn } from '../sql-runtime/compile-scalar.js'
 import type { InputRow, StatementResult } from '../types.js'
@@ -44,9 +44,9 @@ function applyModifiers(modifiers: readonly (TypeModifier | undefined)[], row: u
 }
 function assignmentCast(e: ScalarExpr, t: SqlType, column: string, ctx: StatementContext, at: number): ScalarExpr {
   if (e.type === t || e.type === 'unknown') return e.type === 'unknown' ? (e.kind === 'literal' && e.value === null ? { kind: 'literal', value: null, type: t } : { kind: 'cast', arg: e, type: t }) : e
-  // assignment casts: numeric ↔ numeric, anything → text
-  const numeric = (x: SqlType) => x === 'smallint' || x === 'integer' || x === 'bigint' || x === 'numeric' || x === 'real' || x === 'double'
-  if ((numeric(e.type) && numeric(t)) || t === 'text' || t === 'bpchar' || (e.type === 'bpchar' && t !== 'unknown') || (e.type === 'date' && t === 'timestamp') || (e.type === 'timestamp' && t === 'date')) return { kind: 'cast', arg: e, type: t }
+  // PostgreSQL's assignment casts (numeric ↔ numeric, anything → text, timestamptz →
+  // timestamp, …), and CHAR(n) read as its text
+  if (canAssignmentCast(e.type, t) || (e.type === 'bpchar' && t !== 'unknown')) return { kind: 'cast', arg: e, type: t }
   throw new RivuletError(SqlState.datatypeMismatch, `column "${column}" is of type ${typeDisplayName(t)} but expression is of type ${typeDisplayName(e.type)}`, positionAt(ctx.text, at))
 }
 /** Value of a constant expression; literals and casts of literals skip code generation. */

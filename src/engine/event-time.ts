@@ -32,7 +32,7 @@ export class EventTime {
     const e = this.engine.catalog.entries.get(foldName(stream))
     if (!e || isView(e) || e.kind !== 'stream') throw new RivuletError(SqlState.undefinedTable, `stream "${stream}" does not exist`)
     const w = e.watermark
-    return w === undefined || w.current === -Infinity ? null : (toResultValue(w.current, 'timestamp') as string)
+    return w === undefined || w.current === -Infinity ? null : (toResultValue(w.current, e.columns[w.column]!.type) as string)
   }
 
   lateEvents(stream: string): number {

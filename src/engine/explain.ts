@@ -127,6 +127,9 @@ export class Explain {
         const rows = e.columns.map((c) => [c.name, typeDisplayName(c.type)] as ResultValue[])
         return { command: 'SHOW', rowCount: rows.length, columns: [{ name: 'name', type: 'text' }, { name: 'type', type: 'text' }], rows }
       }
+      case 'time zone':
+      case 'timezone':
+        return { command: 'SHOW', rowCount: 1, columns: [{ name: 'TimeZone', type: 'text' }], rows: [[this.engine.sessions.current.timeZone.name]] }
       default:
         return { command: 'SHOW', rowCount: 1, columns: [{ name: s.what[0] ?? 'setting', type: 'text' }], rows: [[what === 'server_version' ? '15.0 (rivulet)' : '']] }
     }

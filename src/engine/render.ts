@@ -6,7 +6,7 @@ import * as ivm from '../../ivm/index.js'
 import type { Operator, Row } from '../../ivm/index.js'
 import type { AggregateCall, DeltaPlan, FrameBoundSpec, ScalarExpr, SortKey, SqlType, TimeBound, WindowFunctionCall } from '../../planner/index.js'
 import { createHash } from 'node:crypto'
-import { ArrayValue, jsonReplacer } from '../../planner/index.js'
+import { ArrayValue, dependsOnTimeZone, jsonReplacer } from '../../planner/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import { compileFilterProjection, compileJoinProjection, compilePredicate, compileProjection, compileScalar, evaluateConstant } from '../sql-runtime/compile-scalar.js'
 import { compareFn, Interval } from '../sql-runtime/values.js'
@@ -14,6 +14,8 @@ import { MAX_TEXT_LENGTH, textOutOfMemory } from '../sql-runtime/text-limit.js'
 import { avgIntegerToNumeric, avgNumeric, sumBigintToNumeric, sumNumeric, sumToBigint } from '../sql-runtime/numeric-aggregates.js'
 import { stddevPopNumeric, stddevSampNumeric, varPopNumeric, varSampNumeric } from '../sql-runtime/numeric-variance.js'
 import { intervalLerp } from '../sql-runtime/datetime-functions.js'
+import { currentTimeZone, isUtc } from '../sql-runtime/time-zone.js'
+import { textNamesZone } from '../sql-runtime/timestamptz.js'
 
 export interface RenderContext {
   readonly circuit: ivm.Circuit
@@ -317,7 +319,9 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
       operators.set(p, op)
       return op
     }
-    const fp = fingerprint(p)
+    // an arrangement computed in another TimeZone (a view's, in UTC) is not this one
+    const zone = currentTimeZone()
+    const fp = isUtc(zone) || !dependsOnTimeZone(p, textNamesZone) ? fingerprint(p) : `${fingerprint(p)} in ${zone.name}`
     const existing = ctx.arrangements.get(fp)
     // one cut off by a failure in the open tick is behind: build a fresh one
     if (existing && ctx.circuit.isLive(existing)) {

@@ -9,6 +9,7 @@ import { EffectRecorder, EngineSession, sameEffect, type SessionHost } from './t
 import type { StatementResult } from '../types.js'
 import type { StatementContext } from './internals.js'
 import type { EngineInternals } from './internals.js'
+import { withTimeZone } from '../sql-runtime/time-zone.js'
 
 export class Sessions {
   constructor(private readonly engine: EngineInternals) {}
@@ -45,7 +46,7 @@ export class Sessions {
     const saved = this.current
     this.current = session
     try {
-      return f()
+      return withTimeZone(session.timeZone, f)
     } finally {
       this.current = saved
     }

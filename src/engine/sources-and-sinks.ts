@@ -294,6 +294,7 @@ export class SourcesAndSinks {
     }
     const { plan: logical } = this.engine.reads.bindQuery(query, ctx)
     refuseSystemRelations(logical, 'a sink', ctx, query.span.start)
+    this.engine.ddl.refuseZoneDependence(logical, 'a sink', ctx, query.span.start)
     const groupKey = grouped === undefined ? undefined : groupKeyColumns(this.engine.reads.bindQuery(grouped, ctx).plan)
     const context: SinkContext = { name, id: this.engine.log.sinkIdentity(name), columns: logical.columns.map((c) => ({ name: c.name, type: c.type })), groupKey, progress: this.engine.log.sinkProgress }
     const connector = openSink(options, connectorName, positionAt(ctx.text, s.span.start), context)

@@ -3,6 +3,7 @@
 // that owns it, inside a tick when it writes. Also the late-event NOTICE of a statement and
 // progress reporting (COPY, backfills).
 
+import { parseTimeZoneSetting, setCurrentTimeZone, withTimeZone } from '../sql-runtime/time-zone.js'
 import * as ivm from '../../ivm/index.js'
 import { parse, printStatement, RivuletError, SqlState, positionAt } from '../../grammar/index.js'
 import type * as ast from '../../grammar/index.js'
@@ -32,10 +33,12 @@ export class Statements {
     this.engine.checkOpen()
     const limits = options.limits?.maxMemoryBytes !== undefined ? options.limits : { ...options.limits, maxMemoryBytes: this.engine.maxMemoryBytes }
     const log = this.engine.log
-    if (options.deferSync !== true || log.deferSync) return this.engine.ticks.onClock(() => withLimits(limits, () => this.executeScript(sql, options)))
+    // the session's TimeZone is the statements' (SET TIME ZONE changes both)
+    const zone = this.engine.sessions.current.timeZone
+    if (options.deferSync !== true || log.deferSync) return withTimeZone(zone, () => this.engine.ticks.onClock(() => withLimits(limits, () => this.executeScript(sql, options))))
     log.deferSync = true
     try {
-      return this.engine.ticks.onClock(() => withLimits(limits, () => this.executeScript(sql, options)))
+      return withTimeZone(zone, () => this.engine.ticks.onClock(() => withLimits(limits, () => this.executeScript(sql, options))))
     } finally {
       log.deferSync = false
     }
@@ -136,6 +139,11 @@ export class Statements {
       case 'set':
         // the log's durability level is the engine's; other settings belong to sessions
         if (s.name === 'durability') this.engine.log.setDurability(s.value?.replace(/^'(.*)'$/, '$1') ?? 'power')
+        if (s.name.toLowerCase() === 'timezone') {
+          const zone = parseTimeZoneSetting(s.value)
+          this.engine.sessions.current.timeZone = zone
+          setCurrentTimeZone(zone)
+        }
         return { command: 'SET', rowCount: 0 }
       case 'session':
         throw new RivuletError(SqlState.featureNotSupported, `${printStatement(s).split(' ')[0]} needs a client session: connect to rivulet serve`, positionAt(ctx.text, s.span.start))

@@ -22,6 +22,7 @@
 
 import * as ivm from '../../ivm/index.js'
 import type { ExecuteOptions, InputRow, QueryResult, StatementResult } from '../types.js'
+import { UTC, type TimeZone } from '../sql-runtime/time-zone.js'
 
 /** What a session asks of the engine (the engine implements it). */
 export interface SessionHost {
@@ -93,6 +94,9 @@ export class EngineSession {
   writes: BlockWrite[] = []
   /** The block's processing time (µs), fixed at its first write. */
   now: number | undefined
+  /** The session's TimeZone (SET TIME ZONE): timestamptz text in and out, and the zone of
+   *  its queries' local-time arithmetic. */
+  timeZone: TimeZone = UTC
   #closed = false
 
   constructor(readonly host: SessionHost) {}

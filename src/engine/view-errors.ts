@@ -33,6 +33,7 @@
 // (reads of it there raise the error); ROLLBACK or an aborted block ends the cut with
 // everything else, since the cut operators were already undone to the last commit.
 
+import { UTC, withTimeZone } from '../sql-runtime/time-zone.js'
 import { allocationLimitError } from '../sql-runtime/text-limit.js'
 import * as ivm from '../../ivm/index.js'
 import type { OperatorFailure, Row } from '../../ivm/index.js'
@@ -289,13 +290,14 @@ function safeLastGood<M extends Maintained>(host: ErrorHost<M>, m: M): ivm.ZSet 
  *  For a sink going into error: what its connector has received. */
 export function resultAsOfCommit(plan: DeltaPlan, inputs: { readonly contents: (relation: string, versions: boolean) => ivm.ZSet; readonly watermark: (sources: readonly string[]) => number; readonly now: number }): ivm.ZSet {
   const circuit = new ivm.Circuit()
-  const { output, fresh } = render(plan, {
+  // in UTC, as the view was built (ddl.ts)
+  const { output, fresh } = withTimeZone(UTC, () => render(plan, {
     circuit,
     arrangements: new Map(),
     source: (relation, versions) => circuit.add(new ivm.InputOperator(() => inputs.contents(relation, versions === true))),
     watermark: inputs.watermark,
     now: () => inputs.now,
-  })
+  }))
   const sink = circuit.add(new ivm.IntegrateOperator(output))
   fresh.push(sink)
   circuit.backfill(fresh)

@@ -78,7 +78,7 @@ export function listRelations(engine: Engine, kinds: readonly RelationKind[] | u
 
 /** psql's spelling of a type in \d. */
 export function describeType(t: SqlTypeName): string {
-  return t === 'timestamp' ? 'timestamp without time zone' : t
+  return t === 'timestamp' ? 'timestamp without time zone' : t === 'timestamptz' ? 'timestamp with time zone' : t === 'time' ? 'time without time zone' : t
 }
 
 /** `\d NAME`: each relation matching the pattern, described. */

@@ -25,8 +25,11 @@ export const OID = {
   date: 1082,
   timestamp: 1114,
   timestamptz: 1184,
+  time: 1083,
   interval: 1186,
   numeric: 1700,
+  uuid: 2950,
+  bytea: 17,
 } as const
 
 /** A result column as the server describes it: the engine's type (for formatting values) and,
@@ -45,7 +48,10 @@ const SIZES: Partial<Record<SqlTypeName, number>> = {
   'double precision': 8,
   date: 4,
   timestamp: 8,
+  timestamptz: 8,
+  time: 8,
   interval: 16,
+  uuid: 16,
 }
 
 export function typeOid(f: Field): number {
@@ -161,10 +167,17 @@ export function castNameForOid(oid: number): string | undefined {
     case OID.date:
       return 'date'
     case OID.timestamp:
-    case OID.timestamptz:
       return 'timestamp'
+    case OID.timestamptz:
+      return 'timestamptz'
+    case OID.time:
+      return 'time'
     case OID.interval:
       return 'interval'
+    case OID.uuid:
+      return 'uuid'
+    case OID.bytea:
+      return 'bytea'
     default: {
       const a = ARRAY_ELEMENT.get(oid)
       return a === undefined ? undefined : `${a === 'character' ? 'text' : a}[]`
@@ -211,6 +224,10 @@ export function formatTypeName(t: SqlTypeName): string {
   switch (t) {
     case 'timestamp':
       return 'timestamp without time zone'
+    case 'timestamptz':
+      return 'timestamp with time zone'
+    case 'time':
+      return 'time without time zone'
     case 'unknown':
       return 'text'
     default:

@@ -361,6 +361,7 @@ export class Session {
     for (const [name, value] of params) {
       if (name.startsWith('_pq_.')) protocolOptions.push(name)
       else if (name === 'client_encoding') this.#runner.settings.set('client_encoding', clientEncoding(value))
+      else if (name.toLowerCase() === 'timezone') this.#runner.settings.set('timezone', this.#startupTimeZone(value))
       else if (name !== 'user' && name !== 'database' && name !== 'options' && name !== 'replication') this.#runner.settings.set(name.toLowerCase(), value)
     }
     this.#runner.settings.set('session_authorization', user)
@@ -731,6 +732,16 @@ export class Session {
       setTimeout(() => this.#socket.destroy(), 2000).unref()
     }
     else this.#socket.destroy()
+  }
+
+  /** A TimeZone sent in the startup packet (PGTZ): this session's; an unknown one ends the
+   *  connection, as PostgreSQL's invalid startup setting does. */
+  #startupTimeZone(value: string): string {
+    try {
+      return this.#runner.setTimeZone(value)
+    } catch (e) {
+      throw new FatalError('22023', e instanceof Error ? e.message : String(e))
+    }
   }
 
   /** Who this connection is, for the engine's catalog functions and pg_settings. */

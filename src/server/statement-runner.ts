@@ -21,6 +21,7 @@ import {
   type Frame,
 } from './protocol.js'
 import { timeoutError, type StatementLimits } from '../sql-runtime/statement-limits.js'
+import { parseTimeZoneSetting } from '../sql-runtime/time-zone.js'
 import { parseMilliseconds, sessionAction, type SessionAction } from './commands.js'
 import { type ParameterSite, type Substitution } from './parameters.js'
 import { copyCsvLine, copyTextLine, CopySubscription, CursorSubscription, type CopyTarget } from './subscriptions.js'
@@ -291,6 +292,8 @@ export class StatementRunner {
     const def = SETTINGS.find((s) => s.name.toLowerCase() === name)
     let v = value ?? (name === 'server_version' ? this.#ctx.serverVersion : name === 'session_authorization' ? this.#connection.user : name === 'statement_timeout' ? String(this.#ctx.statementTimeoutMs) : (def?.value ?? ''))
     if (name === 'client_encoding') v = clientEncoding(v, true)
+    // the TimeZone is the engine session's (timestamptz input, output and local-time arithmetic)
+    if (name === 'timezone') v = this.setTimeZone(value)
     if (name === 'statement_timeout' || name === 'idle_in_transaction_session_timeout') parseMilliseconds(v, name)
     if (['server_version', 'server_encoding', 'integer_datetimes', 'server_version_num', 'lc_collate', 'lc_ctype', 'max_identifier_length', 'is_superuser', 'in_hot_standby'].includes(name) && value !== undefined) {
       throw new RivuletError('55P02', `parameter "${name}" cannot be changed`)
@@ -301,6 +304,14 @@ export class StatementRunner {
       if (def?.report) this.reportedChanges.add(name)
     }
     return { kind: 'command', tag: 'SET' }
+  }
+
+  /** Makes `value` (a SET TIME ZONE value; undefined: the default) this session's TimeZone;
+   *  returns its name as SHOW prints it. Throws 22023 for a zone there is none of. */
+  setTimeZone(value: string | undefined): string {
+    const zone = parseTimeZoneSetting(value)
+    this.#engine.timeZone = zone
+    return zone.name
   }
 
   settingDisplayName(name: string): string {

@@ -10,11 +10,13 @@
 // calls too. A text function of one varying text (`substring(url FROM '…')`) reads through a
 // TextMemo of its call site (src/sql-runtime/text-memo.ts), and split_part calls of one string share one
 // split. Constants (function implementations, compiled regexes, IN sets) are closure
-// constants, so V8 sees fixed callees.
+// constants, so V8 sees fixed callees. The casts and functions that depend on the TimeZone get
+// the zone current at compile time as a constant (time-zone.ts): a view compiled in UTC keeps
+// UTC whichever session's write maintains it.
 
 import type { Row } from '../../ivm/index.js'
 import type { ScalarExpr, SqlType } from '../../planner/index.js'
-import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction, isVolatileFunction, mapExpr, numericCompare, setConstantEvaluator, visitExpr } from '../../planner/index.js'
+import { INTEGER_BOUNDS, NULL_SAFE_KEY, isIntegerType, isStrictFunction, isVolatileFunction, isZoneDependentCast, isZoneDependentFunction, mapExpr, numericCompare, setConstantEvaluator, visitExpr } from '../../planner/index.js'
 import { rowKey } from '../../ivm/index.js'
 import { RivuletError, SqlState } from '../../grammar/index.js'
 import { FUNCTIONS } from './functions.js'
@@ -22,6 +24,7 @@ import { REGEX_CALLS, prepareRegex } from './regex.js'
 import { castValue } from './values.js'
 import { compareText } from './value-order.js'
 import { TextMemo } from './text-memo.js'
+import { currentTimeZone } from './time-zone.js'
 
 export type RowFn = (row: Row) => unknown
 
@@ -418,7 +421,8 @@ function gen(e: ScalarExpr, g: Gen): string {
         return constant(g, v)
       }
       const t = temp(g)
-      const cast = `RT.cast(${t}, ${JSON.stringify(from === 'unknown' ? 'text' : from)}, ${JSON.stringify(to)})`
+      const zone = isZoneDependentCast(from, to) ? `, ${constant(g, currentTimeZone())}` : ''
+      const cast = `RT.cast(${t}, ${JSON.stringify(from === 'unknown' ? 'text' : from)}, ${JSON.stringify(to)}${zone})`
       // a bigint that is a JS number is the same number as a numeric or a double
       if (from === 'bigint' && (to === 'numeric' || to === 'double')) return `((${t} = ${gen(e.arg, g)}) === null ? null : typeof ${t} === 'number' ? ${t} : ${cast})`
       return `((${t} = ${gen(e.arg, g)}) === null ? null : ${cast})`
@@ -603,7 +607,9 @@ function genCall(e: Extract<ScalarExpr, { kind: 'call' }>, g: Gen): string {
   }
   const fn = RT.F[e.fn] ?? INTERNAL_FUNCTIONS[e.fn]
   if (!fn) throw new RivuletError(SqlState.internalError, `internal error: no implementation for function ${e.fn}`)
-  const call = `${constant(g, fn)}(${temps.join(', ')})`
+  // a function of the TimeZone gets the zone compiled in (see time-zone.ts) as its last argument
+  const zone = isZoneDependentFunction(e.fn) ? [constant(g, currentTimeZone())] : []
+  const call = `${constant(g, fn)}(${[...temps, ...zone].join(', ')})`
   if (isStrictFunction(e.fn)) return strict(call)
   const assigned = args.flatMap((c, i) => (temps[i] === c ? [] : [`${temps[i]} = ${c}`]))
   return `(${[...assigned, call].join(', ')})`

@@ -14,7 +14,7 @@ type Fn = (...args: never[]) => unknown
 
 // ---------------------------------------------------------------------------------- date/time
 
-function addMonths(ts: number, months: number): number {
+export function addMonths(ts: number, months: number): number {
   const days = Math.floor(ts / USECS_PER_DAY)
   const tod = ts - days * USECS_PER_DAY
   const [y, m, d] = civilFromDays(days)
@@ -35,7 +35,7 @@ export function tsAddInterval(ts: number, iv: Interval): number {
 }
 /** ts − iv, as ts + (−iv) without building the negated interval (a stream's watermark
  *  `ts - INTERVAL '4' SECOND` runs it for every event). */
-function tsSubInterval(ts: number, iv: Interval): number {
+export function tsSubInterval(ts: number, iv: Interval): number {
   if (!Number.isFinite(ts)) return ts
   let r = ts
   if (iv.months !== 0) r = addMonths(r, -iv.months)
@@ -46,7 +46,7 @@ function tsSubInterval(ts: number, iv: Interval): number {
 function dateToTs(d: number): number {
   return Number.isFinite(d) ? checkTimestamp(d * USECS_PER_DAY) : d
 }
-function tsSubTs(a: number, b: number): Interval {
+export function tsSubTs(a: number, b: number): Interval {
   if (!Number.isFinite(a) || !Number.isFinite(b)) throw sqlError('22008', 'cannot subtract infinite timestamps')
   const diff = a - b
   const days = Math.trunc(diff / USECS_PER_DAY)
@@ -240,7 +240,7 @@ export function isoWeek(days: number): [number, number] {
   return [ty, Math.floor((thursday - jan1) / 7) + 1]
 }
 
-function dateTrunc(field: string, ts: number): number {
+export function dateTrunc(field: string, ts: number): number {
   const f = fieldOf(field, TS_DESC)
   if (!Number.isFinite(ts)) return ts
   const t = tmOf(ts)
@@ -328,7 +328,7 @@ function dateTruncInterval(field: string, iv: Interval): Interval {
 
 /** date_part/extract on a timestamp (`isDate`: the value is a date and time fields are errors;
  *  `float`: date_part's double precision formulas, which round like PG's C code). */
-function extractTs(field: string, ts: number, isDate: boolean, float = false): number | null {
+export function extractTs(field: string, ts: number, isDate: boolean, float = false): number | null {
   const desc = isDate ? 'date' : TS_DESC
   const f = fieldOf(field, desc)
   if (isDate && (f === 'microsecond' || f === 'millisecond' || f === 'second' || f === 'minute' || f === 'hour' || f.startsWith('timezone'))) {
@@ -430,7 +430,7 @@ function extractInterval(field: string, iv: Interval): number {
 /** EXTRACT's numeric result (PG 14+): the fractional fields are exact decimals of a fixed
  *  scale — seconds and epochs in microseconds (scale 6), milliseconds at scale 3 — and the
  *  Julian day of a timestamp is the day plus the fraction of it, by numeric division. */
-function extractTsNumeric(field: string, ts: number, isDate: boolean): NumericValue | null {
+export function extractTsNumeric(field: string, ts: number, isDate: boolean): NumericValue | null {
   if (!Number.isFinite(ts) || isDate) return extractTs(field, ts, isDate)
   const f = fieldOf(field, TS_DESC)
   const tod = ts - Math.floor(ts / USECS_PER_DAY) * USECS_PER_DAY
@@ -514,7 +514,7 @@ function toTimestamp(x: number): number {
   }
 }
 
-function dateBin(stride: Interval, source: number, origin: number): number {
+export function dateBin(stride: Interval, source: number, origin: number): number {
   // PG: an infinite source is its own bin (before the stride is checked)
   if (!Number.isFinite(source)) return source
   if (!Number.isFinite(origin)) throw sqlError('22008', 'origin out of range')
@@ -535,7 +535,7 @@ function makeDate(y: number, m: number, d: number): number {
   return checkDate(daysFromCivil(ay, m, d))
 }
 
-function makeTimestamp(y: number, mo: number, d: number, h: number, mi: number, s: number): number {
+export function makeTimestamp(y: number, mo: number, d: number, h: number, mi: number, s: number): number {
   const days = makeDate(y, mo, d)
   if (h < 0 || h > 24 || mi < 0 || mi > 59 || s < 0 || s > 60 || (h === 24 && (mi > 0 || s > 0)) || Number.isNaN(s)) {
     throw sqlError('22008', `time field value out of range: ${h}:${String(mi).padStart(2, '0')}:${String(s).padStart(2, '0')}`)
@@ -549,7 +549,7 @@ function makeInterval(years = 0, months = 0, weeks = 0, days = 0, hours = 0, min
 }
 
 /** PG timestamp age(): symbolic years/months/days difference. */
-function age(a: number, b: number): Interval {
+export function age(a: number, b: number): Interval {
   if (!Number.isFinite(a) || !Number.isFinite(b)) throw sqlError('22008', 'interval out of range')
   const t1 = tmOf(a)
   const t2 = tmOf(b)
@@ -598,7 +598,6 @@ export const DATETIME_FUNCTIONS: Readonly<Record<string, Fn>> = {
 
   now: () => clock.nowMicros(),
   clock_timestamp: () => clock.nowMicros(),
-  current_date: () => Math.floor(clock.nowMicros() / USECS_PER_DAY),
   date_trunc_ts: dateTrunc,
   date_trunc_interval: dateTruncInterval,
   date_part_ts: (f: string, ts: number) => extractTs(f, ts, false, true),

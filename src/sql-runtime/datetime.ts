@@ -9,8 +9,8 @@
 // - Accepted date input: ISO (YYYY-MM-DD, also with '/'), YYYYMMDD, MM/DD/YYYY (DateStyle
 //   MDY), 'Mon DD YYYY', 'DD Mon YYYY', 'YYYY-Mon-DD', BC/AD, infinity, epoch, now/today/
 //   tomorrow/yesterday. Not: Julian 'J2451187', 'YYYY.DDD', compact 'YYYYMMDD HHMMSS' times.
-// - timestamp input ignores any time zone suffix (Z, +05:00, UTC), as PG does for
-//   timestamp without time zone. 'now'/'today'/'tomorrow'/'yesterday' read the wall clock.
+// - timestamp input ignores any time zone suffix (Z, +05:00, UTC, Europe/Paris), as PG does for
+//   timestamp without time zone (a zone name is not checked). 'now'/'today'/'tomorrow'/'yesterday' read the wall clock.
 
 import { sqlError, fieldOutOfRange, invalidSyntax } from './sql-errors.js'
 
@@ -163,11 +163,13 @@ function mon(name: string, f: (m: number) => [number, number, number]): [number,
 }
 
 const TIME_RE =
-  /^(?:[\st]+(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?\s*(z|utc|gmt|[+-]\d{1,2}(?::?\d{2}){0,2})?\s*(bc|ad)?\s*$/
+  /^(?:[\st]+(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?)?\s*(z|utc|gmt|[+-]\d{1,2}(?::?\d{2}){0,2}|(?!(?:bc|ad)\s*$)[a-z][a-z0-9_/+-]*)?\s*(bc|ad)?\s*$/
 
-interface ParsedDateTime {
+export interface ParsedDateTime {
   readonly days: number
   readonly micros: number // time of day, may be a full day for 24:00:00
+  /** The zone written after the time (lower-cased), if any: an offset or a name. */
+  readonly zone?: string
 }
 
 function special(s: string, typeName: 'date' | 'timestamp'): number | undefined {
@@ -194,7 +196,7 @@ function special(s: string, typeName: 'date' | 'timestamp'): number | undefined 
   }
 }
 
-function parseDateTime(text: string, typeName: 'date' | 'timestamp'): ParsedDateTime {
+export function parseDateTime(text: string, typeName: string): ParsedDateTime {
   const s = text.trim().toLowerCase()
   for (const [re, f] of DATE_RES) {
     const m = re.exec(s)
@@ -226,7 +228,7 @@ function parseDateTime(text: string, typeName: 'date' | 'timestamp'): ParsedDate
       // a bare "-05" after a date is not a zone; treat as garbage
       throw invalidSyntax(typeName, text)
     }
-    return { days: daysFromCivil(y, mo, d), micros }
+    return tm[5] === undefined ? { days: daysFromCivil(y, mo, d), micros } : { days: daysFromCivil(y, mo, d), micros, zone: tm[5] }
   }
   throw invalidSyntax(typeName, text)
 }

@@ -4,7 +4,8 @@
 //
 // FUNCTIONS gathers the families: arithmetic-functions.ts (integers, floats, math),
 // text-functions.ts (strings, LIKE, regular expressions), datetime-functions.ts and
-// to-char.ts (dates, timestamps, intervals), numeric-functions.ts (exact NUMERIC, PostgreSQL's
+// to-char.ts (dates, timestamps, intervals), timestamptz-functions.ts (timestamptz, time, uuid,
+// bytea), numeric-functions.ts (exact NUMERIC, PostgreSQL's
 // result scales), array-functions.ts, series-functions.ts; the comparisons, type modifiers
 // and CHAR(n) operators, which serve every type, are here. Each family notes its deviations
 // from PostgreSQL.
@@ -23,6 +24,7 @@ import { ARITHMETIC_FUNCTIONS } from './arithmetic-functions.js'
 import { TEXT_FUNCTIONS } from './text-functions.js'
 import { DATETIME_FUNCTIONS, tsAddInterval } from './datetime-functions.js'
 import { toCharMemo } from './to-char.js'
+import { TIMESTAMPTZ_FUNCTIONS } from './timestamptz-functions.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -65,6 +67,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
 
   ...TEXT_FUNCTIONS,
   ...DATETIME_FUNCTIONS,
+  ...TIMESTAMPTZ_FUNCTIONS,
   ...NUMERIC_FUNCTIONS,
   ...ARRAY_FUNCTIONS,
   ...seriesFunctions(tsAddInterval),

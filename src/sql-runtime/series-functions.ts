@@ -55,7 +55,7 @@ function numericSeries(start: NumericValue, stop: NumericValue, step: NumericVal
   return new ArrayValue(out)
 }
 
-function timestampSeries(start: number, stop: number, step: Interval, add: (ts: number, iv: Interval) => number): ArrayValue {
+export function timestampSeries(start: number, stop: number, step: Interval, add: (ts: number, iv: Interval) => number): ArrayValue {
   const probe = add(0, step)
   if (probe === 0) throw zeroStep()
   const up = probe > 0

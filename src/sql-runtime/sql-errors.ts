@@ -9,7 +9,7 @@ export function sqlError(code: string, message: string): RivuletError {
   return new RivuletError(code, message)
 }
 export function invalidSyntax(type: string, text: string): RivuletError {
-  const code = type === 'timestamp' || type === 'date' || type === 'interval' ? '22007' : '22P02'
+  const code = type === 'timestamp' || type === 'date' || type === 'interval' || type === 'timestamp with time zone' || type === 'time without time zone' ? '22007' : '22P02'
   return sqlError(code, `invalid input syntax for type ${type}: "${text}"`)
 }
 export function fieldOutOfRange(text: string): RivuletError {

@@ -19,7 +19,11 @@ const OIDS: Record<ElementName, readonly [scalar: number, array: number]> = {
   character: [1042, 1014],
   date: [1082, 1182],
   timestamp: [1114, 1115],
+  timestamptz: [1184, 1185],
+  time: [1083, 1183],
   interval: [1186, 1187],
+  uuid: [2950, 2951],
+  bytea: [17, 1001],
 }
 
 const UNKNOWN_OID = 705
@@ -46,6 +50,7 @@ export interface PgType {
 
 export const PG_TYPES: readonly PgType[] = [
   { oid: 16, typname: 'bool', typlen: 1, typcategory: 'B', display: 'boolean' },
+  { oid: 17, typname: 'bytea', typlen: -1, typcategory: 'U', display: 'bytea' },
   { oid: 18, typname: 'char', typlen: 1, typcategory: 'Z', display: '"char"' },
   { oid: 19, typname: 'name', typlen: 64, typcategory: 'S', display: 'name' },
   { oid: 20, typname: 'int8', typlen: 8, typcategory: 'N', display: 'bigint' },
@@ -60,11 +65,13 @@ export const PG_TYPES: readonly PgType[] = [
   { oid: 1042, typname: 'bpchar', typlen: -1, typcategory: 'S', display: 'character' },
   { oid: 1043, typname: 'varchar', typlen: -1, typcategory: 'S', display: 'character varying' },
   { oid: 1082, typname: 'date', typlen: 4, typcategory: 'D', display: 'date' },
+  { oid: 1083, typname: 'time', typlen: 8, typcategory: 'D', display: 'time without time zone' },
   { oid: 1114, typname: 'timestamp', typlen: 8, typcategory: 'D', display: 'timestamp without time zone' },
   { oid: 1184, typname: 'timestamptz', typlen: 8, typcategory: 'D', display: 'timestamp with time zone' },
   { oid: 1186, typname: 'interval', typlen: 16, typcategory: 'T', display: 'interval' },
   { oid: 1700, typname: 'numeric', typlen: -1, typcategory: 'N', display: 'numeric' },
   { oid: 2205, typname: 'regclass', typlen: 4, typcategory: 'N', display: 'regclass' },
+  { oid: 2950, typname: 'uuid', typlen: 16, typcategory: 'U', display: 'uuid' },
 ]
 /** The array type of each element type above that the engine has (`_int4`, `integer[]`). */
 export const PG_ARRAY_TYPES: readonly (PgType & { readonly typelem: number })[] = arrayTypeOids().flatMap((a) => {

@@ -65,6 +65,8 @@ export function compareFn(t: SqlType): (a: unknown, b: unknown) => number {
   switch (t) {
     case 'text':
     case 'unknown':
+    case 'uuid':
+    case 'bytea':
       return compareText as (a: unknown, b: unknown) => number
     case 'boolean':
       return compareBool as (a: unknown, b: unknown) => number

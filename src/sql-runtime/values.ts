@@ -11,9 +11,10 @@
 //   float8_numeric/float4_numeric do. The API returns numeric values as their PG text
 //   ('2.50'), as node-postgres does, so no digit is lost to a double.
 // - bigint: the API returns a JS number within ±(2^53 − 1) and a JS bigint beyond.
-// - API input (fromInputValue): JS numbers for date/timestamp columns are epoch MILLISECONDS
-//   (JS Date convention; a date takes the UTC day); numbers for interval columns are
-//   milliseconds; Date objects are accepted for date/timestamp.
+// - API input (fromInputValue): JS numbers for date/timestamp/timestamptz columns are epoch
+//   MILLISECONDS (JS Date convention; a date takes the UTC day, a timestamp the UTC wall
+//   clock); numbers for interval columns are milliseconds; Date objects are accepted for
+//   date/timestamp/timestamptz; a Uint8Array (a Buffer) for bytea.
 
 import { RivuletError } from '../../grammar/errors.js'
 import { INTEGER_BOUNDS, elementType, isArrayType, typeDisplayName } from '../../planner/types.js'
@@ -28,6 +29,11 @@ import { checkDate, checkTimestamp, formatDate, formatTimestamp, parseDate, pars
 import { Interval, parseInterval } from './interval.js'
 import { formatFloat4, formatFloat8, parseBoolean, parseFloat4, parseFloat8, parseInteger, parseNumeric, rint } from './number-text.js'
 import { trimPadding } from './value-order.js'
+import { currentTimeZone, type TimeZone } from './time-zone.js'
+import { formatTimestamptz, parseTimestamptz, timestampToTimestamptz, timestamptzToDate, timestamptzToTime, timestamptzToTimestamp } from './timestamptz.js'
+import { formatTime, parseTime, timeOfTimestamp } from './time-of-day.js'
+import { parseUuid } from './uuid.js'
+import { byteaOf, parseBytea } from './bytea.js'
 
 // Re-exported for the engine's modules, which import them from here.
 export { clock } from './datetime.js'
@@ -37,9 +43,9 @@ export { compareFn } from './value-order.js'
 // ---------------------------------------------------------------------------------- text output
 
 /** PG output function text of a non-null value (booleans 't'/'f', as psql shows them). */
-export function formatOutput(v: unknown, t: SqlType): string {
+export function formatOutput(v: unknown, t: SqlType, zone: TimeZone = currentTimeZone()): string {
   if (t === 'boolean') return v ? 't' : 'f'
-  return toText(v, t)
+  return toText(v, t, zone)
 }
 
 /** An array's text: its elements by their output function (booleans t/f, as array_out). */
@@ -48,8 +54,9 @@ function arrayText(v: ArrayValue, t: ArrayType): string {
   return formatArray(v, (x) => formatOutput(x, e))
 }
 
-/** Text of a non-null value as `CAST(v AS text)` gives it (booleans 'true'/'false'). */
-export function toText(v: unknown, t: SqlType): string {
+/** Text of a non-null value as `CAST(v AS text)` gives it (booleans 'true'/'false'); a
+ *  timestamptz in `zone`. */
+export function toText(v: unknown, t: SqlType, zone: TimeZone = currentTimeZone()): string {
   if (isArrayType(t)) return arrayText(v as ArrayValue, t)
   switch (t) {
     case 'text':
@@ -72,16 +79,24 @@ export function toText(v: unknown, t: SqlType): string {
       return formatDate(v as number)
     case 'timestamp':
       return formatTimestamp(v as number)
+    case 'timestamptz':
+      return formatTimestamptz(v as number, zone)
+    case 'time':
+      return formatTime(v as number)
     case 'interval':
       return (v as Interval).toString()
+    case 'uuid':
+    case 'bytea':
+      return v as string
   }
 }
 
-/** Parses text input for a type (the PG input function). */
-export function parseText(s: string, to: SqlType): unknown {
+/** Parses text input for a type (the PG input function); a timestamptz without a zone of its
+ *  own is read in `zone`. */
+export function parseText(s: string, to: SqlType, zone: TimeZone = currentTimeZone()): unknown {
   if (isArrayType(to)) {
     const e = elementType(to)
-    return parseArray(s, (x) => parseText(x, e))
+    return parseArray(s, (x) => parseText(x, e, zone))
   }
   switch (to) {
     case 'text':
@@ -104,8 +119,16 @@ export function parseText(s: string, to: SqlType): unknown {
       return parseDate(s)
     case 'timestamp':
       return parseTimestamp(s)
+    case 'timestamptz':
+      return parseTimestamptz(s, zone)
+    case 'time':
+      return parseTime(s, zone)
     case 'interval':
       return parseInterval(s)
+    case 'uuid':
+      return parseUuid(s)
+    case 'bytea':
+      return parseBytea(s)
   }
 }
 
@@ -178,18 +201,19 @@ function cannotCast(from: SqlType, to: SqlType): RivuletError {
 }
 
 /** Casts a non-null run-time value between types with PG semantics (rounding, range checks,
- *  text parsing/formatting). `from` 'unknown' means v is the text of an untyped literal. */
-export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
+ *  text parsing/formatting). `from` 'unknown' means v is the text of an untyped literal. The
+ *  casts that involve timestamptz and a local time (text, timestamp, date, time) are in `zone`. */
+export function castValue(v: unknown, from: SqlType, to: SqlType, zone: TimeZone = currentTimeZone()): unknown {
   if (from === to) return v
   // CHAR(n) → text drops the padding (trailing spaces never count in a CHAR)
   if (from === 'bpchar' && (to === 'text' || to === 'unknown')) return trimPadding(v as string)
-  if (from === 'text' || from === 'unknown' || from === 'bpchar') return parseText(v as string, to)
-  if (to === 'text' || to === 'unknown') return toText(v, from)
+  if (from === 'text' || from === 'unknown' || from === 'bpchar') return parseText(v as string, to, zone)
+  if (to === 'text' || to === 'unknown') return toText(v, from, zone)
   if (isArrayType(to) && isArrayType(from)) {
     // element by element (int[] → bigint[], text[] → integer[], …)
     const a = elementType(from)
     const b = elementType(to)
-    return new ArrayValue((v as ArrayValue).items.map((x) => (x === null ? null : castValue(x, a, b))))
+    return new ArrayValue((v as ArrayValue).items.map((x) => (x === null ? null : castValue(x, a, b, zone))))
   }
   if (isArrayType(to) || isArrayType(from)) throw cannotCast(from, to)
   switch (to) {
@@ -219,14 +243,42 @@ export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
       break
     case 'timestamp':
       if (from === 'date') return checkTimestamp((v as number) * USECS_PER_DAY)
+      if (from === 'timestamptz') return timestamptzToTimestamp(v as number, zone)
+      break
+    case 'timestamptz':
+      if (from === 'date') return timestampToTimestamptz(checkTimestamp((v as number) * USECS_PER_DAY), zone)
+      if (from === 'timestamp') return timestampToTimestamptz(v as number, zone)
       break
     case 'date':
       if (from === 'timestamp') return Math.floor((v as number) / USECS_PER_DAY)
+      if (from === 'timestamptz') return timestamptzToDate(v as number, zone)
+      break
+    case 'time':
+      if (from === 'timestamp') {
+        if (!Number.isFinite(v as number)) break
+        return timeOfTimestamp(v as number)
+      }
+      if (from === 'timestamptz') {
+        if (!Number.isFinite(v as number)) break
+        return timestamptzToTime(v as number, zone)
+      }
+      if (from === 'interval') return intervalToTime(v as Interval)
+      break
+    case 'interval':
+      if (from === 'time') return new Interval(0, 0, v as number)
       break
     default:
       break
   }
   throw cannotCast(from, to)
+}
+
+/** interval → time: the interval's time part, wrapped into one day (months and days are
+ *  dropped, as PostgreSQL does). */
+function intervalToTime(i: Interval): number {
+  const day = 86_400_000_000
+  const r = i.micros % day
+  return r < 0 ? r + day : r
 }
 
 function isNum(t: SqlType): boolean {
@@ -265,8 +317,15 @@ export function toResultValue(v: unknown, t: SqlType): ResultValue {
       return formatDate(v as number)
     case 'timestamp':
       return formatTimestamp(v as number)
+    case 'timestamptz':
+      return formatTimestamptz(v as number, currentTimeZone())
+    case 'time':
+      return formatTime(v as number)
     case 'interval':
       return (v as Interval).toString()
+    case 'uuid':
+    case 'bytea':
+      return v as string
   }
 }
 
@@ -339,8 +398,12 @@ export function fromInputValue(v: unknown, t: SqlType): unknown {
       if (typeof v === 'number') return msToDays(v, v, t)
       break
     case 'timestamp':
+    case 'timestamptz':
       if (v instanceof Date) return msToMicros(v.getTime(), v, t)
       if (typeof v === 'number') return msToMicros(v, v, t)
+      break
+    case 'bytea':
+      if (v instanceof Uint8Array) return byteaOf(v)
       break
     case 'interval':
       if (v instanceof Interval) return v

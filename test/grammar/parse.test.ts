@@ -514,6 +514,12 @@ describe('statements', () => {
     expect(one('SET x TO 5')).toMatchObject({ kind: 'set', name: 'x', value: '5' })
     expect(one("SET SESSION search_path = 'a', b")).toMatchObject({ name: 'search_path', value: 'a, b' })
     expect(one("SET TIME ZONE 'UTC'")).toMatchObject({ name: 'timezone', value: 'UTC' })
+    expect(one("SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE")).toMatchObject({ name: 'timezone', value: "INTERVAL '+02:00'" })
+    expect(one('SET TIME ZONE LOCAL')).toMatchObject({ name: 'timezone', value: 'local' })
+    // x AT TIME ZONE z is timezone(z, x), binding tighter than * and looser than unary minus
+    expect(expr("ts AT TIME ZONE 'UTC'")).toMatchObject({ kind: 'func', name: ['timezone'], args: [{ kind: 'literal' }, { kind: 'column', parts: ['ts'] }] })
+    expect(expr("2 * ts AT TIME ZONE 'UTC'")).toMatchObject({ kind: 'binary', op: '*', right: { kind: 'func', name: ['timezone'] } })
+    expect(expr("ts AT TIME ZONE 'UTC' AT TIME ZONE 'Asia/Tokyo'")).toMatchObject({ kind: 'func', args: [{ kind: 'literal' }, { kind: 'func', name: ['timezone'] }] })
     expect(one('FLUSH')).toMatchObject({ kind: 'flush' })
     expect(one('SUBSCRIBE TO v WITH (SNAPSHOT = false)')).toMatchObject({
       kind: 'subscribe',

@@ -192,9 +192,12 @@ describe('functions', () => {
     expect(fn('extract', 'text', 'date')).toBe('extract_date(text,date)->numeric')
     expect(fn('extract', 'text', 'interval')).toBe('extract_interval(text,interval)->numeric')
     expect(fn('date_part', 'unknown', 'date')).toBe('date_part_ts(text,timestamp)->double')
-    expect(fn('date_trunc', 'unknown', 'date')).toBe('date_trunc_ts(text,timestamp)->timestamp')
+    // a date promotes to timestamptz, the preferred date/time type (PostgreSQL: pg_typeof is
+    // timestamp with time zone)
+    expect(fn('date_trunc', 'unknown', 'date')).toBe('date_trunc_tstz(text,timestamptz)->timestamptz')
+    expect(fn('date_trunc', 'unknown', 'timestamp')).toBe('date_trunc_ts(text,timestamp)->timestamp')
     expect(fn('date_trunc', 'unknown', 'interval')).toBe('date_trunc_interval(text,interval)->interval')
-    expect(fn('to_timestamp', 'integer')).toBe('to_timestamp(double)->timestamp')
+    expect(fn('to_timestamp', 'integer')).toBe('to_timestamp(double)->timestamptz')
   })
   it('volatile functions are flagged', () => {
     for (const name of ['now', 'current_timestamp', 'localtimestamp', 'current_date', 'random']) {

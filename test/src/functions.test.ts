@@ -8,6 +8,7 @@ import { prepareRegex } from '../../src/sql-runtime/regex.js'
 import { Interval, parseInterval } from '../../src/sql-runtime/interval.js'
 import { formatFloat8, parseNumeric } from '../../src/sql-runtime/number-text.js'
 import { formatTimestamp, parseTimestamp, clock } from '../../src/sql-runtime/datetime.js'
+import { UTC } from '../../src/sql-runtime/time-zone.js'
 import { numericText, type NumericValue } from '../../planner/index.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -442,7 +443,9 @@ describe('date/time functions', () => {
     expect(F.justify_interval(I('1 mon -1 hour')).toString()).toBe('29 days 23:00:00')
     expect(F.age(T('2024-03-15'), T('2023-01-31 12:00')).toString()).toBe('1 year 1 mon 14 days 12:00:00')
     expect(F.ts_to_date(T('2024-01-01 10:00'))).toBe(19723)
-    expect(resolveFunction('date', ['unknown'])?.overload.id).toBe('ts_to_date')
+    // an untyped literal is a timestamptz, PostgreSQL's preferred date/time type
+    expect(resolveFunction('date', ['unknown'])?.overload.id).toBe('tstz_to_date')
+    expect(resolveFunction('date', ['timestamp'])?.overload.id).toBe('ts_to_date')
   })
   it('to_char reuses a result only within the finest unit its format prints', () => {
     const ts = (t: string) => parseTimestamp(t)
@@ -475,14 +478,17 @@ describe('date/time functions', () => {
     expect(F.to_char_ts(T('0044-03-15 BC'), 'YYYY BC AD')).toBe('0044 BC BC')
     expect(F.to_char_ts(mid, 'Dayth FMfmDD THPM')).toBe('Sunday    fm07 THAM')
     expect(F.to_char_ts(Infinity, 'YYYY')).toBeNull()
-    expect(resolveFunction('to_char', ['date', 'unknown'])?.overload.id).toBe('to_char_ts')
+    // a date promotes to timestamptz, PostgreSQL's preferred date/time type
+    expect(resolveFunction('to_char', ['date', 'unknown'])?.overload.id).toBe('to_char_tstz')
+    expect(resolveFunction('to_char', ['timestamp', 'unknown'])?.overload.id).toBe('to_char_ts')
   })
   it('now / current_date use the clock', () => {
     const saved = clock.nowMicros
     clock.nowMicros = () => 1704103200_000000
     try {
       expect(fts(F.now())).toBe('2024-01-01 10:00:00')
-      expect(F.current_date()).toBe(19723)
+      expect(F.current_date(UTC)).toBe(19723)
+      expect(F.current_date({ name: 'Asia/Tokyo', iana: 'Asia/Tokyo' })).toBe(19723)
       expect(F.age_now(T('2023-12-25 12:00')).toString()).toBe('6 days 12:00:00')
     } finally {
       clock.nowMicros = saved

@@ -51,7 +51,8 @@ describe('temporal filters', () => {
 
   it('NOW() reads the injected clock in ad hoc reads and DML, one instant per tick', () => {
     const db = Engine.open({ clock: () => new Date(BASE) })
-    expect(db.query('SELECT now(), current_date').rows).toEqual([['2024-01-01 12:00:00', '2024-01-01']])
+    // now() is a timestamptz, shown in the session's TimeZone (UTC)
+    expect(db.query('SELECT now(), current_date').rows).toEqual([['2024-01-01 12:00:00+00', '2024-01-01']])
     db.execute('CREATE TABLE t (k INT, at TIMESTAMP DEFAULT now())')
     db.execute('INSERT INTO t (k) VALUES (1)')
     db.execute("INSERT INTO t VALUES (2, 'now')")
