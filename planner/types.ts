@@ -6,7 +6,8 @@
 //   (planner/numeric.ts); text → string; bpchar (CHAR(n)) → string, padded with spaces to n,
 //   whose trailing spaces never count (comparisons and the cast to text drop them); date → number (days since 1970-01-01); timestamp →
 //   number (microseconds since 1970-01-01 00:00:00); interval → an Interval object (months,
-//   days, microseconds); an array (`integer[]`, one dimension, lower bound 1) → an ArrayValue
+//   days, microseconds); jsonb → a JsonbValue, a parsed and normalized JSON tree
+//   (src/sql-runtime/jsonb-value.ts); an array (`integer[]`, one dimension, lower bound 1) → an ArrayValue
 //   of its elements' values (planner/array-value.ts). NULL → null. 'unknown' is the type of an
 //   untyped NULL or string literal before coercion.
 
@@ -24,6 +25,7 @@ export type ScalarType =
   | 'date'
   | 'timestamp'
   | 'interval'
+  | 'jsonb'
   | 'unknown'
 
 /** An array of elements of a scalar type (PostgreSQL's `integer[]`; arrays of arrays are
@@ -88,6 +90,7 @@ function scalarTypeFromName(name: string): ScalarType | undefined {
     case 'date':
     case 'timestamp':
     case 'interval':
+    case 'jsonb':
       return name
     case 'varchar':
       return 'text'
@@ -98,6 +101,14 @@ function scalarTypeFromName(name: string): ScalarType | undefined {
     default:
       return undefined
   }
+}
+
+/** The error for a type name typeFromName does not know: 42704 "does not exist", except for
+ *  `json`, which is refused with a pointer to jsonb (the one JSON type here: json's text
+ *  would keep its spacing, key order and duplicate keys, which a jsonb does not). */
+export function unknownTypeError(name: string): { readonly code: string; readonly message: string } {
+  if (name === 'json') return { code: '0A000', message: 'type json is not supported: use jsonb' }
+  return { code: '42704', message: `type "${name}" does not exist` }
 }
 
 /** The Postgres spelling used in messages and result metadata. */

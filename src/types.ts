@@ -2,7 +2,8 @@
 // real and double precision; bigint as a number within ±(2^53 − 1) and a JS bigint beyond (so
 // no 64-bit value is rounded); NUMERIC as its exact Postgres text ('2.50'), as node-postgres
 // returns it; strings for text, booleans, null; DATE, TIMESTAMP and INTERVAL values in their
-// Postgres text form ('2024-01-01 10:00:00'), so results print and compare the same everywhere.
+// Postgres text form ('2024-01-01 10:00:00'), so results print and compare the same everywhere;
+// JSONB as its PostgreSQL text ('{"a": 1}'), as node-postgres's text results have it.
 
 import { elementType, isArrayType, type SqlType } from '../planner/index.js'
 
@@ -20,6 +21,7 @@ export type ScalarTypeName =
   | 'date'
   | 'timestamp'
   | 'interval'
+  | 'jsonb'
   | 'unknown'
 
 /** SQL type names as the engine reports them: a scalar type, or an array of one

@@ -14,6 +14,7 @@ import { Scope, type ScopeColumn } from './scope.js'
 import { evaluateRecursiveCte, isRecursive } from './recursive-cte.js'
 import { AGG_PLACEHOLDER, GROUPING_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext } from './bind-expr.js'
 import { planWindows, WindowBinder } from './bind-window.js'
+import { JSONB_SET_FUNCTIONS, jsonbExpansion } from './bind-jsonb.js'
 
 export interface BoundQuery {
   readonly plan: LogicalPlan
@@ -538,6 +539,7 @@ export class QueryBinder {
       if (a.kind !== 'expr') throw planError(this.#err, SqlState.syntaxError, `${fn} takes expressions`, a.span)
       return { bound: bindExpr(a.expr, this.#ctx(scope, 'FROM')), span: a.expr.span }
     })
+    if (JSONB_SET_FUNCTIONS.has(fn)) return this.#bindJsonbExpansion(ref, fn, args, scope, inputPlan, outer)
     let array: ScalarExpr
     if (fn === 'unnest') {
       if (args.length !== 1) throw planError(this.#err, SqlState.featureNotSupported, args.length === 0 ? 'unnest takes an array' : 'unnest with more than one array is not supported', ref.span)
@@ -556,6 +558,36 @@ export class QueryBinder {
     const plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array, columns }
     const own: ScopeColumn = { table: ref.alias?.name ?? fn, name, type, hidden: false }
     return { plan, scope: new Scope([...scope.columns, own], outer) }
+  }
+
+  /** jsonb_array_elements[_text], jsonb_object_keys, jsonb_each[_text] in FROM: the unnest of
+   *  the elements (or keys) of the jsonb; jsonb_each's value column is read from the object by
+   *  the key, in a projection above. Named as in PostgreSQL: `value`, `key`, or the function's
+   *  name (jsonb_object_keys, which an alias renames); `AS t(a, b)` renames them. */
+  #bindJsonbExpansion(ref: ast.FunctionTableRef, fn: string, args: { bound: ScalarExpr; span: ast.Span }[], scope: Scope, inputPlan: LogicalPlan, outer: Scope | undefined): BoundFrom {
+    const x = jsonbExpansion(fn, args.map((a) => a.bound), { err: this.#err }, ref.span)
+    const defaults = x.value ? [x.element.name, x.value.name] : [fn === 'jsonb_object_keys' ? (ref.alias?.name ?? fn) : x.element.name]
+    const aliases = ref.alias?.columns ?? []
+    if (aliases.length > defaults.length) throw planError(this.#err, SqlState.syntaxError, `too many column aliases for ${fn} (it returns ${defaults.length === 1 ? 'one column' : 'two columns'})`, ref.span)
+    const names = defaults.map((d, i) => aliases[i] ?? d)
+    const table = ref.alias?.name ?? fn
+    const width = inputPlan.columns.length
+    const keyColumn = { name: names[0]!, type: x.element.type }
+    let plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array: x.array, columns: [...inputPlan.columns, keyColumn] }
+    const own: ScopeColumn[] = [{ table, name: names[0]!, type: x.element.type, hidden: false }]
+    if (x.value) {
+      const valueColumn = { name: names[1]!, type: x.value.type }
+      const exprs = [...plan.columns.map((c, i) => col(i, c.type)), x.value.of(col(width, x.element.type))]
+      plan = { kind: 'project', input: plan, exprs, columns: [...plan.columns, valueColumn] }
+      own.push({ table, name: names[1]!, type: x.value.type, hidden: false })
+    } else if (aliases.length === 0 && table !== names[0]) {
+      // PostgreSQL reads the table name of a one-column function (`SELECT e FROM t,
+      // jsonb_array_elements(t.j) e`) as its value: a hidden copy of the column by that name
+      const exprs = plan.columns.map((c, i) => col(i, c.type))
+      plan = { kind: 'project', input: plan, exprs: [...exprs, col(width, x.element.type)], columns: [...plan.columns, { name: table, type: x.element.type }] }
+      own.push({ table, name: table, type: x.element.type, hidden: true, mergedUsing: true })
+    }
+    return { plan, scope: new Scope([...scope.columns, ...own], outer) }
   }
 
   /** TUMBLE / HOP / SESSION in FROM, in the Flink form `TUMBLE(TABLE t,
@@ -973,29 +1005,33 @@ function internalTypeName(name: string): string {
 
 export { lit }
 
-/** `unnest(…)` or `generate_series(…)` (or pg_catalog's) in FROM. */
+/** `unnest(…)`, `generate_series(…)` or a jsonb expansion (or pg_catalog's) in FROM. */
 function isSetFunction(ref: ast.FunctionTableRef): boolean {
   const n = ref.name
-  const last = n[n.length - 1]
-  return (last === 'unnest' || last === 'generate_series') && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'))
+  const last = n[n.length - 1]!
+  return (last === 'unnest' || last === 'generate_series' || JSONB_SET_FUNCTIONS.has(last)) && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'))
 }
+
+/** The set-returning functions of one column a select list may call. */
+const SELECT_LIST_SET_FUNCTIONS: ReadonlySet<string> = new Set(['unnest', 'jsonb_array_elements', 'jsonb_array_elements_text', 'jsonb_object_keys'])
 
 /** `SELECT k, unnest(tags) FROM t` is `SELECT k, u FROM t, unnest(tags) AS u`: a select item
  *  that is an unnest call becomes a LATERAL unnest in FROM (one per query: PostgreSQL zips
  *  several, and evaluates them after grouping, which this rewrite does not). */
 function unnestInSelectList(s: ast.SelectBody, err: ErrorContext): ast.SelectBody {
-  const isCall = (e: ast.Expr): e is ast.FuncCall => e.kind === 'func' && e.over === undefined && e.name[e.name.length - 1] === 'unnest' && (e.name.length === 1 || (e.name.length === 2 && e.name[0] === 'pg_catalog'))
+  const isCall = (e: ast.Expr): e is ast.FuncCall => e.kind === 'func' && e.over === undefined && SELECT_LIST_SET_FUNCTIONS.has(e.name[e.name.length - 1]!) && (e.name.length === 1 || (e.name.length === 2 && e.name[0] === 'pg_catalog'))
   const at = s.items.flatMap((it, i) => (isCall(it.expr) ? [i] : []))
   if (at.length === 0) return s
   const call = s.items[at[0]!]!.expr as ast.FuncCall
-  if (at.length > 1) throw unsupported(err, 'more than one unnest in a select list', s.items[at[1]!]!.span)
-  if (s.groupBy.length > 0 || s.having !== undefined || s.distinct || s.distinctOn !== undefined) throw unsupported(err, 'unnest in the select list of a query with GROUP BY, HAVING or DISTINCT (unnest in FROM is)', call.span)
-  if (call.distinct || call.orderBy.length > 0 || call.filter !== undefined) throw planError(err, SqlState.wrongObjectType, 'DISTINCT, ORDER BY or FILTER specified, but unnest is not an aggregate function', call.span)
+  const fn = call.name[call.name.length - 1]!
+  if (at.length > 1) throw unsupported(err, 'more than one set-returning function (unnest, jsonb_array_elements, …) in a select list', s.items[at[1]!]!.span)
+  if (s.groupBy.length > 0 || s.having !== undefined || s.distinct || s.distinctOn !== undefined) throw unsupported(err, `${fn} in the select list of a query with GROUP BY, HAVING or DISTINCT (${fn} in FROM is)`, call.span)
+  if (call.distinct || call.orderBy.length > 0 || call.filter !== undefined) throw planError(err, SqlState.wrongObjectType, `DISTINCT, ORDER BY or FILTER specified, but ${fn} is not an aggregate function`, call.span)
   const item = s.items[at[0]!]!
-  const name = item.alias ?? 'unnest'
+  const name = item.alias ?? fn
   const alias = '__unnest'
-  const fn: ast.FunctionTableRef = { kind: 'function', name: call.name, args: call.args.map((expr) => ({ kind: 'expr', expr })), alias: { name: alias, columns: [name] }, span: call.span }
-  const from: ast.TableRef = s.from === undefined ? fn : { kind: 'join', type: 'cross', left: s.from, right: fn, on: undefined, using: undefined, natural: false, comma: true, span: s.span }
+  const setFn: ast.FunctionTableRef = { kind: 'function', name: call.name, args: call.args.map((expr) => ({ kind: 'expr', expr })), alias: { name: alias, columns: [name] }, span: call.span }
+  const from: ast.TableRef = s.from === undefined ? setFn : { kind: 'join', type: 'cross', left: s.from, right: setFn, on: undefined, using: undefined, natural: false, comma: true, span: s.span }
   const ref: ast.ColumnRef = { kind: 'column', parts: [alias, name], span: call.span }
   const items = s.items.map((it, i) => (i === at[0] ? { ...it, expr: ref, alias: name } : it))
   return { ...s, from, items }

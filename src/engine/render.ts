@@ -14,6 +14,7 @@ import { MAX_TEXT_LENGTH, textOutOfMemory } from '../sql-runtime/text-limit.js'
 import { avgIntegerToNumeric, avgNumeric, sumBigintToNumeric, sumNumeric, sumToBigint } from '../sql-runtime/numeric-aggregates.js'
 import { stddevPopNumeric, stddevSampNumeric, varPopNumeric, varSampNumeric } from '../sql-runtime/numeric-variance.js'
 import { intervalLerp } from '../sql-runtime/datetime-functions.js'
+import { jsonbArrayOf, objectAggPair, objectOfPairs } from '../sql-runtime/jsonb-functions.js'
 
 export interface RenderContext {
   readonly circuit: ivm.Circuit
@@ -547,6 +548,17 @@ function aggregateSpec(a: AggregateCall, insertOnlyInput = false): ivm.Aggregate
       const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
       const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
       aggregator = ivm.arrayAgg(cmp, (values) => new ArrayValue(values)) as ivm.Aggregator<unknown, unknown>
+      return { aggregator, arg: (row) => [value(row), orderGets.map((g) => g(row))], filter }
+    }
+    case 'jsonb_agg':
+    case 'jsonb_object_agg': {
+      // array_agg's accumulator over jsonb values (jsonb_object_agg's: [key, value] pairs)
+      const [first, second] = a.args.map((x) => compileScalar(x))
+      const keyType = a.args[0]!.type
+      const value = a.fn === 'jsonb_agg' ? first! : (row: Row) => objectAggPair(first!(row), keyType, second!(row), 'jsonb')
+      const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
+      const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
+      aggregator = ivm.arrayAgg(cmp, a.fn === 'jsonb_agg' ? jsonbArrayOf : objectOfPairs) as ivm.Aggregator<unknown, unknown>
       return { aggregator, arg: (row) => [value(row), orderGets.map((g) => g(row))], filter }
     }
     case 'var_samp':

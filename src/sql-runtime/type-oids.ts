@@ -20,6 +20,7 @@ const OIDS: Record<ElementName, readonly [scalar: number, array: number]> = {
   date: [1082, 1182],
   timestamp: [1114, 1115],
   interval: [1186, 1187],
+  jsonb: [3802, 3807],
 }
 
 const UNKNOWN_OID = 705
@@ -65,6 +66,7 @@ export const PG_TYPES: readonly PgType[] = [
   { oid: 1186, typname: 'interval', typlen: 16, typcategory: 'T', display: 'interval' },
   { oid: 1700, typname: 'numeric', typlen: -1, typcategory: 'N', display: 'numeric' },
   { oid: 2205, typname: 'regclass', typlen: 4, typcategory: 'N', display: 'regclass' },
+  { oid: 3802, typname: 'jsonb', typlen: -1, typcategory: 'U', display: 'jsonb' },
 ]
 /** The array type of each element type above that the engine has (`_int4`, `integer[]`). */
 export const PG_ARRAY_TYPES: readonly (PgType & { readonly typelem: number })[] = arrayTypeOids().flatMap((a) => {

@@ -28,6 +28,9 @@ import { checkDate, checkTimestamp, formatDate, formatTimestamp, parseDate, pars
 import { Interval, parseInterval } from './interval.js'
 import { formatFloat4, formatFloat8, parseBoolean, parseFloat4, parseFloat8, parseInteger, parseNumeric, rint } from './number-text.js'
 import { trimPadding } from './value-order.js'
+import { JsonbValue } from './jsonb-value.js'
+import { parseJsonb } from './jsonb-parse.js'
+import { jsonbCastSource, jsonbOfJs } from './jsonb-functions.js'
 
 // Re-exported for the engine's modules, which import them from here.
 export { clock } from './datetime.js'
@@ -73,7 +76,8 @@ export function toText(v: unknown, t: SqlType): string {
     case 'timestamp':
       return formatTimestamp(v as number)
     case 'interval':
-      return (v as Interval).toString()
+    case 'jsonb':
+      return (v as Interval | JsonbValue).toString()
   }
 }
 
@@ -106,6 +110,8 @@ export function parseText(s: string, to: SqlType): unknown {
       return parseTimestamp(s)
     case 'interval':
       return parseInterval(s)
+    case 'jsonb':
+      return parseJsonb(s)
   }
 }
 
@@ -185,6 +191,11 @@ export function castValue(v: unknown, from: SqlType, to: SqlType): unknown {
   if (from === 'bpchar' && (to === 'text' || to === 'unknown')) return trimPadding(v as string)
   if (from === 'text' || from === 'unknown' || from === 'bpchar') return parseText(v as string, to)
   if (to === 'text' || to === 'unknown') return toText(v, from)
+  // jsonb → a number or boolean it holds (PostgreSQL's jsonb_int4 and the like)
+  if (from === 'jsonb' && (isNum(to) || to === 'boolean')) {
+    const src = jsonbCastSource(v as JsonbValue, to, typeDisplayName(to))
+    return castValue(src.value, src.type, to)
+  }
   if (isArrayType(to) && isArrayType(from)) {
     // element by element (int[] → bigint[], text[] → integer[], …)
     const a = elementType(from)
@@ -266,7 +277,8 @@ export function toResultValue(v: unknown, t: SqlType): ResultValue {
     case 'timestamp':
       return formatTimestamp(v as number)
     case 'interval':
-      return (v as Interval).toString()
+    case 'jsonb':
+      return (v as Interval | JsonbValue).toString()
   }
 }
 
@@ -346,6 +358,12 @@ export function fromInputValue(v: unknown, t: SqlType): unknown {
       if (v instanceof Interval) return v
       if (typeof v === 'number' && Number.isFinite(v)) return new Interval(0, 0, Math.round(v * 1000) + 0)
       break
+    case 'jsonb': {
+      // a JS value as its JSON (a string is jsonb input text, as for every type)
+      const j = jsonbOfJs(v)
+      if (j !== undefined) return j
+      break
+    }
   }
   throw badInput(v, t)
 }
