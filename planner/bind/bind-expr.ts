@@ -5,7 +5,7 @@
 import type * as ast from '../../grammar/index.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 import { lit } from '../expr/scalar.js'
-import { JSONB_ANY_FUNCTIONS, bindJsonbAnyCall, objectAggKey, toJsonbExpr } from './bind-jsonb.js'
+import { JSONB_ANY_FUNCTIONS, JSONB_SET_FUNCTIONS, bindJsonbAnyCall, objectAggKey, toJsonbExpr } from './bind-jsonb.js'
 import { canCast, commonSupertype, resolveBinaryOperator, resolveFunction, resolveQuantified, resolveUnaryOperator, type Resolved } from '../expr/functions.js'
 import type { AggregateCall, AggregateFunction, Column, LogicalPlan, SortKey } from '../logical/plan.js'
 import { INT8_MAX, INT8_MIN, arrayOf, elementType, isArrayType, isIntegerType, isNumericType, typeDisplayName, typeFromName, unknownTypeError, type SqlType } from '../types.js'
@@ -530,6 +530,7 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
     }
   }
   if (JSONB_ANY_FUNCTIONS.has(name)) return bindJsonbAnyCall(name, args, ctx, e.span)
+  if (JSONB_SET_FUNCTIONS.has(name)) throw unsupported(ctx.err, `${name} in an expression (use it in FROM)`, e.span)
   const res = resolveFunction(name, args.map((a) => a.type))
   if (!res) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${args.map((a) => typeDisplayName(a.type === 'unknown' ? 'text' : a.type)).join(', ')}) does not exist`, e.span)
   return callResolved(name, res, args, ctx, e.span)

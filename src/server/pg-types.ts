@@ -27,6 +27,7 @@ export const OID = {
   timestamptz: 1184,
   interval: 1186,
   numeric: 1700,
+  jsonb: 3802,
 } as const
 
 /** A result column as the server describes it: the engine's type (for formatting values) and,
@@ -165,6 +166,8 @@ export function castNameForOid(oid: number): string | undefined {
       return 'timestamp'
     case OID.interval:
       return 'interval'
+    case OID.jsonb:
+      return 'jsonb'
     default: {
       const a = ARRAY_ELEMENT.get(oid)
       return a === undefined ? undefined : `${a === 'character' ? 'text' : a}[]`
