@@ -530,8 +530,9 @@ export class QueryBinder {
 
   /** `unnest(array)` or `generate_series(start, stop [, step])` in FROM, `[AS] alias
    *  [(column)]`, over the rows of `input` (the FROM items before it) or over one empty row.
-   *  A series is the unnest of the array of its values. */
-  #bindUnnest(ref: ast.FunctionTableRef, input: BoundFrom | undefined, outer: Scope | undefined): BoundFrom {
+   *  A series is the unnest of the array of its values. `padded`: LEFT JOIN LATERAL … ON
+   *  TRUE (a row with nothing to expand is kept once, with NULL). */
+  #bindUnnest(ref: ast.FunctionTableRef, input: BoundFrom | undefined, outer: Scope | undefined, padded = false): BoundFrom {
     const fn = ref.name[ref.name.length - 1]!
     const scope = input?.scope ?? new Scope([], outer)
     const inputPlan: LogicalPlan = input?.plan ?? { kind: 'values', rows: [[]], columns: [] }
@@ -539,7 +540,7 @@ export class QueryBinder {
       if (a.kind !== 'expr') throw planError(this.#err, SqlState.syntaxError, `${fn} takes expressions`, a.span)
       return { bound: bindExpr(a.expr, this.#ctx(scope, 'FROM')), span: a.expr.span }
     })
-    if (JSONB_SET_FUNCTIONS.has(fn)) return this.#bindJsonbExpansion(ref, fn, args, scope, inputPlan, outer)
+    if (JSONB_SET_FUNCTIONS.has(fn)) return this.#bindJsonbExpansion(ref, fn, args, scope, inputPlan, outer, padded)
     let array: ScalarExpr
     if (fn === 'unnest') {
       if (args.length !== 1) throw planError(this.#err, SqlState.featureNotSupported, args.length === 0 ? 'unnest takes an array' : 'unnest with more than one array is not supported', ref.span)
@@ -555,7 +556,7 @@ export class QueryBinder {
     const name = ref.alias?.columns[0] ?? ref.alias?.name ?? fn
     const type = elementType(array.type as ArrayType)
     const columns = [...inputPlan.columns, { name, type }]
-    const plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array, columns }
+    const plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array, columns, ...(padded ? { padded } : {}) }
     const own: ScopeColumn = { table: ref.alias?.name ?? fn, name, type, hidden: false }
     return { plan, scope: new Scope([...scope.columns, own], outer) }
   }
@@ -564,7 +565,7 @@ export class QueryBinder {
    *  the elements (or keys) of the jsonb; jsonb_each's value column is read from the object by
    *  the key, in a projection above. Named as in PostgreSQL: `value`, `key`, or the function's
    *  name (jsonb_object_keys, which an alias renames); `AS t(a, b)` renames them. */
-  #bindJsonbExpansion(ref: ast.FunctionTableRef, fn: string, args: { bound: ScalarExpr; span: ast.Span }[], scope: Scope, inputPlan: LogicalPlan, outer: Scope | undefined): BoundFrom {
+  #bindJsonbExpansion(ref: ast.FunctionTableRef, fn: string, args: { bound: ScalarExpr; span: ast.Span }[], scope: Scope, inputPlan: LogicalPlan, outer: Scope | undefined, padded: boolean): BoundFrom {
     const x = jsonbExpansion(fn, args.map((a) => a.bound), { err: this.#err }, ref.span)
     const defaults = x.value ? [x.element.name, x.value.name] : [fn === 'jsonb_object_keys' ? (ref.alias?.name ?? fn) : x.element.name]
     const aliases = ref.alias?.columns ?? []
@@ -573,7 +574,7 @@ export class QueryBinder {
     const table = ref.alias?.name ?? fn
     const width = inputPlan.columns.length
     const keyColumn = { name: names[0]!, type: x.element.type }
-    let plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array: x.array, columns: [...inputPlan.columns, keyColumn] }
+    let plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array: x.array, columns: [...inputPlan.columns, keyColumn], ...(padded ? { padded } : {}) }
     const own: ScopeColumn[] = [{ table, name: names[0]!, type: x.element.type, hidden: false }]
     if (x.value) {
       const valueColumn = { name: names[1]!, type: x.value.type }
@@ -801,9 +802,12 @@ export class QueryBinder {
     const l = this.#bindFrom(ref.left, outer, ctes)
     if (ref.right.kind === 'function' && isSetFunction(ref.right)) {
       // a function in FROM is LATERAL: `t, unnest(t.tags)` reads t's row for each element
-      if ((ref.type !== 'inner' && ref.type !== 'cross') || ref.using !== undefined || ref.natural) throw unsupported(this.#err, `${ref.type.toUpperCase()} JOIN with unnest (an inner or comma join is)`, ref.span)
-      const u = this.#bindUnnest(ref.right, l, outer)
-      if (ref.on === undefined) return u
+      const fn = ref.right.name[ref.right.name.length - 1]!
+      // LEFT JOIN LATERAL f(…) ON TRUE: a row whose expansion is empty is kept, padded with NULLs
+      const leftOnTrue = ref.type === 'left' && ref.on?.kind === 'literal' && ref.on.value.type === 'boolean' && ref.on.value.value
+      if ((ref.type !== 'inner' && ref.type !== 'cross' && !leftOnTrue) || ref.using !== undefined || ref.natural) throw unsupported(this.#err, `${ref.type.toUpperCase()} JOIN with ${fn}${ref.type === 'left' ? ' on another condition than TRUE' : ''} (an inner or comma join is, and LEFT JOIN … ON TRUE)`, ref.span)
+      const u = this.#bindUnnest(ref.right, l, outer, leftOnTrue)
+      if (ref.on === undefined || leftOnTrue) return u
       const predicate = coerce(bindExpr(ref.on, this.#ctx(u.scope, 'JOIN/ON')), 'boolean', { err: this.#err }, ref.on.span, 'argument of JOIN/ON')
       return { plan: { kind: 'filter', input: u.plan, predicate, columns: u.plan.columns }, scope: u.scope }
     }

@@ -54,6 +54,10 @@
 //   (→ timestamp), ts_add_interval / interval_add_ts / ts_sub_interval, ts_sub_ts (→ interval,
 //   hours justified into days like PG), interval_add interval_sub interval_neg, interval_mul
 //   (interval * double), float8_mul_interval (double * interval), interval_div (interval / double).
+//   jsonb (src/sql-runtime/jsonb-*.ts): jsonb_field / jsonb_element (->), jsonb_field_text /
+//   jsonb_element_text (->>), jsonb_path / jsonb_path_text (#> #>>), jsonb_contains /
+//   jsonb_contained (@> <@), jsonb_exists[_any|_all] (? ?| ?&), jsonb_concat (||, with an
+//   unknown side read as jsonb), jsonb_delete_key / _index / _keys (-), jsonb_delete_path (#-).
 //
 // Function ids: `<name>` when there is one overload, else `<name>_<type tag>` with tags
 // int2 int4 int8 float4 float8 num ts date interval (e.g. round_num, round_float8, ceil_num),

@@ -284,11 +284,13 @@ export interface TimeJoinNode {
 
 /** `unnest(array)` in FROM: each input row once per element of `array` (an expression over
  *  the input row), the element appended as the last column; a NULL or empty array gives no
- *  rows. Standalone, its input is one empty row; beside another FROM item it reads that
- *  item's rows (a function in FROM is implicitly LATERAL). */
+ *  rows, or, `padded` (LEFT JOIN LATERAL … ON TRUE), the row once with NULL. Standalone, its
+ *  input is one empty row; beside another FROM item it reads that item's rows (a function in
+ *  FROM is implicitly LATERAL). */
 export interface UnnestNode {
   readonly kind: 'unnest'
   readonly input: LogicalPlan
   readonly array: ScalarExpr
+  readonly padded?: boolean
   readonly columns: readonly Column[]
 }

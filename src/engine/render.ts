@@ -118,10 +118,14 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
       }
       case 'unnest': {
         const array = compileScalar(p.array)
+        const padded = p.padded === true
         return add(
           new ivm.FlatMapOperator(go(p.input), (row, emit) => {
             const a = array(row) as ArrayValue | null
-            if (a === null) return
+            if (a === null || a.items.length === 0) {
+              if (padded) emit([...row, null])
+              return
+            }
             for (const item of a.items) {
               const out = row.slice()
               out.push(item)
