@@ -11,10 +11,12 @@
 
 import type * as ast from '../../grammar/index.js'
 import type { ScalarExpr } from '../expr/scalar.js'
-import { lit } from '../expr/scalar.js'
+import { col, lit } from '../expr/scalar.js'
+import type { LogicalPlan } from '../logical/plan.js'
 import { isArrayType, typeDisplayName, type SqlType } from '../types.js'
-import { planError, SqlState } from '../errors.js'
+import { planError, SqlState, type ErrorContext } from '../errors.js'
 import { coerce, type ExprContext } from './bind-expr.js'
+import type { ScopeColumn } from './scope.js'
 
 /** Calls bound here (to_jsonb and the build functions). */
 export const JSONB_ANY_FUNCTIONS: ReadonlySet<string> = new Set(['to_jsonb', 'jsonb_build_object', 'jsonb_build_array'])
@@ -52,7 +54,7 @@ export function objectAggKey(k: ScalarExpr, ctx: ExprContext, span: ast.Span): S
 /** The set-returning jsonb functions FROM accepts. */
 export const JSONB_SET_FUNCTIONS: ReadonlySet<string> = new Set(['jsonb_array_elements', 'jsonb_array_elements_text', 'jsonb_object_keys', 'jsonb_each', 'jsonb_each_text'])
 
-export interface JsonbExpansion {
+interface JsonbExpansion {
   /** The array the unnest expands (elements, or an object's keys). */
   readonly array: ScalarExpr
   /** The column of the elements (its default name and type). */
@@ -62,7 +64,7 @@ export interface JsonbExpansion {
 }
 
 /** The expansion of `fn(j)` in FROM. */
-export function jsonbExpansion(fn: string, args: readonly ScalarExpr[], ctx: Pick<ExprContext, 'err'>, span: ast.Span): JsonbExpansion {
+function jsonbExpansion(fn: string, args: readonly ScalarExpr[], ctx: Pick<ExprContext, 'err'>, span: ast.Span): JsonbExpansion {
   if (args.length !== 1 || !(args[0]!.type === 'jsonb' || args[0]!.type === 'unknown')) {
     throw planError(ctx.err, SqlState.undefinedFunction, `function ${fn}(${args.map((a) => typeDisplayName(a.type === 'unknown' ? 'text' : a.type)).join(', ')}) does not exist`, span)
   }
@@ -85,4 +87,33 @@ export function jsonbExpansion(fn: string, args: readonly ScalarExpr[], ctx: Pic
       }
     }
   }
+}
+
+/** `fn(j)` in FROM over the rows of `input` (`padded`: LEFT JOIN LATERAL … ON TRUE): the unnest
+ *  of the elements (or keys) of the jsonb; jsonb_each's value column is read from the object by
+ *  the key, in a projection above. Named as in PostgreSQL: `value`, `key`, or the function's
+ *  name (jsonb_object_keys, which an alias renames); `AS t(a, b)` renames them. The plan and
+ *  the columns it adds to the scope. */
+export function bindJsonbExpansion(ref: ast.FunctionTableRef, fn: string, args: readonly ScalarExpr[], input: LogicalPlan, padded: boolean, err: ErrorContext): { plan: LogicalPlan; columns: ScopeColumn[] } {
+  const x = jsonbExpansion(fn, args, { err }, ref.span)
+  const defaults = x.value ? [x.element.name, x.value.name] : [fn === 'jsonb_object_keys' ? (ref.alias?.name ?? fn) : x.element.name]
+  const aliases = ref.alias?.columns ?? []
+  if (aliases.length > defaults.length) throw planError(err, SqlState.syntaxError, `too many column aliases for ${fn} (it returns ${defaults.length === 1 ? 'one column' : 'two columns'})`, ref.span)
+  const names = defaults.map((d, i) => aliases[i] ?? d)
+  const table = ref.alias?.name ?? fn
+  const width = input.columns.length
+  const key = col(width, x.element.type)
+  let plan: LogicalPlan = { kind: 'unnest', input, array: x.array, columns: [...input.columns, { name: names[0]!, type: x.element.type }], ...(padded ? { padded } : {}) }
+  const columns: ScopeColumn[] = [{ table, name: names[0]!, type: x.element.type, hidden: false }]
+  const appended = (p: LogicalPlan, e: ScalarExpr, name: string): LogicalPlan => ({ kind: 'project', input: p, exprs: [...p.columns.map((c, i) => col(i, c.type)), e], columns: [...p.columns, { name, type: e.type }] })
+  if (x.value) {
+    plan = appended(plan, x.value.of(key), names[1]!)
+    columns.push({ table, name: names[1]!, type: x.value.type, hidden: false })
+  } else if (aliases.length === 0 && table !== names[0]) {
+    // PostgreSQL reads the table name of a one-column function (`SELECT e FROM t,
+    // jsonb_array_elements(t.j) e`) as its value: a hidden copy of the column by that name
+    plan = appended(plan, key, table)
+    columns.push({ table, name: table, type: x.element.type, hidden: true, mergedUsing: true })
+  }
+  return { plan, columns }
 }

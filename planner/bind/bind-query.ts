@@ -14,7 +14,7 @@ import { Scope, type ScopeColumn } from './scope.js'
 import { evaluateRecursiveCte, isRecursive } from './recursive-cte.js'
 import { AGG_PLACEHOLDER, GROUPING_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext } from './bind-expr.js'
 import { planWindows, WindowBinder } from './bind-window.js'
-import { JSONB_SET_FUNCTIONS, jsonbExpansion } from './bind-jsonb.js'
+import { JSONB_SET_FUNCTIONS, bindJsonbExpansion } from './bind-jsonb.js'
 
 export interface BoundQuery {
   readonly plan: LogicalPlan
@@ -540,7 +540,10 @@ export class QueryBinder {
       if (a.kind !== 'expr') throw planError(this.#err, SqlState.syntaxError, `${fn} takes expressions`, a.span)
       return { bound: bindExpr(a.expr, this.#ctx(scope, 'FROM')), span: a.expr.span }
     })
-    if (JSONB_SET_FUNCTIONS.has(fn)) return this.#bindJsonbExpansion(ref, fn, args, scope, inputPlan, outer, padded)
+    if (JSONB_SET_FUNCTIONS.has(fn)) {
+      const x = bindJsonbExpansion(ref, fn, args.map((a) => a.bound), inputPlan, padded, this.#err)
+      return { plan: x.plan, scope: new Scope([...scope.columns, ...x.columns], outer) }
+    }
     let array: ScalarExpr
     if (fn === 'unnest') {
       if (args.length !== 1) throw planError(this.#err, SqlState.featureNotSupported, args.length === 0 ? 'unnest takes an array' : 'unnest with more than one array is not supported', ref.span)
@@ -561,35 +564,6 @@ export class QueryBinder {
     return { plan, scope: new Scope([...scope.columns, own], outer) }
   }
 
-  /** jsonb_array_elements[_text], jsonb_object_keys, jsonb_each[_text] in FROM: the unnest of
-   *  the elements (or keys) of the jsonb; jsonb_each's value column is read from the object by
-   *  the key, in a projection above. Named as in PostgreSQL: `value`, `key`, or the function's
-   *  name (jsonb_object_keys, which an alias renames); `AS t(a, b)` renames them. */
-  #bindJsonbExpansion(ref: ast.FunctionTableRef, fn: string, args: { bound: ScalarExpr; span: ast.Span }[], scope: Scope, inputPlan: LogicalPlan, outer: Scope | undefined, padded: boolean): BoundFrom {
-    const x = jsonbExpansion(fn, args.map((a) => a.bound), { err: this.#err }, ref.span)
-    const defaults = x.value ? [x.element.name, x.value.name] : [fn === 'jsonb_object_keys' ? (ref.alias?.name ?? fn) : x.element.name]
-    const aliases = ref.alias?.columns ?? []
-    if (aliases.length > defaults.length) throw planError(this.#err, SqlState.syntaxError, `too many column aliases for ${fn} (it returns ${defaults.length === 1 ? 'one column' : 'two columns'})`, ref.span)
-    const names = defaults.map((d, i) => aliases[i] ?? d)
-    const table = ref.alias?.name ?? fn
-    const width = inputPlan.columns.length
-    const keyColumn = { name: names[0]!, type: x.element.type }
-    let plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array: x.array, columns: [...inputPlan.columns, keyColumn], ...(padded ? { padded } : {}) }
-    const own: ScopeColumn[] = [{ table, name: names[0]!, type: x.element.type, hidden: false }]
-    if (x.value) {
-      const valueColumn = { name: names[1]!, type: x.value.type }
-      const exprs = [...plan.columns.map((c, i) => col(i, c.type)), x.value.of(col(width, x.element.type))]
-      plan = { kind: 'project', input: plan, exprs, columns: [...plan.columns, valueColumn] }
-      own.push({ table, name: names[1]!, type: x.value.type, hidden: false })
-    } else if (aliases.length === 0 && table !== names[0]) {
-      // PostgreSQL reads the table name of a one-column function (`SELECT e FROM t,
-      // jsonb_array_elements(t.j) e`) as its value: a hidden copy of the column by that name
-      const exprs = plan.columns.map((c, i) => col(i, c.type))
-      plan = { kind: 'project', input: plan, exprs: [...exprs, col(width, x.element.type)], columns: [...plan.columns, { name: table, type: x.element.type }] }
-      own.push({ table, name: table, type: x.element.type, hidden: true, mergedUsing: true })
-    }
-    return { plan, scope: new Scope([...scope.columns, ...own], outer) }
-  }
 
   /** TUMBLE / HOP / SESSION in FROM, in the Flink form `TUMBLE(TABLE t,
    *  DESCRIPTOR(ts), size [, offset])` and the short form `TUMBLE(t, ts, size [, offset])`,
