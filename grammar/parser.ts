@@ -63,6 +63,7 @@ setPrec([T.IS], Prec.is)
 setPrec([T.Equals, T.NotEqual, T.BangEqual, T.Less, T.Greater, T.LessEq, T.GreaterEq], Prec.cmp)
 setPrec([T.BETWEEN, T.IN, T.LIKE, T.ILIKE], Prec.like)
 setPrec([T.Concat, T.Ampersand, T.Pipe, T.Hash, T.ShiftLeft, T.ShiftRight, T.Tilde, T.TildeStar, T.BangTilde, T.BangTildeStar], Prec.other)
+setPrec([T.Arrow, T.ArrowText, T.HashArrow, T.HashArrowText, T.HashMinus, T.AtGreater, T.LessAt, T.Question, T.QuestionPipe, T.QuestionAmp], Prec.other)
 setPrec([T.Plus, T.Minus], Prec.add)
 setPrec([T.Star, T.Slash, T.Percent], Prec.mul)
 setPrec([T.Caret], Prec.exp)
@@ -677,6 +678,17 @@ export class SqlParser extends EmbeddedActionsParser {
     { ALT: () => (this.consume(23, T.TildeStar), '~*') },
     { ALT: () => (this.consume(24, T.BangTilde), '!~') },
     { ALT: () => (this.consume(25, T.BangTildeStar), '!~*') },
+    // jsonb
+    { ALT: () => (this.consume(29, T.Arrow), '->') },
+    { ALT: () => (this.consume(30, T.ArrowText), '->>') },
+    { ALT: () => (this.consume(31, T.HashArrow), '#>') },
+    { ALT: () => (this.consume(32, T.HashArrowText), '#>>') },
+    { ALT: () => (this.consume(33, T.HashMinus), '#-') },
+    { ALT: () => (this.consume(34, T.AtGreater), '@>') },
+    { ALT: () => (this.consume(35, T.LessAt), '<@') },
+    { ALT: () => (this.consume(36, T.Question), '?') },
+    { ALT: () => (this.consume(37, T.QuestionPipe), '?|') },
+    { ALT: () => (this.consume(38, T.QuestionAmp), '?&') },
   ]
   private readonly addOps: IOrAlt<A.BinaryOp>[] = [
     { ALT: () => (this.consume(15, T.Plus), '+') },

@@ -162,6 +162,18 @@ export const TildeStar = punct('TildeStar', '~*')
 export const ShiftLeft = punct('ShiftLeft', '<<')
 export const ShiftRight = punct('ShiftRight', '>>')
 export const Concat = punct('Concat', '||')
+// the jsonb operators (PostgreSQL lexes any run of operator characters as one operator; these
+// are the runs rivulet has operators for)
+export const ArrowText = punct('ArrowText', '->>')
+export const Arrow = punct('Arrow', '->')
+export const HashArrowText = punct('HashArrowText', '#>>')
+export const HashArrow = punct('HashArrow', '#>')
+export const HashMinus = punct('HashMinus', '#-')
+export const AtGreater = punct('AtGreater', '@>')
+export const LessAt = punct('LessAt', '<@')
+export const QuestionPipe = punct('QuestionPipe', '?|')
+export const QuestionAmp = punct('QuestionAmp', '?&')
+export const Question = punct('Question', '?')
 export const Equals = punct('Equals', '=')
 export const Less = punct('Less', '<')
 export const Greater = punct('Greater', '>')
@@ -396,6 +408,16 @@ export const lexerTokens: TokenType[] = [
   ShiftLeft,
   ShiftRight,
   Concat,
+  ArrowText,
+  Arrow,
+  HashArrowText,
+  HashArrow,
+  HashMinus,
+  AtGreater,
+  LessAt,
+  QuestionPipe,
+  QuestionAmp,
+  Question,
   Equals,
   Less,
   Greater,

@@ -10,7 +10,8 @@
 //   (microseconds since midnight); uuid → string (its canonical text: lower-case, hyphenated,
 //   so string order is PostgreSQL's bytewise order); bytea → string (its hex output text
 //   '\x0102…', lower-case, so string order is bytewise order); interval → an Interval object (months,
-//   days, microseconds); an array (`integer[]`, one dimension, lower bound 1) → an ArrayValue
+//   days, microseconds); jsonb → a JsonbValue, a parsed and normalized JSON tree
+//   (src/sql-runtime/jsonb-value.ts); an array (`integer[]`, one dimension, lower bound 1) → an ArrayValue
 //   of its elements' values (planner/array-value.ts). NULL → null. 'unknown' is the type of an
 //   untyped NULL or string literal before coercion.
 
@@ -32,6 +33,7 @@ export type ScalarType =
   | 'interval'
   | 'uuid'
   | 'bytea'
+  | 'jsonb'
   | 'unknown'
 
 /** An array of elements of a scalar type (PostgreSQL's `integer[]`; arrays of arrays are
@@ -100,6 +102,7 @@ function scalarTypeFromName(name: string): ScalarType | undefined {
     case 'interval':
     case 'uuid':
     case 'bytea':
+    case 'jsonb':
       return name
     case 'varchar':
       return 'text'
@@ -108,6 +111,14 @@ function scalarTypeFromName(name: string): ScalarType | undefined {
     default:
       return undefined
   }
+}
+
+/** The error for a type name typeFromName does not know: 42704 "does not exist", except for
+ *  `json`, which is refused with a pointer to jsonb (the one JSON type here: json's text
+ *  would keep its spacing, key order and duplicate keys, which a jsonb does not). */
+export function unknownTypeError(name: string): { readonly code: string; readonly message: string } {
+  if (name === 'json') return { code: '0A000', message: 'type json is not supported: use jsonb' }
+  return { code: '42704', message: `type "${name}" does not exist` }
 }
 
 /** The Postgres spelling used in messages and result metadata. */

@@ -16,9 +16,9 @@ and delta records, so expected results come from PostgreSQL rather than from mem
 """
 import sys, re, psycopg2, psycopg2.extensions as ext
 
-# scalars, and arrays (kept in their text form '{1,2}', as the engine prints them)
+# scalars, arrays and jsonb (kept in their text form: '{1,2}', '{"a": 1}', as the engine prints them)
 RAW_OIDS = (16, 17, 18, 19, 20, 21, 23, 25, 26, 700, 701, 705, 1042, 1043, 1082, 1083, 1114, 1184, 1186, 1700, 2249, 2950,
-            1000, 1001, 1002, 1003, 1005, 1007, 1009, 1014, 1015, 1016, 1021, 1022, 1028, 1115, 1182, 1183, 1185, 1187, 1231, 2951)
+            1000, 1001, 1002, 1003, 1005, 1007, 1009, 1014, 1015, 1016, 1021, 1022, 1028, 1115, 1182, 1183, 1185, 1187, 1231, 2951, 3802, 3807)
 RAW = ext.new_type(RAW_OIDS, 'RAW', lambda s, cur: s)
 ext.register_type(RAW)
 NUMERIC = 1700

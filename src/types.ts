@@ -3,7 +3,8 @@
 // no 64-bit value is rounded); NUMERIC as its exact Postgres text ('2.50'), as node-postgres
 // returns it; strings for text, booleans, null; DATE, TIME, TIMESTAMP, TIMESTAMPTZ (in the
 // session's TimeZone), INTERVAL, UUID and BYTEA ('\x0102') values in their Postgres text form
-// ('2024-01-01 10:00:00'), so results print and compare the same everywhere.
+// ('2024-01-01 10:00:00'), so results print and compare the same everywhere; JSONB as its
+// PostgreSQL text ('{"a": 1}'), as node-postgres's text results have it.
 
 import { elementType, isArrayType, type SqlType } from '../planner/index.js'
 
@@ -25,6 +26,7 @@ export type ScalarTypeName =
   | 'interval'
   | 'uuid'
   | 'bytea'
+  | 'jsonb'
   | 'unknown'
 
 /** SQL type names as the engine reports them: a scalar type, or an array of one

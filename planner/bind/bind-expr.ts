@@ -5,9 +5,10 @@
 import type * as ast from '../../grammar/index.js'
 import type { ScalarExpr } from '../expr/scalar.js'
 import { lit } from '../expr/scalar.js'
+import { JSONB_ANY_FUNCTIONS, JSONB_SET_FUNCTIONS, bindJsonbAnyCall, objectAggKey, toJsonbExpr } from './bind-jsonb.js'
 import { canCast, commonSupertype, resolveBinaryOperator, resolveFunction, resolveQuantified, resolveUnaryOperator, type Resolved } from '../expr/functions.js'
 import type { AggregateCall, AggregateFunction, Column, LogicalPlan, SortKey } from '../logical/plan.js'
-import { INT8_MAX, INT8_MIN, arrayOf, elementType, isArrayType, isIntegerType, isNumericType, typeDisplayName, typeFromName, type SqlType } from '../types.js'
+import { INT8_MAX, INT8_MIN, arrayOf, elementType, isArrayType, isIntegerType, isNumericType, typeDisplayName, typeFromName, unknownTypeError, type SqlType } from '../types.js'
 import { EMPTY_ARRAY } from '../array-value.js'
 import { isNumeric, numericFromInteger, numericNeg, numericToDouble, parseNumericText, type NumericValue } from '../numeric.js'
 import { RivuletError } from '../../grammar/index.js'
@@ -61,6 +62,7 @@ const AGGREGATES = new Set([
   'count', 'sum', 'avg', 'min', 'max', 'string_agg', 'array_agg', 'bool_and', 'bool_or', 'every',
   'stddev', 'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop', 'bit_and', 'bit_or', 'bit_xor',
   'approx_count_distinct', 'approx_percentile', 'percentile_cont', 'percentile_disc', 'mode',
+  'jsonb_agg', 'jsonb_object_agg',
 ])
 
 /** Aggregates that take WITHIN GROUP (ORDER BY x) (approx_percentile also takes x as its first
@@ -80,7 +82,7 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): ScalarExpr {
       return bindLiteral(e, ctx)
     case 'typedLiteral': {
       const t = typeFromName(e.type.name)
-      if (!t) throw planError(ctx.err, SqlState.undefinedObject, `type "${e.type.name}" does not exist`, e.span)
+      if (!t) throw planError(ctx.err, unknownTypeError(e.type.name).code, unknownTypeError(e.type.name).message, e.span)
       return withTypeModifier({ kind: 'cast', arg: lit(e.value, 'unknown'), type: t }, typeModifierOf(e.type, t, ctx.err), true)
     }
     case 'interval': {
@@ -170,7 +172,7 @@ export function bindExpr(e: ast.Expr, ctx: ExprContext): ScalarExpr {
       // name and "char": PostgreSQL's catalog string types, text here
       if (e.type.name === 'name') return explicitCast(arg, 'text', ctx, e.span)
       const t = typeFromName(e.type.name)
-      if (!t) throw planError(ctx.err, '42704', `type "${e.type.name}" does not exist`, e.type.span)
+      if (!t) throw planError(ctx.err, unknownTypeError(e.type.name).code, unknownTypeError(e.type.name).message, e.type.span)
       return withTypeModifier(explicitCast(arg, t, ctx, e.span), typeModifierOf(e.type, t, ctx.err), true)
     }
     case 'extract': {
@@ -527,6 +529,8 @@ function bindFunc(e: ast.FuncCall, ctx: ExprContext): ScalarExpr {
       return lit(typeDisplayName(args[0]!.type), 'text')
     }
   }
+  if (JSONB_ANY_FUNCTIONS.has(name)) return bindJsonbAnyCall(name, args, ctx, e.span)
+  if (JSONB_SET_FUNCTIONS.has(name)) throw unsupported(ctx.err, `${name} in an expression (use it in FROM)`, e.span)
   const res = resolveFunction(name, args.map((a) => a.type))
   if (!res) throw planError(ctx.err, SqlState.undefinedFunction, `function ${name}(${args.map((a) => typeDisplayName(a.type === 'unknown' ? 'text' : a.type)).join(', ')}) does not exist`, e.span)
   return callResolved(name, res, args, ctx, e.span)
@@ -633,6 +637,21 @@ export function aggregateSignature(name: string, args: readonly ScalarExpr[], st
       finalArgs = [coerce(arg0!, t, ctx, span)]
       break
     }
+    case 'jsonb_agg':
+      // each value as jsonb (a NULL is JSON null in the array)
+      need(1)
+      if (distinct) throw unsupported(ctx.err, 'jsonb_agg(DISTINCT …)', span)
+      fn = 'jsonb_agg'
+      type = 'jsonb'
+      finalArgs = [toJsonbExpr(arg0!, ctx, span)]
+      break
+    case 'jsonb_object_agg':
+      need(2)
+      if (distinct) throw unsupported(ctx.err, 'jsonb_object_agg(DISTINCT …)', span)
+      fn = 'jsonb_object_agg'
+      type = 'jsonb'
+      finalArgs = [objectAggKey(arg0!, ctx, span), toJsonbExpr(args[1]!, ctx, span)]
+      break
     case 'bool_and':
     case 'every':
     case 'bool_or':

@@ -14,6 +14,7 @@ import { Scope, type ScopeColumn } from './scope.js'
 import { evaluateRecursiveCte, isRecursive } from './recursive-cte.js'
 import { AGG_PLACEHOLDER, GROUPING_PLACEHOLDER, WINDOW_PLACEHOLDER, bindExpr, coerce, comparison, type AggregateCollector, type ExprContext } from './bind-expr.js'
 import { planWindows, WindowBinder } from './bind-window.js'
+import { JSONB_SET_FUNCTIONS, bindJsonbExpansion } from './bind-jsonb.js'
 
 export interface BoundQuery {
   readonly plan: LogicalPlan
@@ -529,8 +530,9 @@ export class QueryBinder {
 
   /** `unnest(array)` or `generate_series(start, stop [, step])` in FROM, `[AS] alias
    *  [(column)]`, over the rows of `input` (the FROM items before it) or over one empty row.
-   *  A series is the unnest of the array of its values. */
-  #bindUnnest(ref: ast.FunctionTableRef, input: BoundFrom | undefined, outer: Scope | undefined): BoundFrom {
+   *  A series is the unnest of the array of its values. `padded`: LEFT JOIN LATERAL … ON
+   *  TRUE (a row with nothing to expand is kept once, with NULL). */
+  #bindUnnest(ref: ast.FunctionTableRef, input: BoundFrom | undefined, outer: Scope | undefined, padded = false): BoundFrom {
     const fn = ref.name[ref.name.length - 1]!
     const scope = input?.scope ?? new Scope([], outer)
     const inputPlan: LogicalPlan = input?.plan ?? { kind: 'values', rows: [[]], columns: [] }
@@ -538,6 +540,10 @@ export class QueryBinder {
       if (a.kind !== 'expr') throw planError(this.#err, SqlState.syntaxError, `${fn} takes expressions`, a.span)
       return { bound: bindExpr(a.expr, this.#ctx(scope, 'FROM')), span: a.expr.span }
     })
+    if (JSONB_SET_FUNCTIONS.has(fn)) {
+      const x = bindJsonbExpansion(ref, fn, args.map((a) => a.bound), inputPlan, padded, this.#err)
+      return { plan: x.plan, scope: new Scope([...scope.columns, ...x.columns], outer) }
+    }
     let array: ScalarExpr
     if (fn === 'unnest') {
       if (args.length !== 1) throw planError(this.#err, SqlState.featureNotSupported, args.length === 0 ? 'unnest takes an array' : 'unnest with more than one array is not supported', ref.span)
@@ -553,10 +559,11 @@ export class QueryBinder {
     const name = ref.alias?.columns[0] ?? ref.alias?.name ?? fn
     const type = elementType(array.type as ArrayType)
     const columns = [...inputPlan.columns, { name, type }]
-    const plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array, columns }
+    const plan: LogicalPlan = { kind: 'unnest', input: inputPlan, array, columns, ...(padded ? { padded } : {}) }
     const own: ScopeColumn = { table: ref.alias?.name ?? fn, name, type, hidden: false }
     return { plan, scope: new Scope([...scope.columns, own], outer) }
   }
+
 
   /** TUMBLE / HOP / SESSION in FROM, in the Flink form `TUMBLE(TABLE t,
    *  DESCRIPTOR(ts), size [, offset])` and the short form `TUMBLE(t, ts, size [, offset])`,
@@ -769,9 +776,12 @@ export class QueryBinder {
     const l = this.#bindFrom(ref.left, outer, ctes)
     if (ref.right.kind === 'function' && isSetFunction(ref.right)) {
       // a function in FROM is LATERAL: `t, unnest(t.tags)` reads t's row for each element
-      if ((ref.type !== 'inner' && ref.type !== 'cross') || ref.using !== undefined || ref.natural) throw unsupported(this.#err, `${ref.type.toUpperCase()} JOIN with unnest (an inner or comma join is)`, ref.span)
-      const u = this.#bindUnnest(ref.right, l, outer)
-      if (ref.on === undefined) return u
+      const fn = ref.right.name[ref.right.name.length - 1]!
+      // LEFT JOIN LATERAL f(…) ON TRUE: a row whose expansion is empty is kept, padded with NULLs
+      const leftOnTrue = ref.type === 'left' && ref.on?.kind === 'literal' && ref.on.value.type === 'boolean' && ref.on.value.value
+      if ((ref.type !== 'inner' && ref.type !== 'cross' && !leftOnTrue) || ref.using !== undefined || ref.natural) throw unsupported(this.#err, `${ref.type.toUpperCase()} JOIN with ${fn}${ref.type === 'left' ? ' on another condition than TRUE' : ''} (an inner or comma join is, and LEFT JOIN … ON TRUE)`, ref.span)
+      const u = this.#bindUnnest(ref.right, l, outer, leftOnTrue)
+      if (ref.on === undefined || leftOnTrue) return u
       const predicate = coerce(bindExpr(ref.on, this.#ctx(u.scope, 'JOIN/ON')), 'boolean', { err: this.#err }, ref.on.span, 'argument of JOIN/ON')
       return { plan: { kind: 'filter', input: u.plan, predicate, columns: u.plan.columns }, scope: u.scope }
     }
@@ -973,29 +983,33 @@ function internalTypeName(name: string): string {
 
 export { lit }
 
-/** `unnest(…)` or `generate_series(…)` (or pg_catalog's) in FROM. */
+/** `unnest(…)`, `generate_series(…)` or a jsonb expansion (or pg_catalog's) in FROM. */
 function isSetFunction(ref: ast.FunctionTableRef): boolean {
   const n = ref.name
-  const last = n[n.length - 1]
-  return (last === 'unnest' || last === 'generate_series') && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'))
+  const last = n[n.length - 1]!
+  return (last === 'unnest' || last === 'generate_series' || JSONB_SET_FUNCTIONS.has(last)) && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'))
 }
+
+/** The set-returning functions of one column a select list may call. */
+const SELECT_LIST_SET_FUNCTIONS: ReadonlySet<string> = new Set(['unnest', 'jsonb_array_elements', 'jsonb_array_elements_text', 'jsonb_object_keys'])
 
 /** `SELECT k, unnest(tags) FROM t` is `SELECT k, u FROM t, unnest(tags) AS u`: a select item
  *  that is an unnest call becomes a LATERAL unnest in FROM (one per query: PostgreSQL zips
  *  several, and evaluates them after grouping, which this rewrite does not). */
 function unnestInSelectList(s: ast.SelectBody, err: ErrorContext): ast.SelectBody {
-  const isCall = (e: ast.Expr): e is ast.FuncCall => e.kind === 'func' && e.over === undefined && e.name[e.name.length - 1] === 'unnest' && (e.name.length === 1 || (e.name.length === 2 && e.name[0] === 'pg_catalog'))
+  const isCall = (e: ast.Expr): e is ast.FuncCall => e.kind === 'func' && e.over === undefined && SELECT_LIST_SET_FUNCTIONS.has(e.name[e.name.length - 1]!) && (e.name.length === 1 || (e.name.length === 2 && e.name[0] === 'pg_catalog'))
   const at = s.items.flatMap((it, i) => (isCall(it.expr) ? [i] : []))
   if (at.length === 0) return s
   const call = s.items[at[0]!]!.expr as ast.FuncCall
-  if (at.length > 1) throw unsupported(err, 'more than one unnest in a select list', s.items[at[1]!]!.span)
-  if (s.groupBy.length > 0 || s.having !== undefined || s.distinct || s.distinctOn !== undefined) throw unsupported(err, 'unnest in the select list of a query with GROUP BY, HAVING or DISTINCT (unnest in FROM is)', call.span)
-  if (call.distinct || call.orderBy.length > 0 || call.filter !== undefined) throw planError(err, SqlState.wrongObjectType, 'DISTINCT, ORDER BY or FILTER specified, but unnest is not an aggregate function', call.span)
+  const fn = call.name[call.name.length - 1]!
+  if (at.length > 1) throw unsupported(err, 'more than one set-returning function (unnest, jsonb_array_elements, …) in a select list', s.items[at[1]!]!.span)
+  if (s.groupBy.length > 0 || s.having !== undefined || s.distinct || s.distinctOn !== undefined) throw unsupported(err, `${fn} in the select list of a query with GROUP BY, HAVING or DISTINCT (${fn} in FROM is)`, call.span)
+  if (call.distinct || call.orderBy.length > 0 || call.filter !== undefined) throw planError(err, SqlState.wrongObjectType, `DISTINCT, ORDER BY or FILTER specified, but ${fn} is not an aggregate function`, call.span)
   const item = s.items[at[0]!]!
-  const name = item.alias ?? 'unnest'
+  const name = item.alias ?? fn
   const alias = '__unnest'
-  const fn: ast.FunctionTableRef = { kind: 'function', name: call.name, args: call.args.map((expr) => ({ kind: 'expr', expr })), alias: { name: alias, columns: [name] }, span: call.span }
-  const from: ast.TableRef = s.from === undefined ? fn : { kind: 'join', type: 'cross', left: s.from, right: fn, on: undefined, using: undefined, natural: false, comma: true, span: s.span }
+  const setFn: ast.FunctionTableRef = { kind: 'function', name: call.name, args: call.args.map((expr) => ({ kind: 'expr', expr })), alias: { name: alias, columns: [name] }, span: call.span }
+  const from: ast.TableRef = s.from === undefined ? setFn : { kind: 'join', type: 'cross', left: s.from, right: setFn, on: undefined, using: undefined, natural: false, comma: true, span: s.span }
   const ref: ast.ColumnRef = { kind: 'column', parts: [alias, name], span: call.span }
   const items = s.items.map((it, i) => (i === at[0] ? { ...it, expr: ref, alias: name } : it))
   return { ...s, from, items }

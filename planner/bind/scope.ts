@@ -10,7 +10,8 @@ export interface ScopeColumn {
   readonly type: SqlType
   /** Not expanded by `*` (e.g. the right copy of a USING column). */
   readonly hidden: boolean
-  /** Also reachable unqualified under this name even when hidden (USING merged columns). */
+  /** Also reachable unqualified under this name even when hidden (USING merged columns, the
+   *  table name of a one-column function read as its value). */
   readonly mergedUsing?: boolean
 }
 

@@ -54,6 +54,10 @@
 //   (→ timestamp), ts_add_interval / interval_add_ts / ts_sub_interval, ts_sub_ts (→ interval,
 //   hours justified into days like PG), interval_add interval_sub interval_neg, interval_mul
 //   (interval * double), float8_mul_interval (double * interval), interval_div (interval / double).
+//   jsonb (src/sql-runtime/jsonb-*.ts): jsonb_field / jsonb_element (->), jsonb_field_text /
+//   jsonb_element_text (->>), jsonb_path / jsonb_path_text (#> #>>), jsonb_contains /
+//   jsonb_contained (@> <@), jsonb_exists[_any|_all] (? ?| ?&), jsonb_concat (||, with an
+//   unknown side read as jsonb), jsonb_delete_key / _index / _keys (-), jsonb_delete_path (#-).
 //
 // Function ids: `<name>` when there is one overload, else `<name>_<type tag>` with tags
 // int2 int4 int8 float4 float8 num ts date interval (e.g. round_num, round_float8, ceil_num),
@@ -111,9 +115,9 @@ export interface Resolved {
 
 // ---------------------------------------------------------------------------------- casts
 
-/** PostgreSQL's type categories; 'X' is its 'U' (user-defined: uuid, bytea), as 'U' is taken
- *  here by the unknown type. */
-type Category = 'N' | 'S' | 'B' | 'D' | 'T' | 'U' | 'A' | 'X'
+/** PostgreSQL's type categories; 'X' is its 'U' (user-defined: uuid, bytea) and 'J' jsonb's
+ *  (also 'U' there), as 'U' is taken here by the unknown type. */
+type Category = 'N' | 'S' | 'B' | 'D' | 'T' | 'U' | 'A' | 'X' | 'J'
 
 export function typeCategory(t: SqlType): Category {
   if (isArrayType(t)) return 'A'
@@ -140,6 +144,8 @@ export function typeCategory(t: SqlType): Category {
     case 'uuid':
     case 'bytea':
       return 'X'
+    case 'jsonb':
+      return 'J'
     case 'unknown':
       return 'U'
   }
@@ -198,6 +204,8 @@ export function canCast(from: SqlType, to: SqlType, explicit: boolean): boolean 
   if (isArrayType(from) && isArrayType(to)) return canCast(elementType(from), elementType(to), true)
   if (isArrayType(from)) return false
   if (from === 'text' || from === 'bpchar') return to !== 'unknown' // I/O conversion: text → any type
+  // jsonb → the number or boolean it holds (22023 at run time when it holds another kind)
+  if (from === 'jsonb') return NUM_RANK[to] !== undefined || to === 'boolean'
   if (from === 'boolean') return to === 'integer'
   if (to === 'boolean') return from === 'integer'
   if (from === 'date' && to === 'timestamp') return true
@@ -263,7 +271,7 @@ type Num = 'smallint' | 'integer' | 'bigint' | 'numeric' | 'real' | 'double'
 const NUM_TAG: Record<Num, string> = { smallint: 'int2', integer: 'int4', bigint: 'int8', numeric: 'num', real: 'float4', double: 'float8' }
 const INTS = ['smallint', 'integer', 'bigint'] as const
 const ALL_NUM: readonly Num[] = ['smallint', 'integer', 'bigint', 'numeric', 'real', 'double']
-const COMPARABLE: readonly SqlType[] = ['boolean', 'smallint', 'integer', 'bigint', 'numeric', 'real', 'double', 'text', 'date', 'timestamp', 'timestamptz', 'time', 'uuid', 'bytea']
+const COMPARABLE: readonly SqlType[] = ['boolean', 'smallint', 'integer', 'bigint', 'numeric', 'real', 'double', 'text', 'date', 'timestamp', 'timestamptz', 'time', 'uuid', 'bytea', 'jsonb']
 
 // arithmetic operators
 for (const t of ALL_NUM) {
@@ -326,6 +334,34 @@ def('regex_match', '~', ['text', 'text'], 'boolean')
 def('regex_imatch', '~*', ['text', 'text'], 'boolean')
 def('regex_nmatch', '!~', ['text', 'text'], 'boolean')
 def('regex_inmatch', '!~*', ['text', 'text'], 'boolean')
+
+// jsonb operators and functions (src/sql-runtime/jsonb-*.ts); `||` is resolveJsonbConcat's
+def('jsonb_field', '->', ['jsonb', 'text'], 'jsonb')
+def('jsonb_element', '->', ['jsonb', 'integer'], 'jsonb')
+def('jsonb_field_text', '->>', ['jsonb', 'text'], 'text')
+def('jsonb_element_text', '->>', ['jsonb', 'integer'], 'text')
+def('jsonb_path', '#>', ['jsonb', 'text[]'], 'jsonb')
+def('jsonb_path_text', '#>>', ['jsonb', 'text[]'], 'text')
+def('jsonb_contains', '@>', ['jsonb', 'jsonb'], 'boolean')
+def('jsonb_contained', '<@', ['jsonb', 'jsonb'], 'boolean')
+def('jsonb_exists', '?', ['jsonb', 'text'], 'boolean')
+def('jsonb_exists_any', '?|', ['jsonb', 'text[]'], 'boolean')
+def('jsonb_exists_all', '?&', ['jsonb', 'text[]'], 'boolean')
+def('jsonb_delete_key', '-', ['jsonb', 'text'], 'jsonb')
+def('jsonb_delete_index', '-', ['jsonb', 'integer'], 'jsonb')
+def('jsonb_delete_keys', '-', ['jsonb', 'text[]'], 'jsonb')
+def('jsonb_delete_path', '#-', ['jsonb', 'text[]'], 'jsonb')
+def('jsonb_concat', 'jsonb_concat', ['jsonb', 'jsonb'], 'jsonb')
+def('jsonb_extract_path', 'jsonb_extract_path', ['jsonb'], 'jsonb', { variadic: 'text' })
+def('jsonb_extract_path_text', 'jsonb_extract_path_text', ['jsonb'], 'text', { variadic: 'text' })
+def('jsonb_set', 'jsonb_set', ['jsonb', 'text[]', 'jsonb'], 'jsonb')
+def('jsonb_set', 'jsonb_set', ['jsonb', 'text[]', 'jsonb', 'boolean'], 'jsonb')
+def('jsonb_insert', 'jsonb_insert', ['jsonb', 'text[]', 'jsonb'], 'jsonb')
+def('jsonb_insert', 'jsonb_insert', ['jsonb', 'text[]', 'jsonb', 'boolean'], 'jsonb')
+def('jsonb_typeof', 'jsonb_typeof', ['jsonb'], 'text')
+def('jsonb_array_length', 'jsonb_array_length', ['jsonb'], 'integer')
+def('jsonb_strip_nulls', 'jsonb_strip_nulls', ['jsonb'], 'jsonb')
+def('jsonb_pretty', 'jsonb_pretty', ['jsonb'], 'text')
 
 // date/time operators
 def('date_add_int', '+', ['date', 'integer'], 'date')
@@ -542,6 +578,17 @@ const POLYMORPHIC: readonly Overload[] = [
   { id: 'generate_series_num', name: 'generate_series', args: ['numeric', 'numeric'], variadic: 'numeric', returns: 'numeric[]', strict: true },
   { id: 'generate_series_ts', name: 'generate_series', args: ['timestamp', 'timestamp', 'interval'], returns: 'timestamp[]', strict: true },
   { id: 'generate_series_tstz', name: 'generate_series', args: ['timestamptz', 'timestamptz', 'interval'], returns: 'timestamptz[]', strict: true, zone: true },
+  // jsonb of any value (planner/bind/bind-jsonb.ts): each argument beside its type's name;
+  // 'unknown' stands for any type
+  { id: 'to_jsonb', name: 'to_jsonb', args: ['unknown', 'text'], returns: 'jsonb', strict: true },
+  { id: 'jsonb_build_object', name: 'jsonb_build_object', args: [], variadic: 'unknown', returns: 'jsonb', strict: false },
+  { id: 'jsonb_build_array', name: 'jsonb_build_array', args: [], variadic: 'unknown', returns: 'jsonb', strict: false },
+  // the set-returning jsonb functions in FROM (resolveJsonbSetFunction): the array unnested
+  { id: 'jsonb_array_elements', name: 'jsonb_array_elements', args: ['jsonb'], returns: 'jsonb[]', strict: true },
+  { id: 'jsonb_array_elements_text', name: 'jsonb_array_elements_text', args: ['jsonb'], returns: 'text[]', strict: true },
+  { id: 'jsonb_object_keys', name: 'jsonb_object_keys', args: ['jsonb'], returns: 'text[]', strict: true },
+  { id: 'jsonb_each_keys', name: 'jsonb_each', args: ['jsonb'], returns: 'text[]', strict: true },
+  { id: 'jsonb_each_text_keys', name: 'jsonb_each_text', args: ['jsonb'], returns: 'text[]', strict: true },
 ]
 
 const ARRAY_TEMPLATES = new Map(POLYMORPHIC.filter((o) => o.id.startsWith('array_') || o.id === 'cardinality').map((o) => [o.id, o]))
@@ -822,13 +869,14 @@ function concatArgType(t: SqlType): SqlType {
   return t === 'boolean' ? 'boolean' : 'text'
 }
 
-const BINARY_OPS = new Set(['+', '-', '*', '/', '%', '^', '||', '=', '<>', '!=', '<', '<=', '>', '>=', 'like', 'ilike', '&', '|', '#', '<<', '>>', '~', '~*', '!~', '!~*'])
+const BINARY_OPS = new Set(['+', '-', '*', '/', '%', '^', '||', '=', '<>', '!=', '<', '<=', '>', '>=', 'like', 'ilike', '&', '|', '#', '<<', '>>', '~', '~*', '!~', '!~*', '->', '->>', '#>', '#>>', '@>', '<@', '?', '?|', '?&', '#-'])
 
 /** Resolves a binary operator: + - * / % ^ || = <> < <= > >= like ilike & | # << >> ~ ~* !~ !~*. */
 export function resolveBinaryOperator(op: string, left: SqlType, right: SqlType): Resolved | undefined {
   if (!BINARY_OPS.has(op)) return undefined
   if (op === '!=') op = '<>'
-  if (isArrayType(left) || isArrayType(right)) return resolveArrayOperator(op, left, right)
+  if (op === '||' && (left === 'jsonb' || right === 'jsonb') && (left === 'jsonb' || left === 'unknown') && (right === 'jsonb' || right === 'unknown')) return resolveFunction('jsonb_concat', ['jsonb', 'jsonb'])
+  if ((isArrayType(left) || isArrayType(right)) && left !== 'jsonb') return resolveArrayOperator(op, left, right)
   if (op === '||') return resolveConcat(left, right)
   const list = BY_NAME.get(op)
   if (list === undefined) return undefined

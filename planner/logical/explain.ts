@@ -37,7 +37,7 @@ function line(p: LogicalPlan): string {
     case 'over':
       return `Over ${describeOver(p)}`
     case 'unnest':
-      return `Unnest ${printScalar(p.array)}`
+      return `Unnest${p.padded ? ' padded' : ''} ${printScalar(p.array)}`
     case 'timeJoin':
       return `TimeJoin ${describeTimeJoin(p)}`
   }

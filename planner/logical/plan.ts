@@ -31,6 +31,8 @@ export type AggregateFunction =
   | 'avg_distinct'
   | 'string_agg'
   | 'array_agg'
+  | 'jsonb_agg'
+  | 'jsonb_object_agg'
   | 'bool_and'
   | 'bool_or'
   | 'var_samp'
@@ -50,11 +52,12 @@ export type AggregateFunction =
 export interface AggregateCall {
   readonly fn: AggregateFunction
   /** Arguments over the aggregate's input row (empty for count_rows). For string_agg:
-   *  [value, delimiter]. For the ordered-set aggregates (percentile_cont, percentile_disc,
+   *  [value, delimiter]. jsonb_agg: [the value as jsonb]; jsonb_object_agg: [key, value as
+   *  jsonb]. For the ordered-set aggregates (percentile_cont, percentile_disc,
    *  mode, approx_percentile): the direct arguments, constants (the fraction or an array of
    *  fractions; approx_percentile's optional relative error). */
   readonly args: readonly ScalarExpr[]
-  /** ORDER BY inside the call (string_agg, array_agg); WITHIN GROUP (ORDER BY x) of an
+  /** ORDER BY inside the call (string_agg, array_agg, jsonb_agg, jsonb_object_agg); WITHIN GROUP (ORDER BY x) of an
    *  ordered-set aggregate: its one key is the aggregated value. */
   readonly orderBy: readonly SortKey[]
   readonly filter: ScalarExpr | undefined
@@ -281,11 +284,13 @@ export interface TimeJoinNode {
 
 /** `unnest(array)` in FROM: each input row once per element of `array` (an expression over
  *  the input row), the element appended as the last column; a NULL or empty array gives no
- *  rows. Standalone, its input is one empty row; beside another FROM item it reads that
- *  item's rows (a function in FROM is implicitly LATERAL). */
+ *  rows, or, `padded` (LEFT JOIN LATERAL … ON TRUE), the row once with NULL. Standalone, its
+ *  input is one empty row; beside another FROM item it reads that item's rows (a function in
+ *  FROM is implicitly LATERAL). */
 export interface UnnestNode {
   readonly kind: 'unnest'
   readonly input: LogicalPlan
   readonly array: ScalarExpr
+  readonly padded?: boolean
   readonly columns: readonly Column[]
 }

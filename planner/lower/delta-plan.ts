@@ -198,11 +198,12 @@ export interface WindowDelta {
 }
 
 /** unnest(array): each input row once per element, the element appended (stateless: a
- *  flat-map). */
+ *  flat-map); `padded`: a row with no element once, with NULL. */
 export interface UnnestDelta {
   readonly kind: 'unnest'
   readonly input: DeltaPlan
   readonly array: ScalarExpr
+  readonly padded?: boolean
   readonly columns: readonly Column[]
 }
 

@@ -54,7 +54,7 @@ export function deltaLine(p: DeltaPlan): string {
       return `Over ${describeOver(p)}  // state: rows per partition in order${totals > 0 ? `, ${totals} partition total${totals > 1 ? 's' : ''} (frames reaching a partition edge)` : ''}; a change recomputes only the rows it reaches; ${bound}`
     }
     case 'unnest':
-      return `Unnest ${printScalar(p.array)}`
+      return `Unnest${p.padded ? ' padded' : ''} ${printScalar(p.array)}`
     case 'window':
       if (p.spec.kind !== 'session') return `Window ${describeWindow(p.spec)} on #${p.timeColumn}`
       return `Window ${describeWindow(p.spec)} on #${p.timeColumn}  // state: events per partition; ${p.freeBy ? `bounded: a session is freed once ${watermarkText(p.freeBy.sources)} ≥ its window_end` : 'unbounded'}`

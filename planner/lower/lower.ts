@@ -119,7 +119,7 @@ export function lower(p: LogicalPlan, opts: LowerOptions = {}): DeltaPlan {
     case 'timeJoin':
       return lowerTimeJoin(p, opts)
     case 'unnest':
-      return { kind: 'unnest', input: lower(p.input, opts), array: p.array, columns: p.columns }
+      return { kind: 'unnest', input: lower(p.input, opts), array: p.array, columns: p.columns, ...(p.padded ? { padded: true } : {}) }
     case 'window': {
       // sessions the watermark has passed can never change again: their state is freed
       const time = opts.watermarks ? exactBounds(watermarkColumns(p.input, opts.watermarks)).find((w) => w.column === p.timeColumn) : undefined

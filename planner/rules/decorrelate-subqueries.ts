@@ -678,7 +678,7 @@ function pushDomain(p: LogicalPlan, d: Domain): LogicalPlan {
       const iw = p.input.columns.length
       const input = pushDomain(p.input, d)
       const elem = p.columns[iw]!
-      const u: LogicalPlan = { kind: 'unnest', input, array: substOuter(p.array, iw, d), columns: [...input.columns, elem] }
+      const u: LogicalPlan = { kind: 'unnest', input, array: substOuter(p.array, iw, d), columns: [...input.columns, elem], ...(p.padded ? { padded: true } : {}) }
       return project(u, [...p.input.columns.map((c, i) => col(i, c.type)), col(iw + nD, elem.type), ...dCols(iw, d)], outCols)
     }
     case 'sort': {

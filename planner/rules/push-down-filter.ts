@@ -6,6 +6,9 @@
 //   Filter(Join left/right)     → conjuncts on the preserved side into that side
 //   Filter(Union / Distinct / Sort) → into the inputs
 //   Filter(Aggregate)           → conjuncts on group columns only, below the aggregate
+//   Filter(Unnest)              → conjuncts on the input's columns only, below the unnest (a
+//                                 row it drops is never expanded: as in PostgreSQL, the WHERE
+//                                 keeps `jsonb_each(payload)` from seeing a payload it rules out)
 // Conjuncts with subqueries stay where they are (decorrelation runs first anyway).
 
 import type { ScalarExpr } from '../expr/scalar.js'
@@ -80,6 +83,13 @@ function push(input: LogicalPlan, preds: ScalarExpr[]): LogicalPlan | undefined 
         else keep.push(p)
       }
       if (below.length === 0) return undefined
+      return filter({ ...input, input: filter(input.input, below) }, keep)
+    }
+    case 'unnest': {
+      const w = input.input.columns.length
+      const below = movable.filter((p) => [...referencedColumns(p)].every((i) => i < w))
+      if (below.length === 0) return undefined
+      const keep = [...stay, ...movable.filter((p) => !below.includes(p))]
       return filter({ ...input, input: filter(input.input, below) }, keep)
     }
     default:

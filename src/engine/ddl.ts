@@ -6,7 +6,7 @@
 import * as ivm from '../../ivm/index.js'
 import { printQuery, RivuletError, SqlState, positionAt } from '../../grammar/index.js'
 import type * as ast from '../../grammar/index.js'
-import { Scope, bindExpr, coerce, dependsOnTimeZone, timeShiftSign, lower, lowerEmitOnWindowClose, readsClockOutsideTemporalFilters, optimize, watermarkColumns, typeDisplayName, typeFromName, typeModifierOf, visitExpr, withTypeModifier, type Column, type DeltaPlan, type ScalarExpr, type TypeModifier } from '../../planner/index.js'
+import { Scope, bindExpr, coerce, dependsOnTimeZone, timeShiftSign, lower, lowerEmitOnWindowClose, readsClockOutsideTemporalFilters, optimize, watermarkColumns, typeDisplayName, typeFromName, typeModifierOf, unknownTypeError, visitExpr, withTypeModifier, type Column, type DeltaPlan, type ScalarExpr, type TypeModifier } from '../../planner/index.js'
 import { NoHistory, TableStore, VersionStore, isView, type Entry, type StreamWatermark, type TableEntry, type ViewEntry } from './catalog.js'
 import { AppendLog } from './stream-history.js'
 import { compileScalar, evaluateConstant, isRowConstant } from '../sql-runtime/compile-scalar.js'
@@ -115,7 +115,7 @@ export class Ddl {
       if (seen.has(c.name)) throw new RivuletError(SqlState.duplicateColumn, `column "${c.name}" specified more than once`, positionAt(ctx.text, c.span.start))
       seen.add(c.name)
       const t = typeFromName(c.type.name, c.type.arrayDimensions)
-      if (!t) throw new RivuletError(SqlState.undefinedObject, `type "${c.type.name}" does not exist`, positionAt(ctx.text, c.type.span.start))
+      if (!t) throw new RivuletError(unknownTypeError(c.type.name).code, unknownTypeError(c.type.name).message, positionAt(ctx.text, c.type.span.start))
       columns.push({ name: c.name, type: t })
       modifiers.push(typeModifierOf(c.type, t, { text: ctx.text }))
     }

@@ -16,6 +16,7 @@ import { stddevPopNumeric, stddevSampNumeric, varPopNumeric, varSampNumeric } fr
 import { intervalLerp } from '../sql-runtime/datetime-functions.js'
 import { currentTimeZone, isUtc } from '../sql-runtime/time-zone.js'
 import { textNamesZone } from '../sql-runtime/timestamptz.js'
+import { jsonbArrayOf, objectAggPair, objectOfPairs } from '../sql-runtime/jsonb-functions.js'
 
 export interface RenderContext {
   readonly circuit: ivm.Circuit
@@ -119,10 +120,14 @@ export function render(plan: DeltaPlan, ctx: RenderContext): Rendered {
       }
       case 'unnest': {
         const array = compileScalar(p.array)
+        const padded = p.padded === true
         return add(
           new ivm.FlatMapOperator(go(p.input), (row, emit) => {
             const a = array(row) as ArrayValue | null
-            if (a === null) return
+            if (a === null || a.items.length === 0) {
+              if (padded) emit([...row, null])
+              return
+            }
             for (const item of a.items) {
               const out = row.slice()
               out.push(item)
@@ -551,6 +556,17 @@ function aggregateSpec(a: AggregateCall, insertOnlyInput = false): ivm.Aggregate
       const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
       const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
       aggregator = ivm.arrayAgg(cmp, (values) => new ArrayValue(values)) as ivm.Aggregator<unknown, unknown>
+      return { aggregator, arg: (row) => [value(row), orderGets.map((g) => g(row))], filter }
+    }
+    case 'jsonb_agg':
+    case 'jsonb_object_agg': {
+      // array_agg's accumulator over jsonb values (jsonb_object_agg's: [key, value] pairs)
+      const [first, second] = a.args.map((x) => compileScalar(x))
+      const keyType = a.args[0]!.type
+      const value = a.fn === 'jsonb_agg' ? first! : (row: Row) => objectAggPair(first!(row), keyType, second!(row), 'jsonb')
+      const orderGets = a.orderBy.map((k) => compileScalar(k.expr))
+      const cmp = a.orderBy.length > 0 ? rowComparator(a.orderBy.map((k, i) => ({ ...k, expr: { kind: 'column', index: i, type: k.expr.type } }))) : undefined
+      aggregator = ivm.arrayAgg(cmp, a.fn === 'jsonb_agg' ? jsonbArrayOf : objectOfPairs) as ivm.Aggregator<unknown, unknown>
       return { aggregator, arg: (row) => [value(row), orderGets.map((g) => g(row))], filter }
     }
     case 'var_samp':

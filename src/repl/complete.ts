@@ -43,7 +43,7 @@ const CLAUSE_KEYWORDS = [
 
 const OBJECT_KINDS = ['INDEX', 'MATERIALIZED VIEW', 'SINK', 'SOURCE', 'STREAM', 'TABLE', 'VIEW']
 
-const TYPES = ['BIGINT', 'BOOLEAN', 'DATE', 'DOUBLE PRECISION', 'INT', 'INTEGER', 'INTERVAL', 'NUMERIC', 'REAL', 'SMALLINT', 'TEXT', 'TIMESTAMP', 'VARCHAR']
+const TYPES = ['BIGINT', 'BOOLEAN', 'DATE', 'DOUBLE PRECISION', 'INT', 'INTEGER', 'INTERVAL', 'JSONB', 'NUMERIC', 'REAL', 'SMALLINT', 'TEXT', 'TIMESTAMP', 'VARCHAR']
 
 /** Meta-commands offered after `\`. */
 export const META_COMMANDS = ['\\?', '\\conninfo', '\\copy', '\\d', '\\dm', '\\ds', '\\dt', '\\dv', '\\echo', '\\g', '\\h', '\\i', '\\ir', '\\l', '\\p', '\\q', '\\r', '\\set', '\\timing', '\\unset', '\\x']

@@ -30,6 +30,7 @@ export const OID = {
   numeric: 1700,
   uuid: 2950,
   bytea: 17,
+  jsonb: 3802,
 } as const
 
 /** A result column as the server describes it: the engine's type (for formatting values) and,
@@ -178,6 +179,8 @@ export function castNameForOid(oid: number): string | undefined {
       return 'uuid'
     case OID.bytea:
       return 'bytea'
+    case OID.jsonb:
+      return 'jsonb'
     default: {
       const a = ARRAY_ELEMENT.get(oid)
       return a === undefined ? undefined : `${a === 'character' ? 'text' : a}[]`

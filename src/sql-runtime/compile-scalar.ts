@@ -317,7 +317,7 @@ function nanAwareComparison(fn: string, a: string, b: string): string {
 /** Types whose run-time values are JS primitives ordered by `<` the way SQL orders them
  *  (floats are not: Postgres orders NaN above everything and NaN = NaN). */
 function primitiveOrdered(t: SqlType): boolean {
-  return t !== 'interval' && t !== 'unknown' && t !== 'real' && t !== 'double' && t !== 'numeric' && t !== 'bpchar'
+  return t !== 'interval' && t !== 'unknown' && t !== 'real' && t !== 'double' && t !== 'numeric' && t !== 'bpchar' && t !== 'jsonb'
 }
 
 function overflow(t: SqlType): never {

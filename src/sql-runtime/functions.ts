@@ -6,7 +6,8 @@
 // text-functions.ts (strings, LIKE, regular expressions), datetime-functions.ts and
 // to-char.ts (dates, timestamps, intervals), timestamptz-functions.ts (timestamptz, time, uuid,
 // bytea), numeric-functions.ts (exact NUMERIC, PostgreSQL's
-// result scales), array-functions.ts, series-functions.ts; the comparisons, type modifiers
+// result scales), array-functions.ts, series-functions.ts, jsonb-functions.ts (with its
+// operators, jsonb-operators.ts and jsonb-path-edit.ts); the comparisons, type modifiers
 // and CHAR(n) operators, which serve every type, are here. Each family notes its deviations
 // from PostgreSQL.
 //
@@ -25,6 +26,7 @@ import { TEXT_FUNCTIONS } from './text-functions.js'
 import { DATETIME_FUNCTIONS, tsAddInterval } from './datetime-functions.js'
 import { toCharMemo } from './to-char.js'
 import { TIMESTAMPTZ_FUNCTIONS } from './timestamptz-functions.js'
+import { JSONB_FUNCTIONS } from './jsonb-functions.js'
 
 type Fn = (...args: any[]) => unknown
 
@@ -71,6 +73,7 @@ export const FUNCTIONS: Readonly<Record<string, Fn>> = {
   ...NUMERIC_FUNCTIONS,
   ...ARRAY_FUNCTIONS,
   ...seriesFunctions(tsAddInterval),
+  ...JSONB_FUNCTIONS,
   typmod_numeric: applyNumericTypmod,
   typmod_varchar: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'varchar', length }, explicit),
   typmod_char: (v: string, length: number, explicit: boolean) => applyTypeModifier(v, { kind: 'char', length }, explicit),

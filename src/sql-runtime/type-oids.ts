@@ -24,6 +24,7 @@ const OIDS: Record<ElementName, readonly [scalar: number, array: number]> = {
   interval: [1186, 1187],
   uuid: [2950, 2951],
   bytea: [17, 1001],
+  jsonb: [3802, 3807],
 }
 
 const UNKNOWN_OID = 705
@@ -72,6 +73,7 @@ export const PG_TYPES: readonly PgType[] = [
   { oid: 1700, typname: 'numeric', typlen: -1, typcategory: 'N', display: 'numeric' },
   { oid: 2205, typname: 'regclass', typlen: 4, typcategory: 'N', display: 'regclass' },
   { oid: 2950, typname: 'uuid', typlen: 16, typcategory: 'U', display: 'uuid' },
+  { oid: 3802, typname: 'jsonb', typlen: -1, typcategory: 'U', display: 'jsonb' },
 ]
 /** The array type of each element type above that the engine has (`_int4`, `integer[]`). */
 export const PG_ARRAY_TYPES: readonly (PgType & { readonly typelem: number })[] = arrayTypeOids().flatMap((a) => {

@@ -1,7 +1,8 @@
 // How SQL orders and equates values: compareFn (the total order of a type, for ORDER BY,
 // MIN/MAX, greatest/least), compareText (code point order, PG's "C" collation), CHAR(n)
 // order (trailing spaces ignored), arrays (btarraycmp), sort keys with NULL placement, and
-// compareScalars/equalScalars for two values of one type (2.5 = 2.50; '1 day' = '24:00:00').
+// compareScalars/equalScalars for two values of one type (2.5 = 2.50; '1 day' = '24:00:00'),
+// jsonb's order being jsonb-order.ts'.
 // Apart because the operators, the functions and the engine's rendering all need only this.
 
 import { elementType, isArrayType } from '../../planner/types.js'
@@ -10,6 +11,8 @@ import { ArrayValue } from '../../planner/array-value.js'
 import { Numeric, numericCompare, type NumericValue } from '../../planner/numeric.js'
 import { sqlError } from './sql-errors.js'
 import { compareInterval, Interval } from './interval.js'
+import { JsonbValue } from './jsonb-value.js'
+import { compareJsonb } from './jsonb-order.js'
 
 // ---------------------------------------------------------------------------------- ordering
 
@@ -76,6 +79,8 @@ export function compareFn(t: SqlType): (a: unknown, b: unknown) => number {
       return numericCompare as (a: unknown, b: unknown) => number
     case 'bpchar':
       return compareBpchar as (a: unknown, b: unknown) => number
+    case 'jsonb':
+      return compareJsonb as (a: unknown, b: unknown) => number
     default:
       return compareNumber as (a: unknown, b: unknown) => number
   }
@@ -124,6 +129,7 @@ export function compareAny(a: unknown, b: unknown): number {
   if (typeof a === 'string' && typeof b === 'string') return compareText(a, b)
   if (typeof a === 'boolean' && typeof b === 'boolean') return compareBool(a, b)
   if (a instanceof Interval && b instanceof Interval) return compareInterval(a, b)
+  if (a instanceof JsonbValue && b instanceof JsonbValue) return compareJsonb(a, b)
   throw sqlError('XX000', 'cannot compare values of different types')
 }
 
@@ -137,5 +143,6 @@ export function compareScalars(a: unknown, b: unknown): number {
 
 /** SQL equality of two non-null values of one type (NaN = NaN; 2.5 = 2.50; '1 day' = '24:00:00'). */
 export function equalScalars(a: unknown, b: unknown): boolean {
+  if (a instanceof JsonbValue) return b instanceof JsonbValue && a.hashKey === b.hashKey
   return a === b || (a !== a && b !== b) || ((a instanceof Interval || a instanceof Numeric || b instanceof Numeric) && compareScalars(a, b) === 0)
 }

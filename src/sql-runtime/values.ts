@@ -34,6 +34,9 @@ import { formatTimestamptz, parseTimestamptz, timestampToTimestamptz, timestampt
 import { formatTime, parseTime, timeOfTimestamp } from './time-of-day.js'
 import { parseUuid } from './uuid.js'
 import { byteaOf, parseBytea } from './bytea.js'
+import { JsonbValue } from './jsonb-value.js'
+import { parseJsonb } from './jsonb-parse.js'
+import { jsonbCastSource, jsonbOfJs } from './jsonb-functions.js'
 
 // Re-exported for the engine's modules, which import them from here.
 export { clock } from './datetime.js'
@@ -84,7 +87,8 @@ export function toText(v: unknown, t: SqlType, zone: TimeZone = currentTimeZone(
     case 'time':
       return formatTime(v as number)
     case 'interval':
-      return (v as Interval).toString()
+    case 'jsonb':
+      return (v as Interval | JsonbValue).toString()
     case 'uuid':
     case 'bytea':
       return v as string
@@ -129,6 +133,8 @@ export function parseText(s: string, to: SqlType, zone: TimeZone = currentTimeZo
       return parseUuid(s)
     case 'bytea':
       return parseBytea(s)
+    case 'jsonb':
+      return parseJsonb(s)
   }
 }
 
@@ -209,6 +215,11 @@ export function castValue(v: unknown, from: SqlType, to: SqlType, zone: TimeZone
   if (from === 'bpchar' && (to === 'text' || to === 'unknown')) return trimPadding(v as string)
   if (from === 'text' || from === 'unknown' || from === 'bpchar') return parseText(v as string, to, zone)
   if (to === 'text' || to === 'unknown') return toText(v, from, zone)
+  // jsonb → a number or boolean it holds (PostgreSQL's jsonb_int4 and the like)
+  if (from === 'jsonb' && (isNum(to) || to === 'boolean')) {
+    const src = jsonbCastSource(v as JsonbValue, to, typeDisplayName(to))
+    return castValue(src.value, src.type, to, zone)
+  }
   if (isArrayType(to) && isArrayType(from)) {
     // element by element (int[] → bigint[], text[] → integer[], …)
     const a = elementType(from)
@@ -322,7 +333,8 @@ export function toResultValue(v: unknown, t: SqlType): ResultValue {
     case 'time':
       return formatTime(v as number)
     case 'interval':
-      return (v as Interval).toString()
+    case 'jsonb':
+      return (v as Interval | JsonbValue).toString()
     case 'uuid':
     case 'bytea':
       return v as string
@@ -409,6 +421,12 @@ export function fromInputValue(v: unknown, t: SqlType): unknown {
       if (v instanceof Interval) return v
       if (typeof v === 'number' && Number.isFinite(v)) return new Interval(0, 0, Math.round(v * 1000) + 0)
       break
+    case 'jsonb': {
+      // a JS value as its JSON (a string is jsonb input text, as for every type)
+      const j = jsonbOfJs(v)
+      if (j !== undefined) return j
+      break
+    }
   }
   throw badInput(v, t)
 }

@@ -20,6 +20,7 @@ import type { RowKey } from '../../ivm/key.js'
 import { Numeric } from '../../planner/numeric.js'
 import { ArrayValue } from '../../planner/array-value.js'
 import { Interval } from '../sql-runtime/interval.js'
+import { JsonbValue } from '../sql-runtime/jsonb-value.js'
 import { decodeBatch, encodeBatch, encodeBatchExactly, type RowBatch } from './row-batch.js'
 import { decodeState, encodeState, fromSerialized } from './state-codec.js'
 
@@ -63,7 +64,7 @@ function isRow(v: unknown): v is unknown[] {
     const x: unknown = v[i]
     const t = typeof x
     if (t === 'object') {
-      if (x !== null && !(x instanceof Numeric || x instanceof Interval || x instanceof ArrayValue)) return false
+      if (x !== null && !(x instanceof Numeric || x instanceof Interval || x instanceof ArrayValue || x instanceof JsonbValue)) return false
     } else if (t === 'undefined' || t === 'function' || t === 'symbol') return false
   }
   return true

@@ -12,11 +12,13 @@ import { serialize, deserialize } from 'node:v8'
 import { Numeric } from '../../planner/numeric.js'
 import { ArrayValue } from '../../planner/array-value.js'
 import { Interval } from '../sql-runtime/interval.js'
+import { JsonbValue } from '../sql-runtime/jsonb-value.js'
+import { parseStoredJsonb } from '../sql-runtime/jsonb-parse.js'
 
 /** Marks a tagged value class (a key no state of ours uses). */
 const TAG = '\u0000rivulet'
 
-type Tagged = { readonly [TAG]: 'n'; readonly v: [number | bigint, number] } | { readonly [TAG]: 'i'; readonly v: [number, number, number] } | { readonly [TAG]: 'a'; readonly v: unknown[] }
+type Tagged = { readonly [TAG]: 'n'; readonly v: [number | bigint, number] } | { readonly [TAG]: 'i'; readonly v: [number, number, number] } | { readonly [TAG]: 'a'; readonly v: unknown[] } | { readonly [TAG]: 'j'; readonly v: string }
 
 /** The wrapper of a state that holds no tagged value. */
 type Plain = { readonly [TAG]: 'p'; readonly v: unknown }
@@ -32,10 +34,11 @@ function encode(v: unknown, seen: Map<object, unknown>): unknown {
   if (!needsWalk(v)) return v
   const done = seen.get(v)
   if (done !== undefined) return done
-  if (v instanceof Numeric || v instanceof Interval || v instanceof ArrayValue) taggedCount++
+  if (v instanceof Numeric || v instanceof Interval || v instanceof ArrayValue || v instanceof JsonbValue) taggedCount++
   if (v instanceof Numeric) return { [TAG]: 'n', v: [v.coef, v.scale] }
   if (v instanceof Interval) return { [TAG]: 'i', v: [v.months, v.days, v.micros] }
   if (v instanceof ArrayValue) return { [TAG]: 'a', v: v.items.map((x) => encode(x, seen)) }
+  if (v instanceof JsonbValue) return { [TAG]: 'j', v: v.toString() }
   if (Array.isArray(v)) {
     // most arrays are rows of primitives: serialized as they are, no copy
     let plain = true
@@ -99,6 +102,8 @@ function decode(v: unknown, seen: Set<object>): unknown {
     }
     case 'a':
       return new ArrayValue((t.v as unknown[]).map((x) => decode(x, seen)))
+    case 'j':
+      return parseStoredJsonb(t.v as string)
   }
   seen.add(v)
   for (const k of Object.keys(t)) if (needsWalk(t[k])) t[k] = decode(t[k], seen)

@@ -54,7 +54,7 @@ describe('syntax errors', () => {
     ["SELECT 'abc", 'unterminated quoted string at or near "\'abc" (1:8)\nSELECT \'abc\n       ^'],
     ['SELECT "abc', 'unterminated quoted identifier at or near ""abc" (1:8)\nSELECT "abc\n       ^'],
     ['SELECT 1 /* never closed', 'unterminated /* comment at or near "/* never closed" (1:10)\nSELECT 1 /* never closed\n         ^'],
-    ['SELECT a ? b', 'syntax error at or near "?" (1:10)\nSELECT a ? b\n         ^'],
+    ['SELECT a @ b', 'syntax error at or near "@" (1:10)\nSELECT a @ b\n         ^'],
     ['SELECT "" FROM t', 'zero-length delimited identifier (1:8)\nSELECT "" FROM t\n       ^'],
     ['SELECT 1\n;\nSELECT 2 SELECT 3', 'syntax error at or near "SELECT" (3:10)\nSELECT 2 SELECT 3\n         ^'],
   ]

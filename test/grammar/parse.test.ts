@@ -85,6 +85,14 @@ describe('expressions: precedence', () => {
     ['NOT a ~ b', 'NOT a ~ b'],
     ['~a ~ ~b', '~a ~ ~b'],
     ['a ~ b + c', 'a ~ b + c'],
+    // the jsonb operators, at the same level, left to right
+    ["j->'a'->>0", "j -> 'a' ->> 0"],
+    ["j#>'{a,b}'#>>'{c}'", "j #> '{a,b}' #>> '{c}'"],
+    ["j@>'{}' = a<@b", "j @> '{}' = a <@ b"],
+    ["j?'k' AND j?|a OR j?&b", "j ? 'k' AND j ?| a OR j ?& b"],
+    ["j#-'{a}' - 'b' || k", "j #- '{a}' - 'b' || k"],
+    ["j->-1", 'j -> -1'],
+    ["(j->>'a')::int + 1", "(j ->> 'a')::INTEGER + 1"],
   ]
   it.each(cases)('%s', (input, printed) => {
     expect(printExpr(parseExpression(input))).toBe(printed)

@@ -92,6 +92,17 @@ describe('pg client', () => {
     expect(any.rows).toEqual([{ x: 2 }, { x: 3 }])
   })
 
+  it('jsonb: typed by its OID 3802 (node-postgres parses it), parameters as JSON text', async () => {
+    const c = await client()
+    const r = await c.query(`SELECT '{"b": [1, 2.50], "a": null}'::jsonb AS j, jsonb_agg(x ORDER BY x) AS a FROM (VALUES (1), (2)) v(x)`)
+    expect(r.fields.map((f) => f.dataTypeID)).toEqual([3802, 3802])
+    expect(r.rows).toEqual([{ j: { a: null, b: [1, 2.5] }, a: [1, 2] }])
+    await c.query('CREATE TABLE docs (k INT PRIMARY KEY, body JSONB)')
+    await c.query('INSERT INTO docs VALUES ($1, $2)', [1, { tags: ['x'], n: 3 }])
+    const back = await c.query(`SELECT body->'tags'->>0 AS tag, body FROM docs WHERE body @> $1::jsonb`, ['{"n": 3}'])
+    expect(back.rows).toEqual([{ tag: 'x', body: { n: 3, tags: ['x'] } }])
+  })
+
   it('reuses named prepared statements', async () => {
     const c = await client()
     for (let i = 0; i < 50; i++) await c.query({ name: 'ins', text: 'INSERT INTO people (id, name) VALUES ($1, $2)', values: [i, `p${i}`] })
