@@ -65,14 +65,15 @@ export interface SinkEntry {
   readonly kind: 'sink'
   readonly name: string
   readonly connector: SinkConnector
-  readonly plan: DeltaPlan
+  /** Replaced when a relation it reads changes shape (ALTER TABLE: alter-table.ts). */
+  plan: DeltaPlan
   /** Its last operator (replaced when it is rebuilt after an error). */
   output: ivm.OutputOperator
   /** The operators its plan became (for stateSize; empty while in error). */
   operators: ReadonlyMap<DeltaPlan, ivm.Operator>
   /** The operators its render created, in order (what a checkpoint saves for it). */
   owned: readonly ivm.Operator[]
-  readonly dependsOn: ReadonlySet<string>
+  readonly dependsOn: Set<string>
   /** Changes of the open tick, written to the connector at commit. */
   pending: ivm.ZSet
   /** Set while it is in error: it writes nothing until the error clears. */
@@ -286,10 +287,10 @@ export class SourcesAndSinks {
     // the query whose GROUP BY keys the rows (the view's own, for FROM a view)
     let grouped: ast.Query | undefined = s.query
     if (query === undefined) {
-      const from = lastPart(s.from!)
+      const from = this.engine.catalog.lookup(s.from!.parts)
       const e = this.engine.catalog.entries.get(from)
-      if (e === undefined) throw new RivuletError(SqlState.undefinedTable, `relation "${from}" does not exist`, positionAt(ctx.text, s.from!.span.start))
-      query = (parse(`SELECT * FROM ${quoteIdentifier(from)}`)[0]!.statement as ast.SelectStmt).query
+      if (e === undefined) throw new RivuletError(SqlState.undefinedTable, `relation "${s.from!.parts.join('.')}" does not exist`, positionAt(ctx.text, s.from!.span.start))
+      query = (parse(`SELECT * FROM ${s.from!.parts.map(quoteIdentifier).join('.')}`)[0]!.statement as ast.SelectStmt).query
       if (isView(e)) grouped = viewQuery(e.definition)
     }
     const { plan: logical } = this.engine.reads.bindQuery(query, ctx)

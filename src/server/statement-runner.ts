@@ -10,6 +10,7 @@ import type { ResultValue, SessionIdentity } from '../types.js'
 import { SETTINGS } from './settings.js'
 import { Cancellation } from './gate.js'
 import type { EngineSession } from '../engine/index.js'
+import { checkSearchPath } from '../engine/index.js'
 import { type Field } from './pg-types.js'
 import {
   copyData,
@@ -291,6 +292,7 @@ export class StatementRunner {
     const def = SETTINGS.find((s) => s.name.toLowerCase() === name)
     let v = value ?? (name === 'server_version' ? this.#ctx.serverVersion : name === 'session_authorization' ? this.#connection.user : name === 'statement_timeout' ? String(this.#ctx.statementTimeoutMs) : (def?.value ?? ''))
     if (name === 'client_encoding') v = clientEncoding(v, true)
+    if (name === 'search_path') checkSearchPath(value)
     if (name === 'statement_timeout' || name === 'idle_in_transaction_session_timeout') parseMilliseconds(v, name)
     if (['server_version', 'server_encoding', 'integer_datetimes', 'server_version_num', 'lc_collate', 'lc_ctype', 'max_identifier_length', 'is_superuser', 'in_hot_standby'].includes(name) && value !== undefined) {
       throw new RivuletError('55P02', `parameter "${name}" cannot be changed`)
