@@ -646,7 +646,8 @@ export class EngineCatalog implements Catalog {
   /** The key of a relation named by its schema (undefined: the search path, i.e. public)
    *  and name; undefined when the schema does not exist (nothing is named in it). */
   keyOf(schema: string | undefined, name: string): string | undefined {
-    if (schema === undefined || schema === 'public') return name
+    // a quoted "s.x" in public is not schema s's x (no public relation can have that name)
+    if (schema === undefined || schema === 'public') return name.includes('.') && this.splitKey(name).schema !== 'public' ? undefined : name
     return this.schemas.has(schema) ? relationKey(schema, name) : undefined
   }
 

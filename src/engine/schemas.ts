@@ -20,10 +20,10 @@ export class Schemas {
     const name = lastPart(n)
     const schema = n.parts.length === 2 ? n.parts[0]! : 'public'
     if (schema === 'pg_catalog' || schema === 'information_schema') throw new RivuletError('42501', `permission denied to create "${n.parts.join('.')}"`, at, 'System catalog modifications are currently disallowed.')
-    const key = this.engine.catalog.keyOf(schema, name)
-    if (key === undefined) throw new RivuletError(SqlState.undefinedSchema, `schema "${schema}" does not exist`, at)
     // a public name that reads as another schema's key would be that schema's relation
     if (schema === 'public' && this.engine.catalog.splitKey(name).schema !== 'public') throw new RivuletError(SqlState.invalidName, `a relation of schema public cannot be named "${name}": rivulet names the relations of schema "${this.engine.catalog.splitKey(name).schema}" so`, at)
+    const key = this.engine.catalog.keyOf(schema, name)
+    if (key === undefined) throw new RivuletError(SqlState.undefinedSchema, `schema "${schema}" does not exist`, at)
     return key
   }
 
