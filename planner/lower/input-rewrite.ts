@@ -7,68 +7,92 @@ import type { DeltaPlan, InputDelta } from './delta-plan.js'
 import { deltaChildren } from './delta-plan.js'
 import { referencedColumns, substituteColumns } from '../logical/tree.js'
 
-/** The columns of `relation` that `plan` reads: those its readers' expressions name when every
- *  reader is a map-filter-project or a GROUP BY's reduce, else all of them ('all': a join's
- *  arrangement or the view itself keeps the whole row). */
-export function inputColumnsRead(plan: DeltaPlan, relation: string): ReadonlySet<number> | 'all' {
-  const isInput = (p: DeltaPlan): p is InputDelta => p.kind === 'input' && p.relation === relation
-  // a projection of the input's columns alone (what an earlier ALTER TABLE put in its place)
-  // is looked through: its reader's columns are mapped back to the input's
-  const adapter = (p: DeltaPlan): readonly number[] | undefined => {
-    if (p.kind !== 'mfp' || p.predicate !== undefined || p.projection === undefined || !isInput(p.input)) return undefined
-    const out: number[] = []
-    for (const e of p.projection) {
-      if (e.kind !== 'column') return undefined
-      out.push(e.index)
-    }
-    return out
-  }
-  if (isInput(plan)) return 'all'
-  const root = adapter(plan)
-  if (root !== undefined) return new Set(root)
-  const read = new Set<number>()
+/** Columns of a node's output something needs: some, or all of them. */
+type Need = ReadonlySet<number> | 'all'
+
+/** The columns of `relation` that `plan` reads, followed from the plan's output down to each
+ *  input of the relation: a map-filter-project reads what its kept expressions and its filter
+ *  name, a GROUP BY's reduce its keys and aggregate arguments, a join what its output needs
+ *  of each side and the keys; any other node all of its input ('all': the whole relation). */
+export function inputColumnsRead(plan: DeltaPlan, relation: string): Need {
+  // parents before children (a node shared by several is reached once, with every need)
+  const order: DeltaPlan[] = []
   const seen = new Set<DeltaPlan>()
-  const stack: DeltaPlan[] = [plan]
-  while (stack.length > 0) {
-    const p = stack.pop()!
-    if (seen.has(p)) continue
+  const visit = (p: DeltaPlan): void => {
+    if (seen.has(p)) return
     seen.add(p)
-    for (const c of deltaChildren(p)) {
-      const through = adapter(c)
-      if (!isInput(c) && through === undefined) {
-        stack.push(c)
-        continue
-      }
-      const cols = columnsReadOfChild(p)
-      if (cols === 'all') {
-        // all of the input, or all the projection passes on
-        if (through === undefined) return 'all'
-        for (const i of through) read.add(i)
-      } else for (const i of cols) read.add(through === undefined ? i : through[i]!)
+    for (const c of deltaChildren(p)) visit(c)
+    order.push(p)
+  }
+  visit(plan)
+  order.reverse()
+  const needs = new Map<DeltaPlan, Need>([[plan, 'all']])
+  const add = (p: DeltaPlan, n: Need): void => {
+    const had = needs.get(p)
+    if (had === 'all') return
+    if (n === 'all') return void needs.set(p, 'all')
+    const merged = new Set(had ?? [])
+    for (const i of n) merged.add(i)
+    needs.set(p, merged)
+  }
+  const read = new Set<number>()
+  for (const p of order) {
+    const need = needs.get(p) ?? new Set<number>()
+    if (p.kind === 'input') {
+      if (p.relation !== relation || p.versions !== undefined) continue
+      if (need === 'all') return 'all'
+      for (const i of need) read.add(i)
+      continue
     }
+    for (const [child, n] of childNeeds(p, need)) add(child, n)
   }
   return read
 }
 
-/** The columns of its input a map-filter-project or a GROUP BY's reduce reads ('all' for any
- *  other node). */
-function columnsReadOfChild(p: DeltaPlan): ReadonlySet<number> | 'all' {
-  const read = new Set<number>()
-  if (p.kind === 'mfp' && p.projection !== undefined) {
-    if (p.predicate !== undefined) referencedColumns(p.predicate, read)
-    for (const e of p.projection) referencedColumns(e, read)
-    return read
-  }
-  if (p.kind === 'reduce') {
-    for (const k of p.key) read.add(k)
-    for (const a of p.aggregates) {
-      for (const e of a.args) referencedColumns(e, read)
-      for (const k of a.orderBy) referencedColumns(k.expr, read)
-      if (a.filter !== undefined) referencedColumns(a.filter, read)
+/** What a node needs of each child to give `need` of its output. */
+function childNeeds(p: DeltaPlan, need: Need): [DeltaPlan, Need][] {
+  const each = (n: Need): [DeltaPlan, Need][] => deltaChildren(p).map((c) => [c, n])
+  switch (p.kind) {
+    case 'mfp': {
+      const out = new Set<number>()
+      if (p.predicate !== undefined) referencedColumns(p.predicate, out)
+      if (p.projection === undefined) {
+        if (need === 'all') return [[p.input, 'all']]
+        for (const i of need) out.add(i)
+      } else p.projection.forEach((e, i) => (need === 'all' || need.has(i) ? referencedColumns(e, out) : undefined))
+      return [[p.input, out]]
     }
-    return read
+    case 'reduce': {
+      const out = new Set<number>(p.key)
+      for (const a of p.aggregates) {
+        for (const e of a.args) referencedColumns(e, out)
+        for (const k of a.orderBy) referencedColumns(k.expr, out)
+        if (a.filter !== undefined) referencedColumns(a.filter, out)
+      }
+      return [[p.input, out]]
+    }
+    case 'arrange': {
+      if (need === 'all') return [[p.input, 'all']]
+      const out = new Set<number>([...need, ...p.key])
+      if (p.freeBy !== undefined) out.add(p.freeBy.column)
+      return [[p.input, out]]
+    }
+    case 'join': {
+      if (need === 'all') return each('all')
+      const left = new Set<number>()
+      const right = new Set<number>()
+      for (const i of need) {
+        if (i < p.leftWidth) left.add(i)
+        else if (p.joinType !== 'semi' && p.joinType !== 'anti') right.add(i - p.leftWidth)
+      }
+      return [[p.left, left], [p.right, right]]
+    }
+    case 'union':
+    case 'negate':
+      return each(need)
+    default:
+      return each('all')
   }
-  return 'all'
 }
 
 /** `p` with new children (in deltaChildren's order). */
