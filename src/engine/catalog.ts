@@ -544,6 +544,9 @@ export interface ViewEntry {
   readonly subscribers: Set<Subscriber>
   /** Changes of the open tick, delivered to subscribers at commit. */
   pending: ivm.ZSet
+  /** The output columns that are its GROUP BY keys when it has one row per group (what a sink
+   *  FROM it keys its rows by), as bound at CREATE. */
+  readonly groupKey: readonly number[] | undefined
   /** Output columns a watermark bounds (for views reading this one). */
   readonly watermarks: readonly ColumnWatermark[]
 }

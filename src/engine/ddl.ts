@@ -16,7 +16,7 @@ import { CLOCK, resultAsOfCommit } from './view-errors.js'
 import { isSystemRelationName } from './system-catalog.js'
 import type { StatementContext, RenderAt } from './internals.js'
 import type { SinkEntry } from './sources-and-sinks.js'
-import { refuseSystemRelations, hasTemporalFilter, scannedRelations } from './plans.js'
+import { groupKeyColumns, refuseSystemRelations, hasTemporalFilter, scannedRelations } from './plans.js'
 import { lastPart } from './names.js'
 import type { EngineInternals } from './internals.js'
 
@@ -262,6 +262,7 @@ export class Ddl {
       subscribers: new Set(),
       pending: new ivm.ZSet(),
       watermarks,
+      groupKey: groupKeyColumns(logical),
       error: undefined,
     }
     this.engine.catalog.add(entry)

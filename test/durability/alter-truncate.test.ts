@@ -5,6 +5,7 @@
 // it: every relation equals an in-memory run of the same statements.
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { Engine } from '../../src/index.js'
@@ -88,6 +89,23 @@ describe('TRUNCATE, ALTER TABLE and schemas in a data directory', () => {
     const third = Engine.open({ dir })
     for (const r of RELATIONS) expect(all(third, r), r).toEqual(all(mem, r))
     third.close()
+  })
+
+  it('a sink FROM a view made before its table was renamed keys its rows by the view\'s GROUP BY', () => {
+    const root = tempDir()
+    const dir = path.join(root, 'data')
+    const target = path.join(root, 'out.db')
+    const db = Engine.open({ dir })
+    db.execute('CREATE TABLE t (a INT, b INT); INSERT INTO t VALUES (1, 2), (1, 3), (2, 1)')
+    db.execute('CREATE MATERIALIZED VIEW v AS SELECT a, sum(b) AS s FROM t GROUP BY a')
+    db.execute('ALTER TABLE t RENAME TO u; ALTER TABLE u RENAME COLUMN a TO k')
+    db.execute(`CREATE SINK out FROM v WITH (connector = 'sqlite', path = '${target}', table = 'v', mode = 'upsert')`)
+    db.execute('INSERT INTO u VALUES (1, 10); TRUNCATE u; INSERT INTO u VALUES (3, 3)')
+    crashClose(db)
+    const again = Engine.open({ dir })
+    again.execute('INSERT INTO u VALUES (3, 4)')
+    again.close()
+    expect(new Database(target, { readonly: true }).prepare('SELECT a, s FROM v ORDER BY a').raw().all()).toEqual([[3, 7]])
   })
 
   it('survives SIGKILL right after the statements are acknowledged', () => {
