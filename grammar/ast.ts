@@ -462,6 +462,8 @@ export interface SelectBody {
   readonly from: TableRef | undefined
   readonly where: Expr | undefined
   readonly groupBy: readonly GroupByItem[]
+  /** `GROUP BY DISTINCT`: duplicate grouping sets are removed (PostgreSQL 14). */
+  readonly groupByDistinct?: boolean
   readonly having: Expr | undefined
   /** `WINDOW w AS (...), ...` */
   readonly windows?: readonly NamedWindow[] | undefined
@@ -608,7 +610,42 @@ export interface CreateIndexStmt {
   readonly span: Span
 }
 
-export type DropObjectKind = 'table' | 'stream' | 'view' | 'materialized view' | 'index' | 'source' | 'sink' | 'trigger'
+export type DropObjectKind = 'table' | 'stream' | 'view' | 'materialized view' | 'index' | 'source' | 'sink' | 'trigger' | 'schema'
+
+/** `CREATE SCHEMA [IF NOT EXISTS] name`. */
+export interface CreateSchemaStmt {
+  readonly kind: 'createSchema'
+  readonly name: string
+  readonly ifNotExists: boolean
+  readonly span: Span
+}
+
+/** One action of ALTER TABLE. */
+export type AlterTableAction =
+  /** `ADD [COLUMN] [IF NOT EXISTS] column_def` */
+  | { readonly kind: 'addColumn'; readonly column: ColumnDef; readonly ifNotExists: boolean; readonly span: Span }
+  /** `DROP [COLUMN] [IF EXISTS] name [CASCADE | RESTRICT]` */
+  | { readonly kind: 'dropColumn'; readonly column: string; readonly ifExists: boolean; readonly cascade: boolean; readonly span: Span }
+  /** `RENAME [COLUMN] name TO new_name` */
+  | { readonly kind: 'renameColumn'; readonly column: string; readonly to: string; readonly span: Span }
+  /** `RENAME TO new_name` */
+  | { readonly kind: 'renameTable'; readonly to: string; readonly span: Span }
+
+/** `ALTER TABLE [IF EXISTS] [ONLY] name action [, action …]` (a RENAME is the only action). */
+export interface AlterTableStmt {
+  readonly kind: 'alterTable'
+  readonly table: Name
+  readonly ifExists: boolean
+  readonly actions: readonly AlterTableAction[]
+  readonly span: Span
+}
+
+/** `TRUNCATE [TABLE] [ONLY] name [, …] [CONTINUE IDENTITY | RESTART IDENTITY] [CASCADE | RESTRICT]`. */
+export interface TruncateStmt {
+  readonly kind: 'truncate'
+  readonly tables: readonly Name[]
+  readonly span: Span
+}
 
 export interface DropStmt {
   readonly kind: 'drop'
@@ -848,6 +885,9 @@ export type Statement =
   | CopyStmt
   | CreateSourceStmt
   | CreateSinkStmt
+  | CreateSchemaStmt
+  | AlterTableStmt
+  | TruncateStmt
 
 /** One parsed statement plus the text it came from (for error carets and EXPLAIN). */
 export interface ParsedStatement {

@@ -144,6 +144,12 @@ function canStartAlias(t: IToken): boolean {
 /** Interval units in the plural, accepted as Flink writes them (`INTERVAL '10' MINUTES`). */
 const PLURAL_UNITS = new Set(['years', 'months', 'days', 'hours', 'minutes', 'seconds'])
 
+/** A plain word that is not a keyword here (ALTER, TRUNCATE, SCHEMA, COLUMN, …: they mean
+ *  something only where the grammar asks for them, and stay ordinary identifiers elsewhere). */
+function isWord(t: IToken, w: string): boolean {
+  return is(t, T.Identifier) && word(t) === w
+}
+
 function word(t: IToken): string {
   const image: unknown = t.image
   return typeof image === 'string' ? image.toLowerCase() : ''
@@ -336,7 +342,7 @@ function describePaths(paths: TokenType[][]): string | undefined {
     const d = tokenDescription(f)
     if (!firsts.includes(d)) firsts.push(d)
   }
-  if (firsts.length === 0 || firsts.length > 8) return undefined
+  if (firsts.length === 0 || firsts.length > 9) return undefined
   if (firsts.length === 1) return firsts[0]
   return `one of ${firsts.join(', ')}`
 }
@@ -486,6 +492,8 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(12, this.reindexStmt) },
       { ALT: () => this.subrule(13, this.copyStmt) },
       { ALT: () => this.subrule(15, this.checkpointStmt) },
+      { GATE: () => isWord(this.LA(1), 'alter'), ALT: () => this.subrule(16, this.alterTableStmt) },
+      { GATE: () => isWord(this.LA(1), 'truncate'), ALT: () => this.subrule(17, this.truncateStmt) },
       { GATE: () => isSessionStart(this.LA(1)), ALT: () => this.subrule(14, this.sessionStmt) },
     ]),
   )
@@ -1917,9 +1925,16 @@ export class SqlParser extends EmbeddedActionsParser {
       where = this.subrule(3, this.expr)
     })
     let groupBy: A.GroupByItem[] = []
+    let groupByDistinct = false
     this.option(4, () => {
       this.consume(8, T.GROUP)
       this.consume(9, T.BY)
+      this.option(10, () => {
+        this.or(10, [
+          { ALT: () => (this.consume(10, T.DISTINCT), (groupByDistinct = true)) },
+          { ALT: () => this.consume(11, T.ALL) },
+        ])
+      })
       groupBy = this.subrule(4, this.groupByList)
     })
     let having: A.Expr | undefined
@@ -1937,7 +1952,7 @@ export class SqlParser extends EmbeddedActionsParser {
       })
       windows = list
     })
-    return { kind: 'select', distinct, distinctOn, items, from, where, groupBy, having, ...(windows ? { windows } : {}), span: this.sp(start) }
+    return { kind: 'select', distinct, distinctOn, items, from, where, groupBy, ...(groupByDistinct ? { groupByDistinct } : {}), having, ...(windows ? { windows } : {}), span: this.sp(start) }
   })
 
   /** `name AS (window spec)` in a WINDOW clause. */
@@ -2579,7 +2594,15 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: () => this.subrule(3, this.createTriggerRest, { ARGS: [start] }) },
       { ALT: () => this.subrule(4, this.createSourceRest, { ARGS: [start] }) },
       { ALT: () => this.subrule(5, this.createSinkRest, { ARGS: [start] }) },
+      { ALT: () => this.subrule(6, this.createSchemaRest, { ARGS: [start] }) },
     ])
+  })
+
+  createSchemaRest = this.RULE('createSchemaRest', (start: number): A.CreateSchemaStmt => {
+    this.consume(0, T.SCHEMA)
+    const ifNotExists = this.subrule(0, this.ifNotExists)
+    const name = this.subrule(1, this.ident)
+    return { kind: 'createSchema', name, ifNotExists, span: this.sp(start) }
   })
 
   createSourceRest = this.RULE('createSourceRest', (start: number): A.CreateSourceStmt => {
@@ -2978,6 +3001,7 @@ export class SqlParser extends EmbeddedActionsParser {
       { ALT: (): A.DropObjectKind => (this.consume(7, T.SOURCE), 'source') },
       { ALT: (): A.DropObjectKind => (this.consume(8, T.SINK), 'sink') },
       { ALT: (): A.DropObjectKind => (this.consume(12, T.TRIGGER), 'trigger') },
+      { ALT: (): A.DropObjectKind => (this.consume(13, T.SCHEMA), 'schema') },
     ])
     const ifExists = this.subrule(0, this.ifExists)
     const names = [this.subrule(1, this.qualifiedName)]
@@ -2993,6 +3017,120 @@ export class SqlParser extends EmbeddedActionsParser {
       ])
     })
     return { kind: 'drop', object, names, ifExists, cascade, span: this.sp(start) }
+  })
+
+  /** `CASCADE | RESTRICT`, optional: true for CASCADE. */
+  dropBehavior = this.RULE('dropBehavior', (): boolean => {
+    let cascade = false
+    this.option(0, () => {
+      this.or(0, [
+        { ALT: () => (this.consume(0, T.CASCADE), (cascade = true)) },
+        { ALT: () => this.consume(1, T.RESTRICT) },
+      ])
+    })
+    return cascade
+  })
+
+  alterTableStmt = this.RULE('alterTableStmt', (): A.AlterTableStmt => {
+    const start = this.start()
+    this.consume(0, T.Identifier) // ALTER
+    this.consume(1, T.TABLE)
+    const ifExists = this.subrule(0, this.ifExists)
+    this.option(0, () => this.consume(2, T.ONLY))
+    const table = this.subrule(1, this.qualifiedName)
+    const actions = this.or(0, [
+      {
+        GATE: () => isWord(this.LA(1), 'rename'),
+        ALT: () => [this.subrule(2, this.renameAction)],
+      },
+      {
+        ALT: () => {
+          const out = [this.subrule(3, this.alterColumnAction)]
+          this.many(0, () => {
+            this.consume(3, T.Comma)
+            out.push(this.subrule(4, this.alterColumnAction))
+          })
+          return out
+        },
+      },
+    ])
+    return { kind: 'alterTable', table, ifExists, actions, span: this.sp(start) }
+  })
+
+  renameAction = this.RULE('renameAction', (): A.AlterTableAction => {
+    const start = this.start()
+    this.consume(0, T.Identifier) // RENAME
+    return this.or(0, [
+      {
+        ALT: (): A.AlterTableAction => {
+          this.consume(1, T.TO)
+          const to = this.subrule(0, this.ident)
+          return { kind: 'renameTable', to, span: this.sp(start) }
+        },
+      },
+      {
+        ALT: (): A.AlterTableAction => {
+          this.option(0, { GATE: () => isWord(this.LA(1), 'column') && !is(this.LA(2), T.TO), DEF: () => this.consume(2, T.Identifier) })
+          const column = this.subrule(1, this.ident)
+          this.consume(3, T.TO)
+          const to = this.subrule(2, this.ident)
+          return { kind: 'renameColumn', column, to, span: this.sp(start) }
+        },
+      },
+    ])
+  })
+
+  /** `ADD [COLUMN] …` or `DROP [COLUMN] …`. */
+  alterColumnAction = this.RULE('alterColumnAction', (): A.AlterTableAction => {
+    const start = this.start()
+    // COLUMN is optional: `ADD column int` adds a column named "column"
+    const optColumn = (idx: number): void => {
+      this.option(idx, { GATE: () => isWord(this.LA(1), 'column') && (is(this.LA(2), T.Identifier) || is(this.LA(2), T.QuotedIdentifier) || tokenMatcher(this.LA(2), T.NonReserved)), DEF: () => this.consume(idx, T.Identifier) })
+    }
+    return this.or(0, [
+      {
+        GATE: () => isWord(this.LA(1), 'add'),
+        ALT: (): A.AlterTableAction => {
+          this.consume(0, T.Identifier)
+          optColumn(1)
+          const ifNotExists = this.subrule(0, this.ifNotExists)
+          const column = this.subrule(1, this.columnDef)
+          return { kind: 'addColumn', column, ifNotExists, span: this.sp(start) }
+        },
+      },
+      {
+        ALT: (): A.AlterTableAction => {
+          this.consume(3, T.DROP)
+          optColumn(4)
+          const ifExists = this.subrule(2, this.ifExists)
+          const column = this.subrule(3, this.ident)
+          const cascade = this.subrule(4, this.dropBehavior)
+          return { kind: 'dropColumn', column, ifExists, cascade, span: this.sp(start) }
+        },
+      },
+    ])
+  })
+
+  truncateStmt = this.RULE('truncateStmt', (): A.TruncateStmt => {
+    const start = this.start()
+    this.consume(0, T.Identifier) // TRUNCATE
+    this.option(0, () => this.consume(1, T.TABLE))
+    this.option(1, () => this.consume(2, T.ONLY))
+    const tables = [this.subrule(0, this.qualifiedName)]
+    this.many(0, () => {
+      this.consume(3, T.Comma)
+      tables.push(this.subrule(1, this.qualifiedName))
+    })
+    // CONTINUE IDENTITY (the default) or RESTART IDENTITY: there are no sequences to restart
+    this.option(2, {
+      GATE: () => (isWord(this.LA(1), 'continue') || isWord(this.LA(1), 'restart')) && isWord(this.LA(2), 'identity'),
+      DEF: () => {
+        this.consume(4, T.Identifier)
+        this.consume(5, T.Identifier)
+      },
+    })
+    this.subrule(2, this.dropBehavior)
+    return { kind: 'truncate', tables, span: this.sp(start) }
   })
 
   // ================================================================================ other

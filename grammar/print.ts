@@ -364,7 +364,7 @@ function selectBody(b: A.SelectBody): string {
   s += selectItems(b.items)
   if (b.from !== undefined) s += ` FROM ${tableRef(b.from)}`
   if (b.where !== undefined) s += ` WHERE ${expr(b.where, 0)}`
-  if (b.groupBy.length > 0) s += ` GROUP BY ${groupByItems(b.groupBy)}`
+  if (b.groupBy.length > 0) s += ` GROUP BY ${b.groupByDistinct === true ? 'DISTINCT ' : ''}${groupByItems(b.groupBy)}`
   if (b.having !== undefined) s += ` HAVING ${expr(b.having, 0)}`
   if (b.windows !== undefined) s += ` WINDOW ${b.windows.map((w) => `${quoteIdent(w.name)} AS ${windowSpec(w.spec)}`).join(', ')}`
   return s
@@ -631,9 +631,28 @@ export function printStatement(s: A.Statement): string {
     }
     case 'createSource':
       return `CREATE SOURCE ${s.ifNotExists ? 'IF NOT EXISTS ' : ''}${printName(s.name)} WITH ${withOptions(s.with)}`
+    case 'createSchema':
+      return `CREATE SCHEMA ${s.ifNotExists ? 'IF NOT EXISTS ' : ''}${quoteIdent(s.name)}`
+    case 'alterTable':
+      return `ALTER TABLE ${s.ifExists ? 'IF EXISTS ' : ''}${printName(s.table)} ${s.actions.map(alterAction).join(', ')}`
+    case 'truncate':
+      return `TRUNCATE ${s.tables.map(printName).join(', ')}`
     case 'createSink': {
       const what = s.query !== undefined ? `AS ${printQuery(s.query)}` : `FROM ${printName(s.from!)}`
       return `CREATE SINK ${s.ifNotExists ? 'IF NOT EXISTS ' : ''}${printName(s.name)} ${what} WITH ${withOptions(s.with)}`
     }
+  }
+}
+
+function alterAction(a: A.AlterTableAction): string {
+  switch (a.kind) {
+    case 'addColumn':
+      return `ADD COLUMN ${a.ifNotExists ? 'IF NOT EXISTS ' : ''}${columnDef(a.column)}`
+    case 'dropColumn':
+      return `DROP COLUMN ${a.ifExists ? 'IF EXISTS ' : ''}${quoteIdent(a.column)}${a.cascade ? ' CASCADE' : ''}`
+    case 'renameColumn':
+      return `RENAME COLUMN ${quoteIdent(a.column)} TO ${quoteIdent(a.to)}`
+    case 'renameTable':
+      return `RENAME TO ${quoteIdent(a.to)}`
   }
 }

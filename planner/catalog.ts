@@ -52,7 +52,9 @@ export interface SystemRelation {
 export type RegType = 'regclass' | 'regnamespace' | 'regtype' | 'regproc' | 'regprocedure' | 'regrole'
 
 export interface Catalog {
-  getRelation(name: string): CatalogRelation | undefined
+  /** A user relation by name, in `schema` when the name was qualified (undefined: looked up
+   *  by the search path). Its `name` is how plans refer to it. */
+  getRelation(name: string, schema?: string): CatalogRelation | undefined
   /** A system relation by schema and name; `schema` undefined = looked up by the search path
    *  (pg_catalog only: as in PostgreSQL, it is implicitly first, so its names win over a
    *  user relation of the same name). A host without it has no system relations. */

@@ -99,7 +99,10 @@ export interface SubscribeOptions {
 export type RelationKind = 'table' | 'stream' | 'view' | 'materialized view' | 'system'
 
 export interface RelationInfo {
+  /** Its name; in a schema other than public, qualified: `schema.name`. */
   readonly name: string
+  /** Its schema, when not public (CREATE SCHEMA). */
+  readonly schema?: string
   readonly kind: RelationKind
   readonly columns: readonly ColumnInfo[]
   /** Primary key column names (tables), empty otherwise. */

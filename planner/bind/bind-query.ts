@@ -431,7 +431,16 @@ export class QueryBinder {
       sets = sets.flatMap((a) => next.map((b) => [...a, ...b.filter((i) => !a.includes(i))]))
     }
     // a set names each expression once
-    return { exprs, sets: sets.map((set) => set.filter((v, i) => set.indexOf(v) === i)) }
+    sets = sets.map((set) => set.filter((v, i) => set.indexOf(v) === i))
+    // GROUP BY DISTINCT: a set that is another's expressions in another order is a duplicate
+    if (s.groupByDistinct === true) {
+      const seen = new Set<string>()
+      sets = sets.filter((set) => {
+        const k = [...set].sort((a, b) => a - b).join(',')
+        return !seen.has(k) && seen.add(k) !== undefined
+      })
+    }
+    return { exprs, sets }
   }
 
   #bindGroupBy(g: ast.Expr, scope: Scope, astItems: readonly ast.SelectItem[], items: readonly { expr: ScalarExpr; name: string }[]): ScalarExpr {
@@ -665,7 +674,7 @@ export class QueryBinder {
     let primaryKey: readonly number[] = []
     if (mode === 'temporal') {
       const name = rightRef.kind === 'table' ? rightRef.name : undefined
-      const rel = name && !(name.parts.length === 1 && ctes.has(name.parts[0]!)) ? this.#catalog.getRelation(name.parts[name.parts.length - 1]!) : undefined
+      const rel = name && !(name.parts.length === 1 && ctes.has(name.parts[0]!)) ? this.#catalog.getRelation(name.parts[name.parts.length - 1]!, name.parts[name.parts.length - 2]) : undefined
       const what = name ? `"${name.parts.join('.')}"` : 'the right side'
       if (!rel || rel.versionTime === undefined) {
         const why = !rel ? 'it is not a table' : rel.primaryKey.length === 0 ? 'it has no primary key' : 'it has no version time (declare one with WATERMARK FOR valid_from AS …)'
@@ -766,7 +775,7 @@ export class QueryBinder {
       }
       if (schema !== undefined) throw planError(this.#err, SqlState.undefinedTable, `relation "${name.parts.join('.')}" does not exist`, name.span)
     }
-    const rel = this.#catalog.getRelation(last)
+    const rel = this.#catalog.getRelation(last, schema)
     if (!rel) throw planError(this.#err, SqlState.undefinedTable, `relation "${name.parts.join('.')}" does not exist`, name.span)
     return { plan: { kind: 'scan', relation: rel.name, columns: rel.columns }, columns: rel.columns }
   }

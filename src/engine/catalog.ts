@@ -530,7 +530,8 @@ export interface ViewEntry {
   readonly name: string
   readonly columns: readonly Column[]
   readonly definition: string
-  readonly plan: DeltaPlan
+  /** Replaced when a relation it reads changes shape (ALTER TABLE: alter-table.ts). */
+  plan: DeltaPlan
   /** The view's contents: an integral of its output, or the groups of its final Reduce.
    *  Replaced when the view is rebuilt after an error; while it is in error, an empty
    *  stand-in outside the circuit. */
@@ -543,11 +544,15 @@ export interface ViewEntry {
   owned: readonly ivm.Operator[]
   /** Set while the view is in error (src/engine/view-errors.ts): it holds no state then. */
   error: MaintenanceError | undefined
-  /** Relations the view reads (for DROP dependency checks). */
-  readonly dependsOn: ReadonlySet<string>
+  /** Relations the view reads (for DROP dependency checks; ALTER TABLE … RENAME TO renames
+   *  one through EngineCatalog.renameReads). */
+  readonly dependsOn: Set<string>
   readonly subscribers: Set<Subscriber>
   /** Changes of the open tick, delivered to subscribers at commit. */
   pending: ivm.ZSet
+  /** The output columns that are its GROUP BY keys when it has one row per group (what a sink
+   *  FROM it keys its rows by), as bound at CREATE. */
+  readonly groupKey: readonly number[] | undefined
   /** Output columns a watermark bounds (for views reading this one). */
   readonly watermarks: readonly ColumnWatermark[]
 }
@@ -564,6 +569,11 @@ export function watermarksOf(e: Entry): readonly ColumnWatermark[] {
   return e.watermark ? [{ column: e.watermark.column, sources: [e.name], strict: false }] : []
 }
 
+/** The catalog key of relation `name` of schema `schema` (see EngineCatalog.schemas). */
+export function relationKey(schema: string, name: string): string {
+  return schema === 'public' ? name : `${schema}.${name}`
+}
+
 export function isView(e: Entry): e is ViewEntry {
   return e.kind === 'view' || e.kind === 'materialized view'
 }
@@ -578,6 +588,12 @@ export class EngineCatalog implements Catalog {
   /** Tables with a tombstone_retention (the only ones a tick's commit looks at for them). */
   readonly withTombstones = new Set<TableEntry>()
 
+  /** Schemas made by CREATE SCHEMA. `public` always exists and is not listed; pg_catalog and
+   *  information_schema are the system's. A relation of schema s is stored under the key
+   *  `s.name`, one of public under its bare name (relationKey), so what a release before
+   *  schemas logged names the same relations. */
+  readonly schemas = new Set<string>()
+
   /** OIDs (pg_class.oid, …) by relation name, or by a key of another object: given the
    *  first time asked (at CREATE for relations) and kept, so they are stable. */
   readonly #oids = new Map<string, number>()
@@ -589,6 +605,16 @@ export class EngineCatalog implements Catalog {
 
   loadOids(oids: Map<string, number>): void {
     oids.forEach((oid, key) => this.#oids.set(key, oid))
+  }
+
+  /** A renamed relation keeps its OIDs (its own, its primary key's index and constraint). */
+  renameOid(from: string, to: string): void {
+    for (const [a, b] of [[from, to], [`\u0000index ${from}`, `\u0000index ${to}`], [`\u0000constraint ${from}`, `\u0000constraint ${to}`]] as const) {
+      const oid = this.#oids.get(a)
+      if (oid === undefined) continue
+      this.#oids.delete(a)
+      this.#oids.set(b, oid)
+    }
   }
 
   oidOf(key: string): number {
@@ -626,8 +652,39 @@ export class EngineCatalog implements Catalog {
     }
   }
 
-  getRelation(name: string): CatalogRelation | undefined {
-    const e = this.entries.get(name)
+  /** The key of a relation named by its schema (undefined: the search path, i.e. public)
+   *  and name; undefined when the schema does not exist (nothing is named in it). */
+  keyOf(schema: string | undefined, name: string): string | undefined {
+    // a quoted "s.x" in public is not schema s's x (no public relation can have that name)
+    if (schema === undefined || schema === 'public') return name.includes('.') && this.splitKey(name).schema !== 'public' ? undefined : name
+    return this.schemas.has(schema) ? relationKey(schema, name) : undefined
+  }
+
+  /** The key a relation name, qualified or not (`[db.]schema.name`), looks up: in a schema
+   *  that does not exist, a key nothing has. */
+  lookup(parts: readonly string[]): string {
+    const n = parts.length
+    return this.keyOf(n > 1 ? parts[n - 2] : undefined, parts[n - 1]!) ?? `\u0000${parts.join('.')}`
+  }
+
+  /** Whether the schema of a qualified name exists (an unqualified one's, public, does). */
+  schemaExists(parts: readonly string[]): boolean {
+    const schema = parts.length > 1 ? parts[parts.length - 2]! : 'public'
+    return schema === 'public' || this.schemas.has(schema)
+  }
+
+  /** The schema and bare name of a relation's key. */
+  splitKey(key: string): { schema: string; name: string } {
+    const dot = key.indexOf('.')
+    if (dot > 0) {
+      for (const s of this.schemas) if (key.length > s.length + 1 && key.startsWith(s) && key[s.length] === '.') return { schema: s, name: key.slice(s.length + 1) }
+    }
+    return { schema: 'public', name: key }
+  }
+
+  getRelation(name: string, schema?: string): CatalogRelation | undefined {
+    const key = this.keyOf(schema, name)
+    const e = key === undefined ? undefined : this.entries.get(key)
     if (!e) return undefined
     return { name: e.name, kind: e.kind as CatalogRelationKind, columns: e.columns, primaryKey: isView(e) ? [] : e.primaryKey, watermarks: watermarksOf(e), ...(!isView(e) && e.versions ? { versionTime: e.versions.timeColumn } : {}) }
   }
@@ -641,6 +698,18 @@ export class EngineCatalog implements Catalog {
     const v = evaluateConstant(e)
     if (!(v instanceof Interval) || v.months !== 0) return undefined
     return v.days * 86_400_000_000 + v.micros
+  }
+
+  /** A relation was renamed: the views reading it read it under its new name. */
+  renameReads(from: string, to: string): void {
+    const readers = this.#readers.get(from)
+    if (readers === undefined) return
+    this.#readers.delete(from)
+    this.#readers.set(to, readers)
+    for (const v of readers) {
+      v.dependsOn.delete(from)
+      v.dependsOn.add(to)
+    }
   }
 
   dependents(name: string): ViewEntry[] {

@@ -45,7 +45,7 @@ export const REJECTED_COLUMNS: readonly Column[] = [
 /** What COPY needs of the engine. */
 export interface CopyHooks {
   /** The table to load, by (folded) name: 42P01 when missing, 42809 for a view. */
-  readonly table: (name: string, at: number) => TableEntry
+  readonly table: (name: ast.Name) => TableEntry
   /** Applies rows as INSERT does (late events, versions) in the open tick; returns how many
    *  went in. The rows are checked here first: no NOT NULL or key error remains. */
   readonly insert: (t: TableEntry, rows: Row[]) => number
@@ -63,8 +63,7 @@ export function copyFrom(s: ast.CopyStmt, sql: string, hooks: CopyHooks, stdin?:
   if (s.direction === 'to') throw new RivuletError(SqlState.featureNotSupported, 'COPY TO is not supported here: use COPY … TO STDOUT over a client connection (rivulet serve)', positionAt(sql, s.span.start))
   if (s.file === undefined && stdin === undefined) throw new RivuletError(SqlState.featureNotSupported, 'COPY FROM STDIN needs a client connection (use the server)', positionAt(sql, s.span.start))
   const opts = copyOptions(s.options, sql)
-  const name = s.table!.parts[s.table!.parts.length - 1]!
-  const t = hooks.table(name, s.table!.span.start)
+  const t = hooks.table(s.table!)
   const targets = targetColumns(s, t, sql)
   const source = s.file ?? 'STDIN'
   const loader = new Loader(t, targets, opts, source)

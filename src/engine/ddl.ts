@@ -16,7 +16,7 @@ import { CLOCK, resultAsOfCommit } from './view-errors.js'
 import { isSystemRelationName } from './system-catalog.js'
 import type { StatementContext, RenderAt } from './internals.js'
 import type { SinkEntry } from './sources-and-sinks.js'
-import { refuseSystemRelations, hasTemporalFilter, scannedRelations } from './plans.js'
+import { groupKeyColumns, refuseSystemRelations, hasTemporalFilter, scannedRelations } from './plans.js'
 import { lastPart } from './names.js'
 import { isUtc, UTC, withTimeZone } from '../sql-runtime/time-zone.js'
 import { textNamesZone } from '../sql-runtime/timestamptz.js'
@@ -102,10 +102,10 @@ export class Ddl {
   // ------------------------------------------------------------------------- DDL
 
   createTable(s: ast.CreateTableStmt, ctx: StatementContext): StatementResult {
-    const name = lastPart(s.name)
+    const name = this.engine.schemas.createKey(s.name, ctx)
     if (this.engine.catalog.entries.has(name)) {
       if (s.ifNotExists) return { command: 'CREATE TABLE', rowCount: 0 }
-      throw new RivuletError(SqlState.duplicateTable, `relation "${name}" already exists`, positionAt(ctx.text, s.name.span.start))
+      throw new RivuletError(SqlState.duplicateTable, `relation "${lastPart(s.name)}" already exists`, positionAt(ctx.text, s.name.span.start))
     }
     if (s.asQuery) throw new RivuletError(SqlState.featureNotSupported, 'CREATE TABLE AS is not supported yet', positionAt(ctx.text, s.span.start))
     const columns: Column[] = []
@@ -226,12 +226,12 @@ export class Ddl {
   }
 
   createView(s: ast.CreateViewStmt, ctx: StatementContext): StatementResult {
-    const name = lastPart(s.name)
+    const name = this.engine.schemas.createKey(s.name, ctx)
     const tag = s.materialized ? 'CREATE MATERIALIZED VIEW' : 'CREATE VIEW'
     const existing = this.engine.catalog.entries.get(name)
     if (existing) {
       if (s.ifNotExists) return { command: tag, rowCount: 0 }
-      if (!s.orReplace || (existing.kind !== 'view' && existing.kind !== 'materialized view')) throw new RivuletError(SqlState.duplicateTable, `relation "${name}" already exists`, positionAt(ctx.text, s.name.span.start))
+      if (!s.orReplace || (existing.kind !== 'view' && existing.kind !== 'materialized view')) throw new RivuletError(SqlState.duplicateTable, `relation "${lastPart(s.name)}" already exists`, positionAt(ctx.text, s.name.span.start))
       if (this.engine.catalog.dependents(name).length > 0) throw new RivuletError(SqlState.dependentObjectsStillExist, `cannot replace view "${name}" because other views depend on it`, positionAt(ctx.text, s.name.span.start))
       this.dropEntry(existing)
     }
@@ -267,6 +267,7 @@ export class Ddl {
       subscribers: new Set(),
       pending: new ivm.ZSet(),
       watermarks,
+      groupKey: groupKeyColumns(logical),
       error: undefined,
     }
     this.engine.catalog.add(entry)
@@ -440,8 +441,8 @@ export class Ddl {
 
   createIndex(s: ast.CreateIndexStmt, ctx: StatementContext): StatementResult {
     // Indexes never change results; arrangements are chosen by the planner. Validate the names.
-    const t = this.engine.catalog.entries.get(lastPart(s.table))
-    if (!t) throw new RivuletError(SqlState.undefinedTable, `relation "${lastPart(s.table)}" does not exist`, positionAt(ctx.text, s.table.span.start))
+    const t = this.engine.catalog.entries.get(this.engine.catalog.lookup(s.table.parts))
+    if (!t) throw new RivuletError(SqlState.undefinedTable, `relation "${s.table.parts.join('.')}" does not exist`, positionAt(ctx.text, s.table.span.start))
     if (s.name !== undefined) {
       const existing = this.indexes.get(s.name)
       if (existing !== undefined || this.engine.catalog.entries.has(s.name)) {
@@ -462,7 +463,7 @@ export class Ddl {
     const name = lastPart(s.name)
     const at = positionAt(ctx.text, s.name.span.start)
     const isIndex = this.indexes.has(name)
-    const e = this.engine.catalog.entries.get(name)
+    const e = this.engine.catalog.entries.get(this.engine.catalog.lookup(s.name.parts))
     switch (s.object) {
       case 'index':
         if (isIndex) return result
@@ -482,8 +483,8 @@ export class Ddl {
     const result = { command: 'CREATE TRIGGER', rowCount: 0 }
     const tableName = lastPart(s.table)
     const tableAt = positionAt(ctx.text, s.table.span.start)
-    const e = this.engine.catalog.entries.get(tableName)
-    if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${tableName}" does not exist`, tableAt)
+    const e = this.engine.catalog.entries.get(this.engine.catalog.lookup(s.table.parts))
+    if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${s.table.parts.join('.')}" does not exist`, tableAt)
     const name = lastPart(s.name)
     if (this.triggers.has(name)) {
       if (s.ifNotExists) return result
@@ -531,12 +532,14 @@ export class Ddl {
       return { command: tag, rowCount: 0 }
     }
     if (s.object === 'source' || s.object === 'sink') return this.engine.connectors.dropSourceOrSink(s, ctx)
+    if (s.object === 'schema') return this.engine.schemas.drop(s, ctx)
     for (const n of s.names) {
       const name = lastPart(n)
-      const e = this.engine.catalog.entries.get(name)
       const wantView = s.object === 'view' || s.object === 'materialized view'
       const schema = n.parts.length > 1 ? n.parts[n.parts.length - 2] : undefined
-      if ((!e && isSystemRelationName(name)) || schema === 'pg_catalog' || schema === 'information_schema') throw new RivuletError('42501', `permission denied: "${n.parts.join('.')}" is a system catalog`, positionAt(ctx.text, n.span.start))
+      if ((schema === undefined && !this.engine.catalog.entries.has(name) && isSystemRelationName(name)) || schema === 'pg_catalog' || schema === 'information_schema') throw new RivuletError('42501', `permission denied: "${n.parts.join('.')}" is a system catalog`, positionAt(ctx.text, n.span.start))
+      const key = this.engine.schemas.existingKey(n, ctx, s.ifExists)
+      const e = key === undefined ? undefined : this.engine.catalog.entries.get(key)
       if (!e) {
         if (s.ifExists) continue
         throw new RivuletError(SqlState.undefinedTable, `${wantView ? 'view' : s.object === 'stream' ? 'stream' : 'table'} "${name}" does not exist`, positionAt(ctx.text, n.span.start))

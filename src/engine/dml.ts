@@ -1,4 +1,4 @@
-// DML: INSERT (VALUES or a query; ON CONFLICT / REPLACE / OR IGNORE), UPDATE, DELETE, and the
+// DML: INSERT (VALUES or a query; ON CONFLICT / REPLACE / OR IGNORE), UPDATE, DELETE, TRUNCATE, and the
 // API's insert() / delete(): rows are computed, checked (NOT NULL, keys, streams take inserts
 // only) and handed to the tick pipeline as one consolidated delta per statement.
 
@@ -107,7 +107,7 @@ export class Dml {
   // ------------------------------------------------------------------------- DML
 
   insertStatement(s: ast.InsertStmt, ctx: StatementContext): StatementResult {
-    const t = this.table(lastPart(s.table), ctx, s.table.span.start)
+    const t = this.tableNamed(s.table, ctx)
     if (s.returning) throw new RivuletError(SqlState.featureNotSupported, 'INSERT ... RETURNING is not supported yet', positionAt(ctx.text, s.span.start))
     // the conflict clause is checked and bound before any row is computed, as in Postgres
     const policy = this.conflictPolicy(s, t, ctx)
@@ -416,7 +416,7 @@ export class Dml {
   }
 
   updateStatement(s: ast.UpdateStmt, ctx: StatementContext): StatementResult {
-    const t = this.table(lastPart(s.table), ctx, s.table.span.start)
+    const t = this.tableNamed(s.table, ctx)
     this.refuseStream(t, 'UPDATE', ctx, s.span.start)
     if (s.from) throw new RivuletError(SqlState.featureNotSupported, 'UPDATE ... FROM is not supported yet', positionAt(ctx.text, s.from.span.start))
     const alias = s.alias ?? t.name
@@ -474,7 +474,7 @@ export class Dml {
   }
 
   deleteStatement(s: ast.DeleteStmt, ctx: StatementContext): StatementResult {
-    const t = this.table(lastPart(s.table), ctx, s.table.span.start)
+    const t = this.tableNamed(s.table, ctx)
     this.refuseStream(t, 'DELETE', ctx, s.span.start)
     let n = 0
     const delta = new ivm.ZSet()
@@ -499,6 +499,41 @@ export class Dml {
     }
     this.engine.ticks.applyDelta(t, delta)
     return { command: `DELETE ${n}`, rowCount: n }
+  }
+
+  /** The table or stream a statement names (`[schema.]name`). */
+  tableNamed(n: ast.Name, ctx: StatementContext): TableEntry {
+    const key = this.engine.catalog.lookup(n.parts)
+    if (this.engine.catalog.entries.has(key) || n.parts.length === 1) return this.table(key, ctx, n.span.start)
+    const schema = n.parts[n.parts.length - 2]
+    if (schema === 'pg_catalog' || schema === 'information_schema') throw new RivuletError('42501', `permission denied for table ${lastPart(n)}: system catalogs are read-only`, positionAt(ctx.text, n.span.start))
+    throw new RivuletError(SqlState.undefinedTable, `relation "${n.parts.join('.')}" does not exist`, positionAt(ctx.text, n.span.start))
+  }
+
+  /** TRUNCATE: every row of each table goes, as one change (views see each row retracted). A
+   *  stream is append-only: refused, as DELETE is. */
+  truncateStatement(s: ast.TruncateStmt, ctx: StatementContext): StatementResult {
+    const tables: TableEntry[] = []
+    for (const n of s.tables) {
+      const key = this.engine.catalog.schemaExists(n.parts) ? this.engine.catalog.lookup(n.parts) : undefined
+      if (key === undefined) throw new RivuletError(SqlState.undefinedSchema, `schema "${n.parts[n.parts.length - 2]}" does not exist`, positionAt(ctx.text, n.span.start))
+      const e = this.engine.catalog.entries.get(key)
+      if (e === undefined) {
+        if (n.parts.length === 1 && isSystemRelationName(key)) throw new RivuletError('42501', `permission denied for table ${key}: system catalogs are read-only`, positionAt(ctx.text, n.span.start))
+        throw new RivuletError(SqlState.undefinedTable, `relation "${n.parts.join('.')}" does not exist`, positionAt(ctx.text, n.span.start))
+      }
+      if (e.kind === 'system') throw new RivuletError('42501', `permission denied for table ${e.name}: it is written by the engine`, positionAt(ctx.text, n.span.start))
+      if (e.kind !== 'table' && e.kind !== 'stream') throw new RivuletError(SqlState.wrongObjectType, `"${lastPart(n)}" is not a table`, positionAt(ctx.text, n.span.start))
+      this.refuseStream(e, 'TRUNCATE', ctx, n.span.start)
+      if (!tables.includes(e)) tables.push(e)
+    }
+    for (const t of tables) {
+      const snap = t.store.snapshot()
+      const delta = new ivm.ZSet()
+      for (let i = 0; i < snap.rows.length; i++) delta.push(snap.rows[i]!, -snap.weights[i]!)
+      this.engine.ticks.applyDelta(t, delta)
+    }
+    return { command: 'TRUNCATE TABLE', rowCount: 0 }
   }
 
   table(name: string, ctx?: StatementContext, at?: number): TableEntry {

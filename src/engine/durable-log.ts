@@ -83,7 +83,7 @@ export interface RelationLog {
 }
 
 /** Statement kinds that change the catalog: logged as text, replayed by running them again. */
-const DDL_KINDS = new Set<ast.Statement['kind']>(['createTable', 'createView', 'createIndex', 'createSource', 'createSink', 'createTrigger', 'drop'])
+const DDL_KINDS = new Set<ast.Statement['kind']>(['createTable', 'createView', 'createIndex', 'createSource', 'createSink', 'createTrigger', 'drop', 'createSchema', 'alterTable'])
 
 export class DurableLog implements HistoryPlace {
   constructor(private readonly engine: EngineInternals) {}

@@ -5,7 +5,9 @@
 //                  advance watermarks → commit → publish, and rollback
 //   sessions.ts    sessions and BEGIN … COMMIT blocks (transactions.ts has their records)
 //   ddl.ts         CREATE / DROP of tables, streams, views, indexes, triggers
-//   dml.ts         INSERT (upserts), UPDATE, DELETE, insert() / delete()
+//   schemas.ts     CREATE / DROP SCHEMA, what a qualified name means in DDL
+//   alter-table.ts ALTER TABLE (a new store, the readers rendered again)
+//   dml.ts         INSERT (upserts), UPDATE, DELETE, TRUNCATE, insert() / delete()
 //   event-time.ts  watermarks, late events, retention, versioned tables
 //   tombstones.ts  rivulet_tombstones: the keys deleted from tables with a tombstone_retention
 //   reads.ts       SELECT (ad hoc dataflows, point reads), binding, relations()

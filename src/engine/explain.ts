@@ -8,7 +8,7 @@ import { type ViewEntry } from './catalog.js'
 import type { ColumnInfo, ResultValue, SqlTypeName, StatementResult } from '../types.js'
 import { errorText } from './view-errors.js'
 import type { StatementContext } from './internals.js'
-import { lastPart } from './names.js'
+import { lastPart, SEARCH_PATH } from './names.js'
 import type { EngineInternals } from './internals.js'
 
 /** The view's delta plan with the entries of state each stateful operator holds right now
@@ -46,7 +46,7 @@ export class Explain {
     if (s.stage === 'view' || s.stage === 'analyze') {
       const from = query.body.kind === 'select' ? query.body.from : undefined
       const name = from?.kind === 'table' ? lastPart(from.name) : ''
-      const v = this.engine.catalog.entries.get(name)
+      const v = from?.kind === 'table' ? this.engine.catalog.entries.get(this.engine.catalog.lookup(from.name.parts)) : undefined
       if (!v || (v.kind !== 'view' && v.kind !== 'materialized view')) throw new RivuletError(SqlState.undefinedTable, `materialized view "${name}" does not exist`)
       // a view in error has no live operators to show
       this.engine.reads.checkReadable(v)
@@ -122,7 +122,7 @@ export class Explain {
       }
       case 'columns':
       case 'columns from': {
-        const e = s.target ? this.engine.catalog.entries.get(lastPart(s.target)) : undefined
+        const e = s.target ? this.engine.catalog.entries.get(this.engine.catalog.lookup(s.target.parts)) : undefined
         if (!e) throw new RivuletError(SqlState.undefinedTable, `relation "${s.target ? lastPart(s.target) : ''}" does not exist`)
         const rows = e.columns.map((c) => [c.name, typeDisplayName(c.type)] as ResultValue[])
         return { command: 'SHOW', rowCount: rows.length, columns: [{ name: 'name', type: 'text' }, { name: 'type', type: 'text' }], rows }
@@ -131,7 +131,7 @@ export class Explain {
       case 'timezone':
         return { command: 'SHOW', rowCount: 1, columns: [{ name: 'TimeZone', type: 'text' }], rows: [[this.engine.sessions.current.timeZone.name]] }
       default:
-        return { command: 'SHOW', rowCount: 1, columns: [{ name: s.what[0] ?? 'setting', type: 'text' }], rows: [[what === 'server_version' ? '15.0 (rivulet)' : '']] }
+        return { command: 'SHOW', rowCount: 1, columns: [{ name: s.what[0] ?? 'setting', type: 'text' }], rows: [[what === 'server_version' ? '15.0 (rivulet)' : what === 'search_path' ? SEARCH_PATH : '']] }
     }
   }
 }

@@ -3,3 +3,4 @@
 export { Engine } from './engine.js'
 export type { EngineSession } from './transactions.js'
 export { recoveryLine } from './durable-log.js'
+export { checkSearchPath } from './names.js'

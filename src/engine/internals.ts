@@ -18,6 +18,8 @@ import { TickPipeline } from './tick.js'
 import { Sessions } from './sessions.js'
 import { Statements } from './statements.js'
 import { Ddl } from './ddl.js'
+import { AlterTable } from './alter-table.js'
+import { Schemas } from './schemas.js'
 import { Dml } from './dml.js'
 import { EventTime } from './event-time.js'
 import { Reads } from './reads.js'
@@ -44,6 +46,8 @@ export class EngineInternals {
   readonly sessions = new Sessions(this)
   readonly statements = new Statements(this)
   readonly ddl = new Ddl(this)
+  readonly alterTable = new AlterTable(this)
+  readonly schemas = new Schemas(this)
   readonly dml = new Dml(this)
   readonly eventTime = new EventTime(this)
   readonly reads = new Reads(this)

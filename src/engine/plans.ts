@@ -1,5 +1,5 @@
 // What the engine reads off a logical or delta plan: the relations it scans, whether it has a
-// temporal filter, whether it reads the system catalog.
+// temporal filter, whether it reads the system catalog, the output columns that are GROUP BY keys.
 
 import { RivuletError, SqlState, positionAt } from '../../grammar/index.js'
 import { deltaChildren, visitExpr, children, type DeltaPlan, type LogicalPlan, type ScalarExpr } from '../../planner/index.js'
@@ -76,5 +76,22 @@ export function scannedRelations(p: LogicalPlan): Set<string> {
     }
   }
   walk(p)
+  return out
+}
+
+/** The output columns that are a query's GROUP BY keys, when its result is one row per group:
+ *  through projections that pass the keys on and filters (HAVING); undefined otherwise. */
+export function groupKeyColumns(plan: LogicalPlan): number[] | undefined {
+  if (plan.kind === 'aggregate') return plan.global ? undefined : plan.groupBy.map((_, i) => i)
+  if (plan.kind === 'filter') return groupKeyColumns(plan.input)
+  if (plan.kind !== 'project') return undefined
+  const inner = groupKeyColumns(plan.input)
+  if (inner === undefined) return undefined
+  const out: number[] = []
+  for (const k of inner) {
+    const at = plan.exprs.findIndex((e) => e.kind === 'column' && e.index === k)
+    if (at < 0) return undefined
+    out.push(at)
+  }
   return out
 }

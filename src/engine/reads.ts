@@ -61,8 +61,10 @@ export class Reads {
       // system relations (rivulet_late_events) are read by name, not listed; nor are the
       // hidden views behind SUBSCRIBE statements
       if (e.kind === 'system' || e.name.startsWith(HIDDEN_PREFIX)) continue
+      const { schema } = this.engine.catalog.splitKey(e.name)
       out.push({
         name: e.name,
+        ...(schema !== 'public' ? { schema } : {}),
         kind: e.kind,
         columns: columnInfo(e.columns),
         primaryKey: e.kind === 'table' || e.kind === 'stream' ? e.primaryKey.map((i) => e.columns[i]!.name) : [],
@@ -292,7 +294,7 @@ export class Reads {
    *  relations and functions of pg_catalog / information_schema over them. */
   bindingCatalog(ctx: StatementContext): Catalog {
     const catalog = this.engine.catalog
-    return withSystemCatalog(catalog, { relations: () => this.relations(), oidOf: (key) => catalog.oidOf(key), identity: ctx.session ?? {}, log: () => this.engine.log.rows(), checkpoints: () => this.engine.checkpoints.rows() })
+    return withSystemCatalog(catalog, { relations: () => this.relations(), schemas: () => [...this.engine.catalog.schemas], oidOf: (key) => catalog.oidOf(key), identity: ctx.session ?? {}, log: () => this.engine.log.rows(), checkpoints: () => this.engine.checkpoints.rows() })
   }
 
   /** The context of an expression evaluated once, as a constant (a DEFAULT, a WITH option, a

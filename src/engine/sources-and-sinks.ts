@@ -7,7 +7,7 @@ import * as ivm from '../../ivm/index.js'
 import type { Row } from '../../ivm/index.js'
 import { parse, RivuletError, SqlState, positionAt } from '../../grammar/index.js'
 import type * as ast from '../../grammar/index.js'
-import { type LogicalPlan, Scope, bindExpr, lower, lowerEmitOnWindowClose, readsClockOutsideTemporalFilters, optimize, type DeltaPlan } from '../../planner/index.js'
+import { Scope, bindExpr, lower, lowerEmitOnWindowClose, readsClockOutsideTemporalFilters, optimize, type DeltaPlan } from '../../planner/index.js'
 import { isView, type TableEntry } from './catalog.js'
 import { evaluateConstant } from '../sql-runtime/compile-scalar.js'
 import { allocationLimitError } from '../sql-runtime/text-limit.js'
@@ -16,38 +16,9 @@ import { NexmarkSource } from '../connectors/nexmark/source.js'
 import type { SourceStatus, StatementResult } from '../types.js'
 import { errorText, type MaintenanceError } from './view-errors.js'
 import type { StatementContext } from './internals.js'
-import { refuseSystemRelations, scannedRelations } from './plans.js'
+import { groupKeyColumns, refuseSystemRelations, scannedRelations } from './plans.js'
 import { lastPart, quoteIdentifier, foldName } from './names.js'
 import type { EngineInternals } from './internals.js'
-
-/** The query of a view's definition (`CREATE … VIEW v AS <query>`), or undefined. */
-function viewQuery(definition: string): ast.Query | undefined {
-  try {
-    const s = parse(definition)[0]?.statement
-    if (s?.kind === 'createView') return s.query
-    if (s?.kind === 'select') return s.query
-  } catch {
-    // a definition that does not parse alone gives no key
-  }
-  return undefined
-}
-
-/** The output columns that are a query's GROUP BY keys, when its result is one row per group:
- *  through projections that pass the keys on and filters (HAVING); undefined otherwise. */
-function groupKeyColumns(plan: LogicalPlan): number[] | undefined {
-  if (plan.kind === 'aggregate') return plan.global ? undefined : plan.groupBy.map((_, i) => i)
-  if (plan.kind === 'filter') return groupKeyColumns(plan.input)
-  if (plan.kind !== 'project') return undefined
-  const inner = groupKeyColumns(plan.input)
-  if (inner === undefined) return undefined
-  const out: number[] = []
-  for (const k of inner) {
-    const at = plan.exprs.findIndex((e) => e.kind === 'column' && e.index === k)
-    if (at < 0) return undefined
-    out.push(at)
-  }
-  return out
-}
 
 /** A source: its connector and the streams it feeds. */
 interface SourceEntry {
@@ -65,14 +36,15 @@ export interface SinkEntry {
   readonly kind: 'sink'
   readonly name: string
   readonly connector: SinkConnector
-  readonly plan: DeltaPlan
+  /** Replaced when a relation it reads changes shape (ALTER TABLE: alter-table.ts). */
+  plan: DeltaPlan
   /** Its last operator (replaced when it is rebuilt after an error). */
   output: ivm.OutputOperator
   /** The operators its plan became (for stateSize; empty while in error). */
   operators: ReadonlyMap<DeltaPlan, ivm.Operator>
   /** The operators its render created, in order (what a checkpoint saves for it). */
   owned: readonly ivm.Operator[]
-  readonly dependsOn: ReadonlySet<string>
+  readonly dependsOn: Set<string>
   /** Changes of the open tick, written to the connector at commit. */
   pending: ivm.ZSet
   /** Set while it is in error: it writes nothing until the error clears. */
@@ -283,19 +255,20 @@ export class SourcesAndSinks {
     const connectorName = options.text('connector', undefined)
     const snapshot = options.boolean('snapshot', true)
     let query = s.query
-    // the query whose GROUP BY keys the rows (the view's own, for FROM a view)
-    let grouped: ast.Query | undefined = s.query
+    // the output columns that are GROUP BY keys (the view's own, for FROM a view: what it was
+    // created with, whatever its tables became since)
+    let viewKey: { key: readonly number[] | undefined } | undefined
     if (query === undefined) {
-      const from = lastPart(s.from!)
+      const from = this.engine.catalog.lookup(s.from!.parts)
       const e = this.engine.catalog.entries.get(from)
-      if (e === undefined) throw new RivuletError(SqlState.undefinedTable, `relation "${from}" does not exist`, positionAt(ctx.text, s.from!.span.start))
-      query = (parse(`SELECT * FROM ${quoteIdentifier(from)}`)[0]!.statement as ast.SelectStmt).query
-      if (isView(e)) grouped = viewQuery(e.definition)
+      if (e === undefined) throw new RivuletError(SqlState.undefinedTable, `relation "${s.from!.parts.join('.')}" does not exist`, positionAt(ctx.text, s.from!.span.start))
+      query = (parse(`SELECT * FROM ${s.from!.parts.map(quoteIdentifier).join('.')}`)[0]!.statement as ast.SelectStmt).query
+      if (isView(e)) viewKey = { key: e.groupKey }
     }
     const { plan: logical } = this.engine.reads.bindQuery(query, ctx)
     refuseSystemRelations(logical, 'a sink', ctx, query.span.start)
     this.engine.ddl.refuseZoneDependence(logical, 'a sink', ctx, query.span.start)
-    const groupKey = grouped === undefined ? undefined : groupKeyColumns(this.engine.reads.bindQuery(grouped, ctx).plan)
+    const groupKey = viewKey !== undefined ? viewKey.key : s.query !== undefined ? groupKeyColumns(logical) : undefined
     const context: SinkContext = { name, id: this.engine.log.sinkIdentity(name), columns: logical.columns.map((c) => ({ name: c.name, type: c.type })), groupKey, progress: this.engine.log.sinkProgress }
     const connector = openSink(options, connectorName, positionAt(ctx.text, s.span.start), context)
     const optimized = optimize(logical)

@@ -13,7 +13,7 @@ import { copyFrom } from './copy.js'
 import { withLimits } from '../sql-runtime/statement-limits.js'
 import type { ExecuteOptions, ProgressEvent, QueryResult, StatementResult } from '../types.js'
 import type { StatementContext } from './internals.js'
-import { lastPart, LATE_EVENTS } from './names.js'
+import { checkSearchPath, lastPart, LATE_EVENTS } from './names.js'
 import type { EngineInternals } from './internals.js'
 
 /** The NOTICE of a statement that carried late events (nothing is silently lost). */
@@ -144,6 +144,7 @@ export class Statements {
           this.engine.sessions.current.timeZone = zone
           setCurrentTimeZone(zone)
         }
+        if (s.name === 'search_path') checkSearchPath(s.value)
         return { command: 'SET', rowCount: 0 }
       case 'session':
         throw new RivuletError(SqlState.featureNotSupported, `${printStatement(s).split(' ')[0]} needs a client session: connect to rivulet serve`, positionAt(ctx.text, s.span.start))
@@ -180,6 +181,14 @@ export class Statements {
       case 'drop':
         this.engine.sessions.refuseInTransaction(`DROP ${s.object.toUpperCase()}`, ctx, s.span.start)
         return this.engine.ticks.run(() => this.engine.ddl.drop(s, ctx), false)
+      case 'createSchema':
+        this.engine.sessions.refuseInTransaction('CREATE SCHEMA', ctx, s.span.start)
+        return this.engine.ticks.run(() => this.engine.schemas.create(s, ctx), false)
+      case 'alterTable':
+        this.engine.sessions.refuseInTransaction('ALTER TABLE', ctx, s.span.start)
+        return this.engine.ticks.run(() => this.engine.alterTable.alter(s, ctx), false)
+      case 'truncate':
+        return this.engine.ticks.run(() => this.engine.dml.truncateStatement(s, ctx))
       case 'insert':
         return this.engine.ticks.run(() => this.engine.dml.insertStatement(s, ctx))
       case 'update':
@@ -192,7 +201,7 @@ export class Statements {
         }
         return this.engine.ticks.run(() =>
           copyFrom(s, ctx.text, {
-            table: (name, at) => this.engine.dml.table(name, ctx, at),
+            table: (name) => this.engine.dml.tableNamed(name, ctx),
             insert: (t, rows) => this.engine.dml.insertRows(t, rows, ctx),
             reject: (rows) => this.engine.ticks.applyDelta(this.engine.rejected, new ivm.ZSet(rows, rows.map(() => 1)).consolidate()),
             ...(this.progressListeners.size > 0 ? { progress: (done: number, total: number) => this.progress({ task: 'copy', relation: s.table ? lastPart(s.table) : '', done, total }) } : {}),

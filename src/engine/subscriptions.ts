@@ -65,11 +65,11 @@ export class Subscriptions {
     }
     let name: string
     let hidden: string | undefined
-    const target = s.target ? this.engine.catalog.entries.get(lastPart(s.target)) : undefined
+    const target = s.target ? this.engine.catalog.entries.get(this.engine.catalog.lookup(s.target.parts)) : undefined
     if (s.target && !target) throw new RivuletError(SqlState.undefinedTable, `relation "${s.target.parts.join('.')}" does not exist`, positionAt(sql, s.target.span.start))
     if (target && isView(target)) name = target.name
     else {
-      const query = s.query ? sql.slice(s.query.span.start, s.query.span.end) : `SELECT * FROM ${quoteIdentifier(target!.name)}`
+      const query = s.query ? sql.slice(s.query.span.start, s.query.span.end) : `SELECT * FROM ${s.target!.parts.map(quoteIdentifier).join('.')}`
       hidden = `${HIDDEN_PREFIX}${++this.hiddenViews}`
       // the hidden view is the engine's, outside any block of the caller's, and not the
       // schema's: the log does not keep it

@@ -13,6 +13,8 @@ import { PG_ARRAY_TYPES, PG_TYPES, PG_TYPE_BY_OID, typeOidOf } from '../sql-runt
 /** What the system relations are computed from. */
 export interface SystemCatalogSource {
   relations(): RelationInfo[]
+  /** The schemas made by CREATE SCHEMA (public and the system's apart). */
+  schemas(): readonly string[]
   /** The relation's OID (stable while it exists: given when it was created). */
   oidOf(key: string): number
   readonly identity: SessionIdentity
@@ -164,7 +166,14 @@ function relkindOf(r: RelationInfo): string {
   return r.kind === 'view' ? 'v' : r.kind === 'materialized view' ? 'm' : 'r'
 }
 
-export const pkeyName = (r: RelationInfo): string => `${r.name}_pkey`
+/** A relation's name within its schema. */
+export const bareName = (r: RelationInfo): string => (r.schema === undefined ? r.name : r.name.slice(r.schema.length + 1))
+export const schemaName = (r: RelationInfo): string => r.schema ?? 'public'
+/** A schema's OID: the system's fixed ones, or given at CREATE SCHEMA (kept while it exists). */
+export const schemaOid = (s: SystemCatalogSource, schema: string): number => (schema in NS ? NS[schema as keyof typeof NS] : s.oidOf(`\u0000schema ${schema}`))
+/** Every schema, by name and OID. */
+export const allSchemas = (s: SystemCatalogSource): [string, number][] => [...Object.entries(NS), ...s.schemas().map((n): [string, number] => [n, schemaOid(s, n)])]
+export const pkeyName = (r: RelationInfo): string => `${bareName(r)}_pkey`
 export const indexKey = (r: RelationInfo): string => `\u0000index ${r.name}`
 export const constraintKey = (r: RelationInfo): string => `\u0000constraint ${r.name}`
 
@@ -184,8 +193,9 @@ export function userRelations(s: SystemCatalogSource): RelationInfo[] {
 export function classRows(s: SystemCatalogSource): ClassRow[] {
   const out: ClassRow[] = SYSTEM_TABLES.map((t) => ({ oid: t.oid, name: t.name, namespace: NS[t.schema], kind: 'v', columns: t.columns.length }))
   for (const r of userRelations(s)) {
-    out.push({ oid: s.oidOf(r.name), name: r.name, namespace: NS.public, kind: relkindOf(r), columns: r.columns.length, info: r })
-    if (r.primaryKey.length > 0) out.push({ oid: s.oidOf(indexKey(r)), name: pkeyName(r), namespace: NS.public, kind: 'i', columns: r.primaryKey.length })
+    const namespace = schemaOid(s, schemaName(r))
+    out.push({ oid: s.oidOf(r.name), name: bareName(r), namespace, kind: relkindOf(r), columns: r.columns.length, info: r })
+    if (r.primaryKey.length > 0) out.push({ oid: s.oidOf(indexKey(r)), name: pkeyName(r), namespace, kind: 'i', columns: r.primaryKey.length })
   }
   return out
 }
@@ -226,7 +236,7 @@ export const SYSTEM_TABLES: readonly SystemTable[] = [
     name: 'pg_namespace',
     oid: 2615,
     columns: columns('oid:oid nspname:name nspowner:oid nspacl:aclitem[]'),
-    rows: () => Object.entries(NS).map(([nspname, oid]) => ({ oid, nspname, nspowner: OWNER_OID })),
+    rows: (s) => allSchemas(s).map(([nspname, oid]) => ({ oid, nspname, nspowner: OWNER_OID })),
   },
   {
     schema: 'pg_catalog',
@@ -412,7 +422,7 @@ export const SYSTEM_TABLES: readonly SystemTable[] = [
         .map((r) => ({
           oid: s.oidOf(constraintKey(r)),
           conname: pkeyName(r),
-          connamespace: NS.public,
+          connamespace: schemaOid(s, schemaName(r)),
           contype: 'p',
           condeferrable: false,
           condeferred: false,
@@ -492,7 +502,7 @@ export const SYSTEM_TABLES: readonly SystemTable[] = [
     name: 'schemata',
     oid: 13001,
     columns: columns('catalog_name:name schema_name:name schema_owner:name default_character_set_catalog:name default_character_set_schema:name default_character_set_name:name sql_path:character varying'),
-    rows: (s) => Object.keys(NS).map((schema_name) => ({ catalog_name: databaseOf(s), schema_name, schema_owner: OWNER })),
+    rows: (s) => allSchemas(s).map(([schema_name]) => ({ catalog_name: databaseOf(s), schema_name, schema_owner: OWNER })),
   },
   {
     schema: 'information_schema',
@@ -506,7 +516,7 @@ export const SYSTEM_TABLES: readonly SystemTable[] = [
       ...SYSTEM_TABLES.map((t) => ({ table_catalog: databaseOf(s), table_schema: t.schema, table_name: t.name, table_type: 'VIEW', is_insertable_into: 'NO', is_typed: 'NO' })),
       ...userRelations(s)
         .filter((r) => r.kind !== 'materialized view')
-        .map((r) => ({ table_catalog: databaseOf(s), table_schema: 'public', table_name: r.name, table_type: r.kind === 'view' ? 'VIEW' : 'BASE TABLE', is_insertable_into: yesNo(r.kind !== 'view'), is_typed: 'NO' })),
+        .map((r) => ({ table_catalog: databaseOf(s), table_schema: schemaName(r), table_name: bareName(r), table_type: r.kind === 'view' ? 'VIEW' : 'BASE TABLE', is_insertable_into: yesNo(r.kind !== 'view'), is_typed: 'NO' })),
     ],
   },
   {
@@ -524,7 +534,7 @@ export const SYSTEM_TABLES: readonly SystemTable[] = [
           const system = a.relation.info === undefined
           return {
             table_catalog: databaseOf(s),
-            table_schema: system ? SYSTEM_BY_OID.get(a.relation.oid)!.schema : 'public',
+            table_schema: system ? SYSTEM_BY_OID.get(a.relation.oid)!.schema : schemaName(a.relation.info!),
             table_name: a.relation.name,
             column_name: a.name,
             ordinal_position: a.num,
@@ -555,7 +565,7 @@ export const SYSTEM_TABLES: readonly SystemTable[] = [
     rows: (s) =>
       userRelations(s)
         .filter((r) => r.kind === 'view')
-        .map((r) => ({ table_catalog: databaseOf(s), table_schema: 'public', table_name: r.name, view_definition: r.definition ?? null, check_option: 'NONE', is_updatable: 'NO', is_insertable_into: 'NO', is_trigger_updatable: 'NO', is_trigger_deletable: 'NO', is_trigger_insertable_into: 'NO' })),
+        .map((r) => ({ table_catalog: databaseOf(s), table_schema: schemaName(r), table_name: bareName(r), view_definition: r.definition ?? null, check_option: 'NONE', is_updatable: 'NO', is_insertable_into: 'NO', is_trigger_updatable: 'NO', is_trigger_deletable: 'NO', is_trigger_insertable_into: 'NO' })),
   },
   {
     schema: 'information_schema',
@@ -564,7 +574,7 @@ export const SYSTEM_TABLES: readonly SystemTable[] = [
     columns: columns('constraint_catalog:name constraint_schema:name constraint_name:name table_catalog:name table_schema:name table_name:name column_name:name ordinal_position:integer position_in_unique_constraint:integer'),
     rows: (s) =>
       userRelations(s).flatMap((r) =>
-        r.primaryKey.map((column_name, i) => ({ constraint_catalog: databaseOf(s), constraint_schema: 'public', constraint_name: pkeyName(r), table_catalog: databaseOf(s), table_schema: 'public', table_name: r.name, column_name, ordinal_position: i + 1 })),
+        r.primaryKey.map((column_name, i) => ({ constraint_catalog: databaseOf(s), constraint_schema: schemaName(r), constraint_name: pkeyName(r), table_catalog: databaseOf(s), table_schema: schemaName(r), table_name: bareName(r), column_name, ordinal_position: i + 1 })),
       ),
   },
 ]

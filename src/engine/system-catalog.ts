@@ -15,7 +15,7 @@ import { isArrayType, lit } from '../../planner/index.js'
 import { parseText } from '../sql-runtime/values.js'
 import type { RelationInfo } from '../types.js'
 import { PG_ARRAY_TYPES, PG_TYPES, formatType } from '../sql-runtime/type-oids.js'
-import { CATALOG_FUNCTIONS, classRows, constraintKey, databaseOf, DEFAULT_SETTINGS, indexKey, NS, OWNER, OWNER_OID, pkeyName, procOid, SYSTEM_TABLES, type SystemCatalogSource, userOf, userRelations } from './system-catalog-tables.js'
+import { CATALOG_FUNCTIONS, allSchemas, bareName, classRows, schemaName, schemaOid, constraintKey, databaseOf, DEFAULT_SETTINGS, indexKey, NS, OWNER, OWNER_OID, pkeyName, procOid, SYSTEM_TABLES, type SystemCatalogSource, userOf, userRelations } from './system-catalog-tables.js'
 
 /** Whether `name` (unqualified) is a relation of pg_catalog: such names are the system's, as
  *  pg_catalog is first on PostgreSQL's search path (writes to them are refused). */
@@ -47,8 +47,8 @@ export function relationOid(s: SystemCatalogSource, text: string): number | unde
   const [schema, name] = parts.length === 2 ? parts : [undefined, parts[0]!]
   const sys = SYSTEM_TABLES.find((t) => t.name === name && (schema === undefined ? t.schema === 'pg_catalog' : t.schema === schema))
   if (sys) return sys.oid
-  if (schema !== undefined && schema !== 'public') return undefined
-  const c = classRows(s).find((x) => x.namespace === NS.public && x.name === name)
+  const ns = schema === undefined || schema === 'public' ? NS.public : s.schemas().includes(schema) ? schemaOid(s, schema) : undefined
+  const c = classRows(s).find((x) => x.namespace === ns && x.name === name)
   return c?.oid
 }
 
@@ -106,10 +106,11 @@ function lookup(arg: ScalarExpr, pairs: readonly (readonly [number, unknown])[],
 
 const CHUNK = 64
 
-/** pg_table_is_visible: every relation but information_schema's (not on the search path). */
-function visible(arg: ScalarExpr): ScalarExpr {
+/** pg_table_is_visible: every relation but information_schema's and those of schemas made by
+ *  CREATE SCHEMA (`others`): neither is on the search path. */
+function visible(arg: ScalarExpr, others: readonly number[]): ScalarExpr {
   const key = asOid(arg)
-  const hidden = SYSTEM_TABLES.filter((t) => t.schema === 'information_schema').map((t) => lit(t.oid, 'bigint'))
+  const hidden = [...SYSTEM_TABLES.filter((t) => t.schema === 'information_schema').map((t) => t.oid), ...others].map((oid) => lit(oid, 'bigint'))
   return { kind: 'inList', arg: key, list: hidden, negated: true, type: 'boolean' }
 }
 
@@ -172,7 +173,7 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
       return n === 1 ? lookup(args[0]!, [[OWNER_OID, OWNER], ...(userOf(s) === OWNER ? [] : [[s.oidOf(`\u0000role ${userOf(s)}`), userOf(s)] as const])], 'text', 'unknown') : undefined
     case 'pg_table_is_visible':
       // pg_catalog and public are on the search path; information_schema is not
-      return n === 1 ? visible(args[0]!) : undefined
+      return n === 1 ? visible(args[0]!, userRelations(s).filter((r) => r.schema !== undefined).map((r) => s.oidOf(r.name))) : undefined
     case 'pg_get_viewdef':
       // as PostgreSQL prints it: the query text, with a leading space and a final semicolon
       return n === 1 || n === 2 ? lookup(args[0]!, userRelations(s).flatMap((r) => (r.definition === undefined ? [] : [[s.oidOf(r.name), ` ${r.definition};`] as const])), 'text') : undefined
@@ -180,7 +181,7 @@ export function systemFunction(s: SystemCatalogSource, name: string, args: reado
       // the primary key's index, as PostgreSQL prints it
       if (n !== 1 && n !== 3) return undefined
       const keyed = userRelations(s).filter((r) => r.primaryKey.length > 0)
-      return lookup(args[0]!, keyed.map((r) => [s.oidOf(indexKey(r)), `CREATE UNIQUE INDEX ${pkeyName(r)} ON public.${r.name} USING btree (${r.primaryKey.join(', ')})`] as const), 'text')
+      return lookup(args[0]!, keyed.map((r) => [s.oidOf(indexKey(r)), `CREATE UNIQUE INDEX ${pkeyName(r)} ON ${schemaName(r)}.${bareName(r)} USING btree (${r.primaryKey.join(', ')})`] as const), 'text')
     }
     case 'pg_get_constraintdef': {
       if (n !== 1 && n !== 2) return undefined
@@ -250,10 +251,10 @@ export function withSystemCatalog(base: Catalog, source: SystemCatalogSource): C
   // one statement is bound against it: the engine's relations are listed once, and a system
   // relation named twice (pg_class c JOIN pg_class c2) is computed once
   let relations: RelationInfo[] | undefined
-  const s: SystemCatalogSource = { relations: () => (relations ??= source.relations()), oidOf: (key) => source.oidOf(key), identity: source.identity, log: () => source.log(), checkpoints: () => source.checkpoints() }
+  const s: SystemCatalogSource = { relations: () => (relations ??= source.relations()), schemas: () => source.schemas(), oidOf: (key) => source.oidOf(key), identity: source.identity, log: () => source.log(), checkpoints: () => source.checkpoints() }
   const computed = new Map<string, SystemRelation | undefined>()
   return {
-    getRelation: (name) => base.getRelation(name),
+    getRelation: (name, schema) => base.getRelation(name, schema),
     ...(base.intervalMicros ? { intervalMicros: (e: ScalarExpr) => base.intervalMicros!(e) } : {}),
     systemRelation: (schema, name) => {
       const key = `${schema ?? ''}.${name}`
@@ -280,7 +281,7 @@ function objectOid(s: SystemCatalogSource, type: RegType, text: string): number 
   const name = parts[parts.length - 1]!
   switch (type) {
     case 'regnamespace':
-      return parts.length === 1 ? (NS as Record<string, number>)[name] : undefined
+      return parts.length === 1 ? allSchemas(s).find(([n]) => n === name)?.[1] : undefined
     case 'regtype':
       return [...PG_TYPES, ...PG_ARRAY_TYPES].find((t) => t.typname === name || t.display === text.trim().toLowerCase())?.oid
     case 'regproc':
@@ -297,12 +298,12 @@ function objectName(s: SystemCatalogSource, type: RegType, oid: ScalarExpr): Sca
   let pairs: (readonly [number, string])[]
   switch (type) {
     case 'regclass': {
-      const schemaOf = new Map(Object.entries(NS).map(([k, v]) => [v, k]))
-      pairs = classRows(s).map((c) => [c.oid, c.namespace === NS.information_schema ? `${schemaOf.get(c.namespace)}.${c.name}` : c.name])
+      const schemaOf = new Map(allSchemas(s).map(([k, v]) => [v, k]))
+      pairs = classRows(s).map((c) => [c.oid, c.namespace === NS.public || c.namespace === NS.pg_catalog ? c.name : `${schemaOf.get(c.namespace)}.${c.name}`])
       break
     }
     case 'regnamespace':
-      pairs = Object.entries(NS).map(([k, v]) => [v, k])
+      pairs = allSchemas(s).map(([k, v]) => [v, k])
       break
     case 'regtype':
       pairs = [...PG_TYPES, ...PG_ARRAY_TYPES].map((t) => [t.oid, t.display])

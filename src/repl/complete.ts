@@ -11,6 +11,7 @@ import type { RelationInfo, RelationKind } from '../types.js'
 
 /** Keywords that begin a statement. */
 export const STATEMENT_KEYWORDS = [
+  'ALTER TABLE',
   'BEGIN',
   'COMMIT',
   'COPY',
@@ -26,6 +27,7 @@ export const STATEMENT_KEYWORDS = [
   'SHOW',
   'SUBSCRIBE',
   'TABLE',
+  'TRUNCATE',
   'UPDATE',
   'VALUES',
   'WITH',
@@ -41,7 +43,7 @@ const CLAUSE_KEYWORDS = [
   'WATERMARK FOR', 'WHEN', 'WHERE', 'WINDOW', 'WITH',
 ]
 
-const OBJECT_KINDS = ['INDEX', 'MATERIALIZED VIEW', 'SINK', 'SOURCE', 'STREAM', 'TABLE', 'VIEW']
+const OBJECT_KINDS = ['INDEX', 'MATERIALIZED VIEW', 'SCHEMA', 'SINK', 'SOURCE', 'STREAM', 'TABLE', 'VIEW']
 
 const TYPES = ['BIGINT', 'BOOLEAN', 'DATE', 'DOUBLE PRECISION', 'INT', 'INTEGER', 'INTERVAL', 'JSONB', 'NUMERIC', 'REAL', 'SMALLINT', 'TEXT', 'TIMESTAMP', 'VARCHAR']
 

@@ -16,7 +16,11 @@ export interface MetaOutput {
 }
 
 const OWNER = 'rivulet'
-const SCHEMA = 'public'
+
+/** A relation's schema and its name in it (relations() qualifies those outside public). */
+function schemaOf(r: RelationInfo): { schema: string; name: string } {
+  return r.schema === undefined ? { schema: 'public', name: r.name } : { schema: r.schema, name: r.name.slice(r.schema.length + 1) }
+}
 
 const KIND_TITLE: Record<Exclude<RelationKind, 'system'>, string> = {
   table: 'Table',
@@ -26,8 +30,9 @@ const KIND_TITLE: Record<Exclude<RelationKind, 'system'>, string> = {
 }
 
 /** psql's pattern: `*` any text, `?` one character, "quoted" parts exact, the rest folded to
- *  lower case; an optional `schema.` prefix must be `public` (or a pattern matching it). */
-export function patternMatcher(pattern: string): (name: string) => boolean {
+ *  lower case; an optional `schema.` prefix matches the schema, without one a relation is
+ *  matched in public (the search path) only. */
+export function patternMatcher(pattern: string): (schema: string, name: string) => boolean {
   let source = ''
   let schemaSource: string | undefined
   let quoted = false
@@ -46,8 +51,8 @@ export function patternMatcher(pattern: string): (name: string) => boolean {
     } else source += (quoted ? c : c.toLowerCase()).replace(/[\\^$+.()|{}[\]]/g, '\\$&')
   }
   const re = new RegExp(`^(?:${source})$`, 's')
-  const schemaOk = schemaSource === undefined || new RegExp(`^(?:${schemaSource})$`, 's').test(SCHEMA)
-  return (name) => schemaOk && re.test(name)
+  const schemaRe = schemaSource === undefined ? /^public$/ : new RegExp(`^(?:${schemaSource})$`, 's')
+  return (schema, name) => schemaRe.test(schema) && re.test(name)
 }
 
 /** Aligned table with psql's centred title above it; `footer` keeps the `(N rows)` line. */
@@ -68,10 +73,10 @@ function listed(relations: readonly RelationInfo[]): RelationInfo[] {
 
 /** `\d`, `\dt`, `\ds`, `\dv`, `\dm` without a name, or with a pattern (for the \dX forms). */
 export function listRelations(engine: Engine, kinds: readonly RelationKind[] | undefined, pattern: string | undefined): MetaOutput {
-  const match = pattern === undefined ? () => true : patternMatcher(pattern)
+  const match = patternMatcher(pattern ?? '*')
   const rows = listed(engine.relations())
-    .filter((r) => (kinds === undefined || kinds.includes(r.kind)) && match(r.name))
-    .map((r) => [SCHEMA, r.name, r.kind, OWNER] as ResultValue[])
+    .filter((r) => (kinds === undefined || kinds.includes(r.kind)) && match(schemaOf(r).schema, schemaOf(r).name))
+    .map((r) => [schemaOf(r).schema, schemaOf(r).name, r.kind, OWNER] as ResultValue[])
   if (rows.length === 0) return { out: '', err: pattern === undefined ? 'Did not find any relations.\n' : `Did not find any relation named "${pattern}".\n` }
   return { out: titled('List of relations', [textCol('Schema'), textCol('Name'), textCol('Type'), textCol('Owner')], rows, true), err: '' }
 }
@@ -84,7 +89,7 @@ export function describeType(t: SqlTypeName): string {
 /** `\d NAME`: each relation matching the pattern, described. */
 export function describeRelations(engine: Engine, pattern: string): MetaOutput {
   const match = patternMatcher(pattern)
-  const found = listed(engine.relations()).filter((r) => match(r.name))
+  const found = listed(engine.relations()).filter((r) => match(schemaOf(r).schema, schemaOf(r).name))
   if (found.length === 0) return { out: '', err: `Did not find any relation named "${pattern}".\n` }
   return { out: found.map((r) => describeRelation(engine, r)).join(''), err: '' }
 }
@@ -93,8 +98,9 @@ function describeRelation(engine: Engine, r: RelationInfo): string {
   if (r.kind === 'system') return ''
   const notNull = new Set(r.notNull)
   const rows = r.columns.map((c) => [c.name, r.declaredTypes?.[c.name] ?? describeType(c.type), '', notNull.has(c.name) ? 'not null' : '', r.defaults[c.name] ?? ''] as ResultValue[])
-  let out = titled(`${KIND_TITLE[r.kind]} "${SCHEMA}.${r.name}"`, [textCol('Column'), textCol('Type'), textCol('Collation'), textCol('Nullable'), textCol('Default')], rows, false)
-  if (r.primaryKey.length > 0) out += `Indexes:\n    "${r.name}_pkey" PRIMARY KEY (${r.primaryKey.join(', ')})\n`
+  const { schema, name } = schemaOf(r)
+  let out = titled(`${KIND_TITLE[r.kind]} "${schema}.${name}"`, [textCol('Column'), textCol('Type'), textCol('Collation'), textCol('Nullable'), textCol('Default')], rows, false)
+  if (r.primaryKey.length > 0) out += `Indexes:\n    "${name}_pkey" PRIMARY KEY (${r.primaryKey.join(', ')})\n`
   if (r.watermark) {
     let current: string | null = null
     try {

@@ -99,7 +99,9 @@ function copyAction(s: Extract<Statement, { kind: 'copy' }>, p: ParsedStatement,
   // a file COPY is the engine's: it refuses it unless the server allows server files
   if (s.file !== undefined) return { kind: 'engine', text: p.text, at: p.offset, read: false }
   const format = copyFormat(s.options, s.direction)
-  if (s.direction === 'from') return { kind: 'copyIn', text: p.text, at: p.offset, table: s.table!.parts[s.table!.parts.length - 1]!, columns: s.columns?.length, format }
+  // the table as relations() names it: `schema.name` outside public
+  const parts = s.table?.parts.slice(-2).filter((x, i, all) => !(i === 0 && all.length === 2 && x === 'public')) ?? []
+  if (s.direction === 'from') return { kind: 'copyIn', text: p.text, at: p.offset, table: parts.join('.'), columns: s.columns?.length, format }
   if (s.subscribe !== undefined) return { kind: 'copyOut', query: slice(s.subscribe.span), at: s.subscribe.span.start, subscribe: true, format }
   if (s.query !== undefined) return { kind: 'copyOut', query: slice(s.query.span), at: s.query.span.start, subscribe: false, format }
   const table = s.table!.parts.map(quoteIdent).join('.')

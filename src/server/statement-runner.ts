@@ -10,6 +10,7 @@ import type { ResultValue, SessionIdentity } from '../types.js'
 import { SETTINGS } from './settings.js'
 import { Cancellation } from './gate.js'
 import type { EngineSession } from '../engine/index.js'
+import { checkSearchPath } from '../engine/index.js'
 import { type Field } from './pg-types.js'
 import {
   copyData,
@@ -294,6 +295,7 @@ export class StatementRunner {
     if (name === 'client_encoding') v = clientEncoding(v, true)
     // the TimeZone is the engine session's (timestamptz input, output and local-time arithmetic)
     if (name === 'timezone') v = this.setTimeZone(value)
+    if (name === 'search_path') checkSearchPath(value)
     if (name === 'statement_timeout' || name === 'idle_in_transaction_session_timeout') parseMilliseconds(v, name)
     if (['server_version', 'server_encoding', 'integer_datetimes', 'server_version_num', 'lc_collate', 'lc_ctype', 'max_identifier_length', 'is_superuser', 'in_hot_standby'].includes(name) && value !== undefined) {
       throw new RivuletError('55P02', `parameter "${name}" cannot be changed`)

@@ -21,6 +21,11 @@ export function schema(out) {
     "CREATE STREAM IF NOT EXISTS ev (id INT, acct INT, amount INT, ts TIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)",
     'CREATE TABLE IF NOT EXISTS progress (k INT PRIMARY KEY, step INT)',
     'CREATE TABLE IF NOT EXISTS rate (acct INT PRIMARY KEY, r INT, at TIMESTAMP, WATERMARK FOR at AS at)',
+    // notes: TRUNCATE now and then inside a step's block, and an ALTER TABLE at ALTER_STEP (the
+    // view made with SELECT * before it keeps its columns)
+    'CREATE TABLE IF NOT EXISTS notes (id INT PRIMARY KEY, acct INT, score INT)',
+    'CREATE MATERIALIZED VIEW IF NOT EXISTS note_star AS SELECT * FROM notes',
+    'CREATE MATERIALIZED VIEW IF NOT EXISTS note_scores AS SELECT acct, count(*) AS n, sum(score) AS s FROM notes GROUP BY acct',
     'CREATE MATERIALIZED VIEW IF NOT EXISTS priced AS SELECT e.id, r.r FROM ev e JOIN rate FOR SYSTEM_TIME AS OF e.ts AS r ON e.acct = r.acct',
     `CREATE SOURCE IF NOT EXISTS nx WITH (connector = 'nexmark', events = 1000000, batch = ${SOURCE_EVENTS_PER_STEP})`,
     'CREATE MATERIALIZED VIEW IF NOT EXISTS bids_per_auction AS SELECT auction, count(*) AS n, max(price) AS top FROM bid GROUP BY auction',
@@ -61,6 +66,10 @@ export function steps(seed, count) {
     } else if (kind < 0.65) {
       // a new rate version, now and then one behind the table's watermark (late)
       body.push(`INSERT INTO rate VALUES (${int(12)}, ${int(100)}, ${ts(clock - (r() < 0.2 ? 30 : int(3)))}) ON CONFLICT (acct) DO UPDATE SET r = excluded.r, at = excluded.at`)
+    } else if (kind < 0.72) {
+      body.push(`INSERT INTO notes VALUES (${int(30)}, ${int(12)}, ${int(10)}${i > ALTER_STEP ? `, 'n${int(5)}'` : ''}) ON CONFLICT (id) DO UPDATE SET score = excluded.score`)
+    } else if (kind < 0.74) {
+      body.push('TRUNCATE notes')
     } else {
       const rows = []
       for (let n = 1 + int(6); n > 0; n--) {
@@ -71,10 +80,16 @@ export function steps(seed, count) {
       }
       body.push(`INSERT INTO ev VALUES ${rows.join(', ')}`)
     }
-    out.push(`BEGIN; ${body.join('; ')}; INSERT INTO progress VALUES (0, ${i}) ON CONFLICT (k) DO UPDATE SET step = excluded.step; COMMIT`)
+    // the ALTER runs before the step's block: a life killed between them runs it again (a
+    // no-op then: IF NOT EXISTS)
+    const alter = i === ALTER_STEP ? "ALTER TABLE notes ADD COLUMN IF NOT EXISTS tag TEXT DEFAULT 'old'; " : ''
+    out.push(`${alter}BEGIN; ${body.join('; ')}; INSERT INTO progress VALUES (0, ${i}) ON CONFLICT (k) DO UPDATE SET step = excluded.step; COMMIT`)
   }
   return out
 }
+
+/** The step before whose block notes gains a column. */
+export const ALTER_STEP = 40
 
 /** Processing time, the same in every run (bids carry it as p_time). */
 export const CLOCK = () => Date.UTC(2024, 0, 1)
@@ -92,4 +107,4 @@ export function runStep(db, i, sql) {
 }
 
 /** What the campaign compares: every relation's rows, sorted. */
-export const RELATIONS = ['acct', 'ev', 'progress', 'by_owner', 'joined', 'win', 'rate', 'priced', 'person', 'bids_per_auction', 'near', 'top_bids', 'rivulet_late_events']
+export const RELATIONS = ['acct', 'ev', 'progress', 'notes', 'note_star', 'note_scores', 'by_owner', 'joined', 'win', 'rate', 'priced', 'person', 'bids_per_auction', 'near', 'top_bids', 'rivulet_late_events']

@@ -36,7 +36,7 @@ describe('syntax errors', () => {
     ['INSERT INTO t VALUES (1', 'Expected ")", found end of input (1:24)\nINSERT INTO t VALUES (1\n                       ^'],
     ['CREATE TABLE (a INT)', 'Expected an identifier, found "(" (1:14)\nCREATE TABLE (a INT)\n             ^'],
     ['CREATE TABLE t (a INT', 'Expected ")", found end of input (1:22)\nCREATE TABLE t (a INT\n                     ^'],
-    ['DROP t', 'Expected one of TABLE, STREAM, VIEW, MATERIALIZED, INDEX, SOURCE, SINK, TRIGGER, found "t" (1:6)\nDROP t\n     ^'],
+    ['DROP t', 'Expected one of TABLE, STREAM, VIEW, MATERIALIZED, INDEX, SOURCE, SINK, TRIGGER, SCHEMA, found "t" (1:6)\nDROP t\n     ^'],
     ['CREATE TRIGGER r UPDATE ON t BEGIN END', 'syntax error at or near "END": a trigger body needs at least one statement (1:36)\nCREATE TRIGGER r UPDATE ON t BEGIN END\n                                   ^'],
     ['CREATE TRIGGER r UPDATE ON t BEGIN SELECT 1 END', 'Expected ";", found "END" (1:45)\nCREATE TRIGGER r UPDATE ON t BEGIN SELECT 1 END\n                                            ^'],
     ['INSERT OR t INTO t VALUES (1)', 'Expected one of REPLACE, IGNORE, found "t" (1:11)\nINSERT OR t INTO t VALUES (1)\n          ^'],

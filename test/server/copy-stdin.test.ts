@@ -59,6 +59,18 @@ describe('COPY with the client', () => {
     expect(readFileSync(txt, 'utf8')).toBe('ann\n\\N\n')
   })
 
+  it('\\copy into and out of a table of another schema; search_path names public only', async () => {
+    const tsv = join(dir, 'schema.tsv')
+    const out = join(dir, 'schema-out.txt')
+    writeFileSync(tsv, '5\tfive\n')
+    const r = await psql('CREATE SCHEMA s', 'CREATE TABLE s.p (id INT, name TEXT)', `\\copy s.p from '${tsv}'`, `\\copy s.p to '${out}'`, 'SET search_path = public', 'SHOW search_path')
+    expect(r.stdout).toBe('CREATE SCHEMA\nCREATE TABLE\nCOPY 1\nCOPY 1\nSET\n search_path \n-------------\n public\n(1 row)\n\n')
+    expect(readFileSync(out, 'utf8')).toBe('5\tfive\n')
+    expect(engine.query('SELECT id, name FROM s.p').rows).toEqual([[5, 'five']])
+    const refused = await psql('SET search_path = s, public')
+    expect(refused.stderr).toContain('search_path cannot be set to s, public')
+  })
+
   it('a COPY FROM STDIN into a missing table fails before asking for data', async () => {
     const r = await psql(`\\copy nosuch from '${join(dir, 'in.tsv')}'`)
     expect(r.stderr).toContain('relation "nosuch" does not exist')
