@@ -66,6 +66,10 @@ interface SnapshotHold {
   /** Keys that may be absent at the point and still listed: the taken changed keys (a delta),
    *  none for a base (it lists the keys present at the point only). */
   readonly absentListed: ReadonlySet<RowKey> | null
+  /** Keys inserted since the point that the snapshot does not list (absent at the point and
+   *  not listed absent): nothing of theirs is written, so their later changes copy nothing —
+   *  a copy would also mark a bucket as written (the entries' detach), which it was not. */
+  readonly born: Set<RowKey>
   /** The entry of the key's value now, sharing nothing a later change may alter. */
   readonly detach: (key: RowKey) => unknown
   /** Copies the pre-image of every key not handed out yet (KeyedSnapshot.settle). */
@@ -93,7 +97,10 @@ export class KeyChanges {
   /** The key was added to the map (it is now last in the map's order, or is about to be). */
   inserted(key: RowKey): void {
     const h = this.#hold
-    if (h !== null && h.absentListed !== null && h.absentListed.has(key) && !h.before.has(key)) h.before.set(key, undefined)
+    if (h !== null && !h.before.has(key)) {
+      if (h.absentListed !== null && h.absentListed.has(key)) h.before.set(key, undefined)
+      else h.born.add(key)
+    }
     const list = this.#inserted
     list.push(key)
     if (list.length > this.#limit) this.#compact()
@@ -103,7 +110,7 @@ export class KeyChanges {
    *  `appended`: only by rows added after the ones it has (see ChangeShares). */
   changed(key: RowKey, appended = false): void {
     const h = this.#hold
-    if (h !== null && !h.before.has(key)) h.before.set(key, h.detach(key))
+    if (h !== null && !h.before.has(key) && !h.born.has(key)) h.before.set(key, h.detach(key))
     this.#changed.add(key)
     if (!appended) this.#obsolete++
   }
@@ -111,7 +118,7 @@ export class KeyChanges {
   /** The key is about to leave the map. */
   deleted(key: RowKey): void {
     const h = this.#hold
-    if (h !== null && !h.before.has(key)) h.before.set(key, h.detach(key))
+    if (h !== null && !h.before.has(key) && !h.born.has(key)) h.before.set(key, h.detach(key))
     this.#changed.add(key)
     this.#obsolete++
   }
@@ -315,6 +322,7 @@ class MapSnapshot<V> implements KeyedSnapshot {
     this.#hold = {
       before: new Map(),
       absentListed: changes === null ? null : changes.changed,
+      born: new Set(),
       detach: (key) => {
         const v = entries.get(key)
         return v === undefined ? undefined : detach(v, key)

@@ -24,10 +24,11 @@
 // they are bugs, never outcomes.
 
 import { RivuletError } from '../../grammar/index.js'
-import { isStrictFunction, isVolatileFunction, visitExpr } from '../../planner/index.js'
+import { isStrictFunction, isVolatileFunction, isZoneDependentFunction, visitExpr } from '../../planner/index.js'
 import type { ScalarExpr, SqlType } from '../../planner/index.js'
 import { FUNCTIONS } from '../../src/sql-runtime/functions.js'
 import { castValue } from '../../src/sql-runtime/values.js'
+import { currentTimeZone } from '../../src/sql-runtime/time-zone.js'
 
 /** A value, or an error's SQLSTATE (an error outcome's `value` is undefined: no SQL value). */
 export type Outcome = { readonly value: unknown; readonly error?: undefined } | { readonly error: string; readonly value?: undefined }
@@ -256,7 +257,8 @@ function call(e: Extract<ScalarExpr, { kind: 'call' }>, row: readonly unknown[])
   const complete = product(args.map((l) => l.filter((o) => !isError(o)))).map((combo) => {
     const vs = combo.map((o) => o.value)
     if (strict && vs.some((v) => v === null)) return value(null)
-    return attempt(() => fn(...vs))
+    // a function of the TimeZone takes the session's as its last argument (compile-scalar.ts)
+    return attempt(() => (isZoneDependentFunction(e.fn) ? fn(...vs, currentTimeZone()) : fn(...vs)))
   })
   return [...complete, ...early]
 }
