@@ -46,6 +46,14 @@ export function civilFromDays(z: number): [number, number, number] {
   return [m <= 2 ? y + 1 : y, m, d]
 }
 
+/** The microseconds of a fraction of a second's digits ('5' → 500000), rounded half up at the
+ *  seventh digit, as PostgreSQL reads them. */
+export function fractionMicros(frac: string): number {
+  if (frac.length === 0) return 0
+  const fm = Number((frac + '000000').slice(0, 6))
+  return frac.length > 6 && frac.charCodeAt(6) >= 53 ? fm + 1 : fm
+}
+
 export function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0
 }
@@ -216,12 +224,7 @@ export function parseDateTime(text: string, typeName: string): ParsedDateTime {
       const h = +tm[1]
       const mi = +tm[2]!
       const sec = tm[3] === undefined ? 0 : +tm[3]
-      const frac = tm[4] ?? ''
-      let fm = 0
-      if (frac.length > 0) {
-        fm = Number((frac + '000000').slice(0, 6))
-        if (frac.length > 6 && frac.charCodeAt(6) >= 53) fm++
-      }
+      const fm = fractionMicros(tm[4] ?? '')
       if (mi > 59 || sec > 60 || h > 24 || (h === 24 && (mi > 0 || sec > 0 || fm > 0))) throw fieldOutOfRange(text)
       micros = h * USECS_PER_HOUR + mi * USECS_PER_MINUTE + sec * USECS_PER_SEC + fm
     } else if (tm[5] !== undefined && /^[+-]/.test(tm[5])) {

@@ -2,7 +2,7 @@
 // '24:00:00'). Its text forms, and the arithmetic that wraps around midnight.
 
 import { invalidSyntax, fieldOutOfRange } from './sql-errors.js'
-import { clock, formatFraction, pad, parseDateTime, USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC } from './datetime.js'
+import { clock, formatFraction, fractionMicros, pad, parseDateTime, USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC } from './datetime.js'
 import type { Interval } from './interval.js'
 import { toLocal, type TimeZone } from './time-zone.js'
 
@@ -25,12 +25,7 @@ export function parseTime(text: string, zone: TimeZone): number {
   let h = +m[1]!
   const mi = +m[2]!
   const sec = m[3] === undefined ? 0 : +m[3]
-  const frac = m[4] ?? ''
-  let fm = 0
-  if (frac.length > 0) {
-    fm = Number((frac + '000000').slice(0, 6))
-    if (frac.length > 6 && frac.charCodeAt(6) >= 53) fm++
-  }
+  const fm = fractionMicros(m[4] ?? '')
   if (m[5] !== undefined) {
     if (h < 1 || h > 12) throw fieldOutOfRange(text)
     h = (h % 12) + (m[5] === 'pm' ? 12 : 0)
