@@ -4,6 +4,7 @@
 // zero step. A series is built whole, so its length is bounded (54000 past MAX_SERIES).
 
 import { RivuletError } from '../../grammar/index.js'
+import { checkInterrupt } from '../../ivm/index.js'
 import { ArrayValue, numericAdd, numericCompare, numericSign, type NumericValue } from '../../planner/index.js'
 import type { Interval } from './interval.js'
 import { int8Add, type Int8 } from './int8.js'
@@ -22,6 +23,9 @@ function tooLong(): RivuletError {
 
 function push(out: unknown[], v: unknown): void {
   if (out.length >= MAX_SERIES) throw tooLong()
+  // a long series is built inside one call: its statement's deadline and a cancel reach it
+  // here (a series of wide numerics can take minutes before MAX_SERIES)
+  if ((out.length & 8191) === 8191) checkInterrupt()
   out.push(v)
 }
 
