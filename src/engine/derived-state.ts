@@ -36,7 +36,7 @@
 
 import * as ivm from '../../ivm/index.js'
 import { isVolatileFunction, visitExpr, type DeltaPlan, type ScalarExpr } from '../../planner/index.js'
-import { isView, TableStore } from './catalog.js'
+import { isView, TableStore, type TableEntry } from './catalog.js'
 import { AppendLog } from './stream-history.js'
 import type { EngineInternals } from './internals.js'
 
@@ -143,7 +143,7 @@ function deterministic(plan: DeltaPlan | undefined): boolean {
  *    deterministic projections (no filter: it would read the whole history to put back a
  *    part of it): from the history. A view of a table is saved (its rows' order, which scans
  *    follow, is its changes', not the table's). */
-function sourceOf(engine: EngineInternals, op: ivm.Operator, plans: () => Map<ivm.Operator, DeltaPlan>): RowSource | undefined {
+function sourceOf(op: ivm.Operator, inputs: ReadonlyMap<ivm.Operator, TableEntry>, plans: () => Map<ivm.Operator, DeltaPlan>): RowSource | undefined {
   const arrange = op instanceof ivm.ArrangeOperator
   if (!(arrange ? !(op as ivm.ArrangeOperator).expires : op instanceof ivm.IntegrateOperator)) return undefined
   const chain: ivm.MapFilterOperator[] = []
@@ -154,16 +154,21 @@ function sourceOf(engine: EngineInternals, op: ivm.Operator, plans: () => Map<iv
     input = input.inputs[0]!
   }
   const projected = chain.some((m) => m.fn !== undefined || m.filterMap !== undefined)
-  for (const e of engine.catalog.entries.values()) {
-    if (isView(e) || e.input !== input) continue
-    const store = e.store
-    const proto = Object.getPrototypeOf(store) as object
-    if (e.kind === 'table' && arrange && e.versions === undefined && proto === TableStore.prototype && !store.deletedAny) return { parts: (each) => each(store.snapshot()), distinct: !projected, chain }
-    const whole = e.kind === 'stream' && proto === AppendLog.prototype && (store as AppendLog).dropsByTimeOnly && e.watermark?.retention === undefined
-    if (whole && chain.every((m) => m.pred === undefined && m.filterMap === undefined)) return { parts: (each) => (store as AppendLog).forEachCommitted(each), distinct: false, chain }
-    return undefined
-  }
+  const e = inputs.get(input)
+  if (e === undefined) return undefined
+  const store = e.store
+  const proto = Object.getPrototypeOf(store) as object
+  if (e.kind === 'table' && arrange && e.versions === undefined && proto === TableStore.prototype && !store.deletedAny) return { parts: (each) => each(store.snapshot()), distinct: !projected, chain }
+  const whole = e.kind === 'stream' && proto === AppendLog.prototype && (store as AppendLog).dropsByTimeOnly && e.watermark?.retention === undefined
+  if (whole && chain.every((m) => m.pred === undefined && m.filterMap === undefined)) return { parts: (each) => (store as AppendLog).forEachCommitted(each), distinct: false, chain }
   return undefined
+}
+
+/** The tables and streams by their Input operator. */
+function inputsOf(engine: EngineInternals): Map<ivm.Operator, TableEntry> {
+  const inputs = new Map<ivm.Operator, TableEntry>()
+  for (const e of engine.catalog.entries.values()) if (!isView(e)) inputs.set(e.input, e)
+  return inputs
 }
 
 /** The operators among the named ones whose state checkpoints leave out, rebuilt from tables'
@@ -173,8 +178,9 @@ export function derivedStates(engine: EngineInternals, named: readonly [string, 
   const derived = new Map<string, Rebuilt>()
   let plans: Map<ivm.Operator, DeltaPlan> | undefined
   const lazyPlans = (): Map<ivm.Operator, DeltaPlan> => (plans ??= mfpPlans(engine))
+  const inputs = inputsOf(engine)
   for (const [name, op] of named) {
-    if (sourceOf(engine, op, lazyPlans) === undefined) continue
+    if (sourceOf(op, inputs, lazyPlans) === undefined) continue
     const rebuilt = op as Rebuilt
     rebuilt.untrack()
     derived.set(name, rebuilt)
@@ -187,9 +193,10 @@ export function derivedStates(engine: EngineInternals, named: readonly [string, 
 export function refillStates(engine: EngineInternals, named: readonly [string, ivm.Operator][], left: readonly string[], mismatch: (why: string) => Error): void {
   const ops = new Map(named)
   const plans = mfpPlans(engine)
+  const inputs = inputsOf(engine)
   for (const name of left) {
     const op = ops.get(name)
-    const source = op === undefined ? undefined : sourceOf(engine, op, () => plans)
+    const source = op === undefined ? undefined : sourceOf(op, inputs, () => plans)
     if (source === undefined) throw mismatch(`the checkpoint left out the state of ${name}, which cannot be rebuilt here`)
     const { parts, chain } = source
     ;(op as Rebuilt).refill((add) =>
