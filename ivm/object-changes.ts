@@ -128,6 +128,12 @@ export class ObjectChanges<T extends TrackedObject> {
     this.changed(value)
   }
 
+  /** Whether the object was first inserted since the last take (a fuzzy base begun then
+   *  leaves it to the delta: see fuzzyObjectBase). */
+  bornSinceTake(value: T): boolean {
+    return value.born === this.#epoch
+  }
+
   /** At most this many objects changed. */
   get size(): number {
     return this.#changed.length + this.#inserted.length
@@ -324,8 +330,10 @@ class ObjectSnapshot<T extends TrackedObject> implements KeyedSnapshot {
 /** A base of maps of objects read while ticks go on (see fuzzyKeyedBase): each object's entry
  *  as the chunk that reads it finds it, the maps one after the other, each read up to as many
  *  objects as it held when this began. Exact with the delta a snapshot of `tracker` — a tracker
- *  started when this began — takes afterwards. */
-export function fuzzyObjectBase<T>(maps: readonly ReadonlyMap<unknown, T>[], keyOf: (value: T) => string, entryOf: (value: T) => unknown): KeyedSnapshot {
+ *  started when this began — takes afterwards. An object `bornSince` this began is left out:
+ *  the delta lists it if it is still there, and its deletion in the tracker's first epoch is
+ *  not recorded (so a base that had read it would keep it). */
+export function fuzzyObjectBase<T>(maps: readonly ReadonlyMap<unknown, T>[], keyOf: (value: T) => string, entryOf: (value: T) => unknown, bornSince: (value: T) => boolean): KeyedSnapshot {
   const its = maps.map((m) => ({ it: m.values(), left: m.size }))
   let at = 0
   return {
@@ -348,6 +356,7 @@ export function fuzzyObjectBase<T>(maps: readonly ReadonlyMap<unknown, T>[], key
           continue
         }
         cur.left--
+        if (bornSince(r.value)) continue
         n--
         keys.push(keyOf(r.value))
         values.push(entryOf(r.value))

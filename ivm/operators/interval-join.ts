@@ -1140,8 +1140,8 @@ export class IntervalJoinOperator extends BaseOperator {
 
   /** A base read while ticks go on (fuzzyObjectBase), recording changes afresh from here. */
   fuzzyBaseKeyed(): KeyedSnapshot {
-    this.#changes = this.#newChanges()
-    return fuzzyObjectBase(this.#savedMaps(), partKey, (ks) => this.#keySideEntry(ks))
+    const changes = (this.#changes = this.#newChanges())
+    return fuzzyObjectBase(this.#savedMaps(), partKey, (ks) => this.#keySideEntry(ks), (ks) => changes.bornSinceTake(ks))
   }
 
   #isLive(ks: KeySide): boolean {
