@@ -11,9 +11,9 @@
 // and the sketch after any inserts and deletes is exactly the one the surviving multiset
 // builds (the estimate is a function of the distinct values present, like a recompute's).
 // Estimate: E = α_m · m² / Σ_j 2^(−M_j), with linear counting m · ln(m / V) while E ≤ 2.5 m
-// and V registers are empty. Standard error 1.04 / √m ≈ 1.6 %; the estimate is within 5 %
-// of the exact count in practice at any cardinality (3σ), and much closer below a few
-// thousand distinct values, where linear counting is nearly exact.
+// and V registers are empty. Standard error 1.04 / √m ≈ 1.6 %: about 997 estimates in 1,000
+// are within 5 % of the exact count (3σ), practically all within 8 % (5σ), and much closer
+// below a few thousand distinct values, where linear counting is nearly exact.
 //
 // Accumulator (sparse, so a small group stays small): { counts: Map<register · 64 + ρ,
 //   weighted count>, top: Map<register, its largest ρ with a positive count>, hist: hist[r] =

@@ -51,7 +51,11 @@ describe('OrderedCounts', { timeout: 300_000 }, () => {
 })
 
 describe('approximate aggregators within their bounds', { timeout: 300_000 }, () => {
-  it('approx_count_distinct is within 5 % of the exact count', () =>
+  // the documented bound is statistical (standard error 1.6 %): every estimate within 8 % (5σ),
+  // and of many, at most a few in a hundred beyond 5 % (3σ: 0.3 % expected); asking all of
+  // them to be within 5 % failed about one run in three
+  it('approx_count_distinct is within 8 % of the exact count, and rarely beyond 5 %', () => {
+    const errors: number[] = []
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 30000 }), fc.integer(), fc.constantFrom('int', 'double', 'text'), (n, seed, kind) => {
         // n pseudo-random values with repeats (a Weyl sequence over a range of 2n)
@@ -62,10 +66,13 @@ describe('approximate aggregators within their bounds', { timeout: 300_000 }, ()
         }
         const exact = new Set(values.map((v) => (Object.is(v, -0) ? 0 : v))).size
         const est = fold(approxCountDistinct, values)
-        expect(Math.abs(est - exact)).toBeLessThanOrEqual(Math.max(0.05 * exact, 1))
+        expect(Math.abs(est - exact)).toBeLessThanOrEqual(Math.max(0.08 * exact, 1))
+        errors.push(exact === 0 ? 0 : Math.abs(est - exact) / exact)
       }),
-      { numRuns: 40 },
-    ))
+      { numRuns: 100 },
+    )
+    expect(errors.filter((e) => e > 0.05).length).toBeLessThanOrEqual(3)
+  })
   it('approx_count_distinct after deleting most values equals the sketch of the rest', () => {
     let acc = approxCountDistinct.create()
     for (let i = 0; i < 50000; i++) acc = approxCountDistinct.add(acc, i, 1)
