@@ -5,7 +5,7 @@
 
 import { RivuletError } from '../../grammar/index.js'
 import { checkInterrupt } from '../../ivm/index.js'
-import { ArrayValue, numericAdd, numericCompare, numericSign, type NumericValue } from '../../planner/index.js'
+import { ArrayValue, numericAdd, numericCompare, numericDivInteger, numericSign, numericSub, type NumericValue } from '../../planner/index.js'
 import type { Interval } from './interval.js'
 import { int8Add, type Int8 } from './int8.js'
 
@@ -54,6 +54,10 @@ function numericSeries(start: NumericValue, stop: NumericValue, step: NumericVal
   if (infinite(start)) throw new RivuletError('22023', 'start value cannot be infinity')
   if (infinite(stop)) throw new RivuletError('22023', 'stop value cannot be infinity')
   if (infinite(step)) throw new RivuletError('22023', 'step size cannot be infinity')
+  // how many values, known up front: a series of wide numerics too long to build is refused
+  // at once (each step of one is an addition of hundreds of digits)
+  const steps = numericDivInteger(numericSub(stop, start), step)
+  if (numericSign(steps) >= 0 && numericCompare(steps, MAX_SERIES) >= 0) throw tooLong()
   const out: unknown[] = []
   for (let v = start; sign > 0 ? numericCompare(v, stop) <= 0 : numericCompare(v, stop) >= 0; v = numericAdd(v, step)) push(out, v)
   return new ArrayValue(out)
