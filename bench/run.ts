@@ -12,6 +12,8 @@ import { joinsChild, runJoins } from './joins.js'
 import { crashChild, MODES, type Mode, runDurable } from './durable.js'
 import { checkpointsChild, runCheckpoints } from './checkpoints.js'
 import { HISTORY_MODES, historyChild, runHistory, type HistoryMode } from './history.js'
+import { runWindows, windowsChild, WINDOWS_PARTS, type WindowQuery, type WindowsPart } from './windows.js'
+import { percentileChild } from './percentiles.js'
 
 const script = fileURLToPath(import.meta.url)
 
@@ -37,6 +39,14 @@ function usage(): never {
       '  checkpoints how long a checkpoint stops ticks as state grows: the first one (every',
       '              base) and, after ticks of --changes updates, incremental ones; reopening',
       '              (--sizes 100000,1000000 rows, --changes N, --rounds N; --quick: 50k rows)',
+      '  windows     window functions over a stream: LAG/LEAD and a 10-minute RANGE frame per key',
+      '              over 10M events (events/s, p99 and longest tick, heap after GC every --report',
+      '              events), each verified on a prefix against the ad hoc query; and the median',
+      '              per group (percentile_cont) of a --rows table kept under ticks of 1,000',
+      '              updates, against sorting the changed groups and an ad hoc SELECT (--events N,',
+      '              --verify N, --keys N, --rate N events per second of event time, --rows N,',
+      '              --groups N, --ticks N, --recomputes N, --only lag,range,percentile;',
+      '              --quick: 30k events at 20 per second, 20k rows, < 10 s)',
       "  history     a stream's history kept in the heap, spilled, in the log, or not kept, in",
       "              W3's shape: events/s, insert p50/p99, heap, peak RSS, each in its own process",
       '              (--events N, --only heap,spilled,durable,none; --quick: 100k events)',
@@ -129,6 +139,33 @@ async function main(): Promise<void> {
     const t0 = performance.now()
     runJoins({ events, batch: num(args, 'batch', 1000), report: num(args, 'report', quick ? 50_000 : 1_000_000), keys: num(args, 'keys', 100_000), seed }, script)
     process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s\n`)
+    return
+  }
+  if (suite === '_windows') {
+    // internal: one part of the windows suite in a fresh process (spawned by windows)
+    const part = rest[0] as WindowsPart
+    const r =
+      part === 'percentile'
+        ? percentileChild({ rows, groups: num(args, 'groups', 1000), ticks: num(args, 'ticks', 200), recomputes: num(args, 'recomputes', 20), seed })
+        : windowsChild(part as WindowQuery, { events: num(args, 'events', 1_000_000), verify: num(args, 'verify', 100_000), keys: num(args, 'keys', 1000), rate: num(args, 'rate', 100), report: num(args, 'report', 1_000_000), seed })
+    process.stdout.write(JSON.stringify(r) + '\n')
+    return
+  }
+  if (suite === 'windows') {
+    const parts = (args.get('only')?.split(',').map((x) => x.trim()) ?? [...WINDOWS_PARTS]) as WindowsPart[]
+    for (const p of parts) if (!WINDOWS_PARTS.includes(p)) usage()
+    const events = num(args, 'events', quick ? 30_000 : 10_000_000)
+    const rel = path.relative(process.cwd(), script) || script
+    process.stdout.write(`## rivulet bench: windows\n\ncommand: \`node ${rel} ${process.argv.slice(2).join(' ')}\` (npm run bench -- ${process.argv.slice(2).join(' ')})\n`)
+    process.stdout.write(`date: ${nowIso()}; machine: ${machine()}\n\n`)
+    const t0 = performance.now()
+    runWindows(
+      { events, verify: num(args, 'verify', quick ? 15_000 : 100_000), keys: num(args, 'keys', 1000), rate: num(args, 'rate', quick ? 20 : 100), report: num(args, 'report', quick ? 10_000 : 1_000_000), seed },
+      { rows, groups: num(args, 'groups', quick ? 100 : 1000), ticks: num(args, 'ticks', quick ? 20 : 200), recomputes: num(args, 'recomputes', quick ? 4 : 20) },
+      script,
+      parts,
+    )
+    process.stdout.write(`total ${((performance.now() - t0) / 1000).toFixed(1)} s; machine at the end: ${machine()}\n`)
     return
   }
   if (suite === '_history') {
